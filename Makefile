@@ -1,0 +1,143 @@
+# Build of the haproxy-compatible proxy. Targets: all (./haproxy), run, test, unit, asan,
+# integration, fuzz, fuzz-replay, bench, install, clean. Options: USE_OPENSSL, USE_PCRE2,
+# USE_PCRE2_JIT, USE_LUA, USE_ZLIB (1 by default, 0 to drop), CC, CPU, ARCH, DEBUG.
+
+CC      ?= gcc
+CPU     ?= generic
+ARCH    ?=
+PREFIX  ?= /usr/local
+SBINDIR ?= $(PREFIX)/sbin
+VERSION := $(shell cat VERSION)
+
+USE_OPENSSL   ?= 1
+USE_PCRE2     ?= 1
+USE_PCRE2_JIT ?= 1
+USE_LUA       ?= 1
+USE_ZLIB      ?= 1
+
+OPT_CFLAGS ?= -O2 -g
+WARN_CFLAGS := -Wall -Wextra -Werror -Wno-unused-parameter -Wshadow -Wstrict-prototypes
+STD_CFLAGS  := -std=c11 -D_GNU_SOURCE -fwrapv -fno-strict-aliasing
+ARCH_CFLAGS :=
+ifeq ($(CPU),armv81)
+ARCH_CFLAGS += -march=armv8.1-a
+endif
+ifneq ($(ARCH),)
+ARCH_CFLAGS += -march=$(ARCH)
+endif
+
+OPTIONS :=
+LIBS    := -lpthread
+ifeq ($(USE_OPENSSL),1)
+OPTIONS += USE_OPENSSL=1
+LIBS    += -lssl -lcrypto
+endif
+ifeq ($(USE_PCRE2),1)
+OPTIONS += USE_PCRE2=1
+LIBS    += -lpcre2-8
+ifeq ($(USE_PCRE2_JIT),1)
+OPTIONS += USE_PCRE2_JIT=1
+endif
+endif
+ifeq ($(USE_LUA),1)
+OPTIONS += USE_LUA=1
+LUA_INC ?= /usr/include/lua5.4
+LIBS    += -llua5.4
+endif
+ifeq ($(USE_ZLIB),1)
+OPTIONS += USE_ZLIB=1
+LIBS    += -lz
+endif
+LIBS += -lm -ldl
+
+OPT_DEFS := $(foreach o,$(OPTIONS),-D$(o))
+INC_CFLAGS := -Iinclude $(if $(filter 1,$(USE_LUA)),-I$(LUA_INC))
+CFLAGS_ALL = $(STD_CFLAGS) $(OPT_CFLAGS) $(WARN_CFLAGS) $(ARCH_CFLAGS) $(INC_CFLAGS) $(OPT_DEFS) \
+	-DBUILD_VERSION='"$(VERSION)"' -DBUILD_CC='"$(CC)"' \
+	-DBUILD_CFLAGS='"$(OPT_CFLAGS) $(ARCH_CFLAGS)"' -DBUILD_OPTIONS='"$(strip $(OPTIONS))"' \
+	-DBUILD_CPU='"$(CPU)"' $(EXTRA_CFLAGS)
+
+SRCS      := $(sort $(wildcard src/*/*.c))
+MAIN_SRC  := src/proc/main.c
+LIB_SRCS  := $(filter-out $(MAIN_SRC),$(SRCS))
+UNIT_SRCS := $(sort $(wildcard tests/unit/*.c tests/unit/*/*.c))
+
+BUILD ?= build/default
+LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/%.o)
+MAIN_OBJ  := $(MAIN_SRC:%.c=$(BUILD)/%.o)
+UNIT_OBJS := $(UNIT_SRCS:%.c=$(BUILD)/%.o)
+
+.PHONY: all run test deps unit asan unit-asan integration fuzz fuzz-replay bench install clean \
+	format-check examples-check
+
+all: haproxy
+
+haproxy: $(LIB_OBJS) $(MAIN_OBJ)
+	$(CC) $(OPT_CFLAGS) $(ARCH_CFLAGS) $(EXTRA_LDFLAGS) -o $@ $^ $(LIBS)
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -MMD -MP -c -o $@ $<
+
+UNIT_BIN ?= tests/unit/run
+$(UNIT_BIN): $(LIB_OBJS) $(UNIT_OBJS)
+	$(CC) $(OPT_CFLAGS) $(EXTRA_LDFLAGS) -o $@ $^ $(LIBS)
+
+-include $(LIB_OBJS:.o=.d) $(MAIN_OBJ:.o=.d) $(UNIT_OBJS:.o=.d)
+
+deps:
+	@scripts/install-deps.sh
+
+run: deps haproxy
+	./haproxy -f examples/quickstart.cfg
+
+unit: $(UNIT_BIN)
+	./$(UNIT_BIN)
+
+# Unit tests under AddressSanitizer + UndefinedBehaviorSanitizer, in their own build tree.
+SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+unit-asan:
+	$(MAKE) BUILD=build/asan EXTRA_CFLAGS="$(SAN_FLAGS)" EXTRA_LDFLAGS="$(SAN_FLAGS)" \
+		OPT_CFLAGS="-O1 -g" UNIT_BIN=tests/unit/run-asan tests/unit/run-asan
+	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ./tests/unit/run-asan
+
+asan: unit-asan
+	$(MAKE) BUILD=build/asan EXTRA_CFLAGS="$(SAN_FLAGS)" EXTRA_LDFLAGS="$(SAN_FLAGS)" \
+		OPT_CFLAGS="-O1 -g" haproxy-asan
+
+haproxy-asan: $(LIB_OBJS) $(MAIN_OBJ)
+	$(CC) $(OPT_CFLAGS) $(EXTRA_LDFLAGS) -o $@ $^ $(LIBS)
+
+integration: haproxy
+	python3 -m pytest -q -x tests/integration
+
+examples-check: haproxy
+	@for f in examples/*.cfg; do ./haproxy -c -q -f $$f || exit 1; done
+
+format-check:
+	@scripts/format-check.sh
+
+# libFuzzer targets: `make fuzz` runs each for FUZZ_SECONDS; `fuzz-replay` replays the corpus.
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS := $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
+fuzz fuzz-replay:
+	@scripts/fuzz.sh $@ $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
+test: deps
+	$(MAKE) haproxy
+	$(MAKE) unit
+	$(MAKE) unit-asan
+	$(MAKE) fuzz-replay
+	$(MAKE) format-check
+	$(MAKE) examples-check
+	$(MAKE) integration
+
+bench: deps haproxy
+	@bench/run.sh
+
+install: haproxy
+	install -d $(DESTDIR)$(SBINDIR)
+	install -m 0755 haproxy $(DESTDIR)$(SBINDIR)/haproxy
+
+clean:
+	rm -rf build haproxy haproxy-asan tests/unit/run tests/unit/run-asan tests/fuzz/bin

@@ -1,0 +1,240 @@
+#!/usr/bin/env bash
+# `make bench`: this proxy against Debian's HAProxy on the same config, backend and load.
+#  - backend: nginx (4 servers on 127.0.0.1:PORT+1..PORT+4 answering "ok\n"), pinned with
+#    the client on CLIENT_CPU; the proxy under test alone on PROXY_CPU;
+#  - PAIRS alternating runs (ours/theirs, then theirs/ours, ...) of wrk -t1 -cCONNS -dDURATION
+#    through the proxy: req/s, p50, p99 and the proxy's CPU time per request (from
+#    /proc/PID/stat utime+stime); medians and the median over pairs of ours/theirs;
+#  - user-space instructions per request under callgrind: CG_REQUESTS requests on one
+#    keep-alive connection, minus a startup-only run.
+# Environment: OURS (./haproxy), THEIRS (/usr/sbin/haproxy), PAIRS (5), DURATION (10),
+# WARMUP (2), CONNS (50), PROXY_CPU (0), CLIENT_CPU (1), PORT (18080), CG_REQUESTS (20000),
+# CALLGRIND (1; 0 skips it). Results are also written under bench/out/.
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+OURS=${OURS:-$ROOT/haproxy}
+THEIRS=${THEIRS:-/usr/sbin/haproxy}
+PAIRS=${PAIRS:-5}
+DURATION=${DURATION:-10}
+WARMUP=${WARMUP:-2}
+CONNS=${CONNS:-50}
+PROXY_CPU=${PROXY_CPU:-0}
+CLIENT_CPU=${CLIENT_CPU:-1}
+PORT=${PORT:-18080}
+CG_REQUESTS=${CG_REQUESTS:-20000}
+CALLGRIND=${CALLGRIND:-1}
+OUT=$ROOT/bench/out
+KACLIENT=$ROOT/bench/kaclient.py
+CLK_TCK=$(getconf CLK_TCK)
+
+die() { echo "bench: $*" >&2; exit 1; }
+
+for tool in wrk taskset nginx python3 curl; do
+	command -v "$tool" >/dev/null || die "'$tool' not found (run scripts/install-deps.sh)"
+done
+[ "$CALLGRIND" = 0 ] || command -v valgrind >/dev/null || die "valgrind not found"
+[ -x "$OURS" ] || die "$OURS not found: build it first (make haproxy)"
+[ -x "$THEIRS" ] || die "$THEIRS not found (apt-get install haproxy)"
+NCPU=$(nproc)
+if [ "$PROXY_CPU" -ge "$NCPU" ] || [ "$CLIENT_CPU" -ge "$NCPU" ]; then
+	die "need CPUs $PROXY_CPU and $CLIENT_CPU, this machine has $NCPU"
+fi
+for p in $PORT $((PORT + 1)) $((PORT + 2)) $((PORT + 3)) $((PORT + 4)); do
+	if ss -Hltn "sport = :$p" | grep -q .; then
+		die "port $p is already in use (set PORT=...)"
+	fi
+done
+
+TMP=$(mktemp -d /tmp/hapx-bench.XXXXXX)
+mkdir -p "$OUT"
+NGINX_PID=
+PROXY_PID=
+
+# Every process this script starts is stopped by its pid, whatever the exit path.
+cleanup() {
+	for pid in $PROXY_PID $NGINX_PID; do
+		kill -TERM "$pid" 2>/dev/null || true
+		wait "$pid" 2>/dev/null || true
+	done
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# --- backend -------------------------------------------------------------------------
+mkdir -p "$TMP/nginx"
+{
+	echo "worker_processes 1;"
+	echo "daemon off;"
+	echo "pid $TMP/nginx/nginx.pid;"
+	echo "error_log $TMP/nginx/error.log;"
+	echo "events { worker_connections 4096; }"
+	echo "http {"
+	echo "  access_log off;"
+	echo "  keepalive_requests 100000000;"
+	echo "  keepalive_timeout 300s;"
+	echo "  client_body_temp_path $TMP/nginx/body;"
+	echo "  proxy_temp_path $TMP/nginx/proxy;"
+	echo "  fastcgi_temp_path $TMP/nginx/fastcgi;"
+	echo "  uwsgi_temp_path $TMP/nginx/uwsgi;"
+	echo "  scgi_temp_path $TMP/nginx/scgi;"
+	for i in 1 2 3 4; do
+		echo "  server { listen 127.0.0.1:$((PORT + i)); location / { return 200 \"ok\\n\"; } }"
+	done
+	echo "}"
+} >"$TMP/nginx/nginx.conf"
+
+taskset -c "$CLIENT_CPU" nginx -q -p "$TMP/nginx" -c "$TMP/nginx/nginx.conf" &
+NGINX_PID=$!
+for i in 1 2 3 4; do
+	python3 "$KACLIENT" wait 127.0.0.1 $((PORT + i)) 10 || die "nginx did not start"
+done
+
+# --- proxy config --------------------------------------------------------------------
+CFG=$TMP/proxy.cfg
+cat >"$CFG" <<EOF
+global
+	nbthread 1
+
+defaults
+	mode http
+	timeout connect 5s
+	timeout client 30s
+	timeout server 30s
+
+frontend fe
+	bind 127.0.0.1:$PORT
+	default_backend be
+
+backend be
+	balance roundrobin
+	server s1 127.0.0.1:$((PORT + 1))
+	server s2 127.0.0.1:$((PORT + 2))
+	server s3 127.0.0.1:$((PORT + 3))
+	server s4 127.0.0.1:$((PORT + 4))
+EOF
+"$OURS" -c -q -f "$CFG" || die "$OURS rejects the benchmark config"
+"$THEIRS" -c -q -f "$CFG" || die "$THEIRS rejects the benchmark config"
+
+# Starts proxy binary $1 pinned on PROXY_CPU (prefix command in $2, may be empty); sets
+# PROXY_PID and waits for the port.
+proxy_start() {
+	local bin=$1 prefix=$2 secs=$3
+	# shellcheck disable=SC2086
+	taskset -c "$PROXY_CPU" $prefix "$bin" -f "$CFG" >"$TMP/proxy.log" 2>&1 &
+	PROXY_PID=$!
+	if ! python3 "$KACLIENT" wait 127.0.0.1 "$PORT" "$secs"; then
+		cat "$TMP/proxy.log" >&2
+		die "$bin did not start listening on $PORT"
+	fi
+}
+
+proxy_stop() {
+	kill -TERM "$PROXY_PID" 2>/dev/null || true
+	wait "$PROXY_PID" 2>/dev/null || true
+	PROXY_PID=
+}
+
+# utime + stime of PROXY_PID in clock ticks (all threads).
+proxy_cpu_ticks() {
+	local stat rest
+	stat=$(cat "/proc/$PROXY_PID/stat")
+	rest=${stat##*) }
+	# shellcheck disable=SC2086
+	set -- $rest
+	echo $((${12} + ${13}))
+}
+
+# Converts a wrk latency ("123.45us", "1.20ms", "2.00s") to microseconds.
+to_us() {
+	awk -v v="$1" 'BEGIN {
+		n = v + 0; u = v; sub(/^[0-9.]+/, "", u)
+		if (u == "ms") n *= 1000; else if (u == "s") n *= 1000000
+		printf "%.1f", n }'
+}
+
+# One measured run of proxy binary $1, labelled $2; appends a line to $RESULTS.
+bench_one() {
+	local bin=$1 label=$2 pair=$3 c0 c1 out reqs rps p50 p99 cpu_us non2xx
+	proxy_start "$bin" "" 10
+	taskset -c "$CLIENT_CPU" wrk -t1 -c"$CONNS" -d"${WARMUP}s" "http://127.0.0.1:$PORT/" \
+		>/dev/null
+	c0=$(proxy_cpu_ticks)
+	out=$(taskset -c "$CLIENT_CPU" wrk -t1 -c"$CONNS" -d"${DURATION}s" --latency \
+		"http://127.0.0.1:$PORT/")
+	c1=$(proxy_cpu_ticks)
+	proxy_stop
+	reqs=$(awk '/requests in/ { print $1 }' <<<"$out")
+	rps=$(awk '/^Requests\/sec:/ { print $2 }' <<<"$out")
+	p50=$(to_us "$(awk '$1 == "50%" { print $2 }' <<<"$out")")
+	p99=$(to_us "$(awk '$1 == "99%" { print $2 }' <<<"$out")")
+	non2xx=$(awk '/Non-2xx/ { print $NF }' <<<"$out")
+	[ -z "$non2xx" ] || echo "bench: warning: $label had $non2xx non-2xx responses" >&2
+	[ "${reqs:-0}" -gt 0 ] || die "$label: wrk made no request: $out"
+	cpu_us=$(awk -v t=$((c1 - c0)) -v hz="$CLK_TCK" -v n="$reqs" \
+		'BEGIN { printf "%.3f", t * 1000000 / hz / n }')
+	printf '%-6s %4d %12s %10s %10s %10s %12s\n' "$label" "$pair" "$rps" "$p50" "$p99" \
+		"$cpu_us" "$reqs"
+	printf '%s\t%d\t%s\t%s\t%s\t%s\n' "$label" "$pair" "$rps" "$p50" "$p99" "$cpu_us" \
+		>>"$RESULTS"
+}
+
+echo "hapx benchmark: ours=$OURS theirs=$THEIRS"
+echo "pinning: proxy on CPU $PROXY_CPU; wrk and nginx on CPU $CLIENT_CPU ($NCPU CPUs)"
+echo "load: wrk -t1 -c$CONNS -d${DURATION}s (after ${WARMUP}s warm-up), $PAIRS pairs," \
+	"keep-alive, 4 nginx servers, roundrobin, nbthread 1"
+echo
+RESULTS=$TMP/results.tsv
+: >"$RESULTS"
+printf '%-6s %4s %12s %10s %10s %10s %12s\n' side pair req/s p50_us p99_us cpu_us/req requests
+for pair in $(seq 1 "$PAIRS"); do
+	if [ $((pair % 2)) -eq 1 ]; then
+		bench_one "$OURS" ours "$pair"
+		bench_one "$THEIRS" theirs "$pair"
+	else
+		bench_one "$THEIRS" theirs "$pair"
+		bench_one "$OURS" ours "$pair"
+	fi
+done
+echo
+python3 "$ROOT/bench/summary.py" "$RESULTS"
+
+# --- instructions per request ----------------------------------------------------------
+# Total Ir of one callgrind run of binary $1 serving $2 requests.
+callgrind_ir() {
+	local bin=$1 n=$2 f
+	f="$TMP/cg.$(basename "$bin").$n"
+	proxy_start "$bin" "valgrind -q --tool=callgrind --callgrind-out-file=$f" 120
+	taskset -c "$CLIENT_CPU" python3 "$KACLIENT" run 127.0.0.1 "$PORT" "$n" ||
+		die "$bin: client failed under callgrind"
+	proxy_stop
+	[ -s "$f" ] || die "$bin: no callgrind output"
+	awk '/^(summary|totals):/ { s = $2 } END { print s }' "$f"
+}
+
+if [ "$CALLGRIND" != 0 ]; then
+	echo
+	echo "instructions per request (callgrind, $CG_REQUESTS keep-alive requests on one" \
+		"connection, minus a startup-only run):"
+	for side in ours theirs; do
+		bin=$OURS
+		[ $side = theirs ] && bin=$THEIRS
+		base=$(callgrind_ir "$bin" 0)
+		full=$(callgrind_ir "$bin" "$CG_REQUESTS")
+		awk -v s=$side -v b="$base" -v f="$full" -v n="$CG_REQUESTS" 'BEGIN {
+			printf "%-6s  startup Ir %d  run Ir %d  => %.0f instructions/request\n",
+			       s, b, f, (f - b) / n }' | tee -a "$TMP/ir.txt"
+	done
+	awk '{ v[$1] = $NF == "instructions/request" ? $(NF - 1) : v[$1] }
+	     END { if (v["theirs"] > 0)
+			printf "ratio ours/theirs instructions/request: %.3f\n", v["ours"] / v["theirs"] }' \
+		"$TMP/ir.txt"
+fi
+
+stamp=$(date +%Y%m%d-%H%M%S)
+cp "$RESULTS" "$OUT/results-$stamp.tsv"
+[ -f "$TMP/ir.txt" ] && cp "$TMP/ir.txt" "$OUT/ir-$stamp.txt"
+echo
+echo "raw results: $OUT/results-$stamp.tsv"

@@ -1,0 +1,34 @@
+/* Server assignment for streams: load-balancing pick, server slots (maxconn) and the
+ * backend's FIFO queue of streams waiting for a slot. Loop thread only (per group from
+ * issue #3).
+ */
+#ifndef BACKEND_BACKEND_H
+#define BACKEND_BACKEND_H
+
+#include <stdbool.h>
+#include <proxy/proxy-t.h>
+#include <stream/stream-t.h>
+
+#define ASSIGN_OK      0   /* s->srv set, slot taken (SF_HAS_SLOT) */
+#define ASSIGN_QUEUED  1   /* every usable server is full: s is in the queue */
+#define ASSIGN_NOSRV  (-1) /* no usable server at all */
+
+/* Picks a server for <s> in s->be, avoiding <avoid> when another one is usable.
+ * <front_of_queue> re-queues at the head (a woken stream that lost the race).
+ */
+int backend_assign(struct stream *s, struct server *avoid, bool front_of_queue);
+
+/* Gives back s's server slot and wakes the first queued stream, if any. */
+void backend_release_slot(struct stream *s);
+
+/* Removes <s> from its backend queue. */
+void backend_unqueue(struct stream *s);
+
+/* Builds the LB state of <px> (runtime_prepare). Returns 0 or -1. */
+int backend_init(struct proxy *px);
+
+/* Smooth weighted round-robin over the usable servers of <px> (lb_rr.c). Returns the
+ * server, or NULL with *all_full set when usable servers exist but all are full. */
+struct server *lb_rr_pick(struct proxy *px, struct server *avoid, bool *all_full);
+
+#endif

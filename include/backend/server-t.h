@@ -1,0 +1,40 @@
+/* Types of servers of a backend. Config fields are written at parse time only; runtime
+ * fields are commented with who writes them.
+ */
+#ifndef BACKEND_SERVER_T_H
+#define BACKEND_SERVER_T_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <base/compiler.h>
+#include <base/list.h>
+
+struct proxy;
+struct srv_per_thread;
+
+#define SRV_F_DISABLED 0x0001 /* "disabled": administratively down (maintenance) */
+#define SRV_F_BACKUP   0x0002 /* "backup": used only when no active server is usable */
+#define SRV_F_CHECK    0x0004 /* "check" was given (health checks: later issue) */
+
+struct server {
+	struct server *next;      /* next server of the same backend, config order */
+	struct proxy *px;         /* owning backend */
+	char *id;                 /* server name */
+	char *file;               /* config location */
+	int line;
+	int puid;                 /* 1-based position in the backend */
+	struct sockaddr_storage addr;
+	socklen_t addrlen;
+	uint32_t flags;           /* SRV_F_* */
+	int weight;               /* configured weight 0..256, default 1 */
+	int maxconn;              /* 0 = unlimited */
+	/* runtime: process-wide, atomics (see DESIGN.md §5) */
+	int cur_conns;            /* connections in use (atomic) */
+	/* runtime: owned by the LB code (per group from issue #3) */
+	int lb_cur_weight;        /* smooth weighted round-robin current weight */
+	/* runtime: per thread, only touched by its thread */
+	struct srv_per_thread *per_thr; /* idle connections, allocated by runtime_prepare */
+};
+
+#endif

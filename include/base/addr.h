@@ -1,0 +1,48 @@
+/* Pure parsing of the socket addresses written in "bind" and "server" lines: IPv4, IPv6,
+ * "*:port", ":port", port ranges, "ipv4@"/"ipv6@"/"tcp@" prefixes, unix socket paths and
+ * "fd@N". addr_parse() does no I/O and no allocation; addr_resolve() is the blocking
+ * name lookup used at config time.
+ */
+#ifndef BASE_ADDR_H
+#define BASE_ADDR_H
+
+#include <stddef.h>
+#include <sys/socket.h>
+
+/* flags for addr_parse() */
+#define ADDR_F_PORT_RANGE 0x0001 /* accept "lo-hi" port ranges (bind) */
+#define ADDR_F_FD         0x0002 /* accept "fd@N" (bind) */
+#define ADDR_F_HOSTNAME   0x0004 /* a non-literal host is returned as ADDR_HOSTNAME */
+
+/* addr_parse() results */
+#define ADDR_ERR      (-1)        /* invalid; the reason is in err */
+#define ADDR_OK       0           /* res->ss holds the address (port_lo for inet) */
+#define ADDR_HOSTNAME 1           /* res->host holds a name to resolve, res->family the hint */
+
+#define ADDR_HOST_MAX 256
+
+struct addr_res {
+	struct sockaddr_storage ss;   /* AF_INET/AF_INET6 (port set to port_lo) or AF_UNIX */
+	socklen_t len;                /* valid length of ss */
+	int port_lo, port_hi;         /* inet ports, equal without a range; 0 for unix/fd */
+	int fd;                       /* >= 0 for "fd@N", else -1 */
+	int family;                   /* family asked by a prefix (AF_UNSPEC if none) */
+	char host[ADDR_HOST_MAX];     /* ADDR_HOSTNAME: the name to resolve */
+};
+
+/* Parses one address <str> (NUL-terminated, no commas) into <res> according to <flags>.
+ * A port is required for inet addresses and must be 1..65535. Returns ADDR_OK,
+ * ADDR_HOSTNAME (only with ADDR_F_HOSTNAME) or ADDR_ERR with a message in err[0..errsz).
+ */
+int addr_parse(const char *str, unsigned int flags, struct addr_res *res, char *err, size_t errsz);
+
+/* Resolves res->host (after addr_parse() returned ADDR_HOSTNAME) with getaddrinfo, honouring
+ * res->family, into res->ss with port res->port_lo. Blocking: config parsing only. Returns 0,
+ * or -1 with a message in err[0..errsz).
+ */
+int addr_resolve(struct addr_res *res, char *err, size_t errsz);
+
+/* Formats <ss> as "1.2.3.4:80", "[::1]:80" or the unix path into buf[0..size). Returns buf. */
+char *addr_to_str(const struct sockaddr_storage *ss, char *buf, size_t size);
+
+#endif

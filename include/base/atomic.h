@@ -1,0 +1,27 @@
+/* The one atomics API of the project: thin wrappers over the __atomic builtins with the
+ * memory order spelled out. Counters use the relaxed forms. With -march=armv8.1-a the
+ * builtins compile to LSE instructions (ldadd, cas, swp) on aarch64.
+ */
+#ifndef BASE_ATOMIC_H
+#define BASE_ATOMIC_H
+
+#define HA_ATOMIC_LOAD(p)          __atomic_load_n((p), __ATOMIC_ACQUIRE)
+#define HA_ATOMIC_LOAD_RLX(p)      __atomic_load_n((p), __ATOMIC_RELAXED)
+#define HA_ATOMIC_STORE(p, v)      __atomic_store_n((p), (v), __ATOMIC_RELEASE)
+#define HA_ATOMIC_STORE_RLX(p, v)  __atomic_store_n((p), (v), __ATOMIC_RELAXED)
+#define HA_ATOMIC_ADD(p, v)        __atomic_add_fetch((p), (v), __ATOMIC_SEQ_CST)
+#define HA_ATOMIC_SUB(p, v)        __atomic_sub_fetch((p), (v), __ATOMIC_SEQ_CST)
+#define HA_ATOMIC_FETCH_ADD(p, v)  __atomic_fetch_add((p), (v), __ATOMIC_SEQ_CST)
+#define HA_ATOMIC_FETCH_SUB(p, v)  __atomic_fetch_sub((p), (v), __ATOMIC_SEQ_CST)
+#define HA_ATOMIC_INC(p)           HA_ATOMIC_ADD((p), 1)
+#define HA_ATOMIC_DEC(p)           HA_ATOMIC_SUB((p), 1)
+#define HA_ATOMIC_XCHG(p, v)       __atomic_exchange_n((p), (v), __ATOMIC_ACQ_REL)
+#define HA_ATOMIC_CAS(p, oldp, nv) \
+	__atomic_compare_exchange_n((p), (oldp), (nv), 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)
+/* Relaxed counter updates: statistics that only need to add up eventually. */
+#define HA_COUNTER_ADD(p, v)       ((void)__atomic_add_fetch((p), (v), __ATOMIC_RELAXED))
+#define HA_COUNTER_INC(p)          HA_COUNTER_ADD((p), 1)
+#define HA_COUNTER_DEC(p)          ((void)__atomic_sub_fetch((p), 1, __ATOMIC_RELAXED))
+#define HA_BARRIER()               __atomic_thread_fence(__ATOMIC_SEQ_CST)
+
+#endif

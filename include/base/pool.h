@@ -1,0 +1,56 @@
+/* Typed per-thread object pools. pool_alloc() returns NULL when memory is exhausted (the
+ * caller fails the request, never the process); pool_free(NULL) is a no-op. Any thread may
+ * call them: each thread uses only its own cache, so there is no lock.
+ */
+#ifndef BASE_POOL_H
+#define BASE_POOL_H
+
+#include <stdlib.h>
+#include <base/pool-t.h>
+
+extern struct pool_head *pools;
+
+/* Declares a pool for objects of <sz> bytes, registered at startup. */
+#define DECLARE_POOL(var, nm, sz)                                                   \
+	struct pool_head var = { .name = (nm), .size = (sz), .max_cached = 4096 };   \
+	__attribute__((constructor)) static void __pool_reg_##var(void)             \
+	{                                                                            \
+		pool_register(&var);                                                 \
+	}
+
+void pool_register(struct pool_head *pool);
+void *pool_alloc_slow(struct pool_head *pool);
+void pool_free_slow(struct pool_head *pool, void *ptr);
+void pool_flush_thread(void);
+
+static inline void *pool_alloc(struct pool_head *pool)
+{
+	struct pool_cache *c = &pool->cache[tid];
+	struct pool_item *it = c->free;
+
+	if (unlikely(!it))
+		return pool_alloc_slow(pool);
+	c->free = it->next;
+	c->count--;
+	c->used++;
+	return it;
+}
+
+static inline void pool_free(struct pool_head *pool, void *ptr)
+{
+	struct pool_cache *c = &pool->cache[tid];
+	struct pool_item *it = ptr;
+
+	if (unlikely(!ptr))
+		return;
+	if (unlikely(c->count >= pool->max_cached)) {
+		pool_free_slow(pool, ptr);
+		return;
+	}
+	it->next = c->free;
+	c->free = it;
+	c->count++;
+	c->used--;
+}
+
+#endif

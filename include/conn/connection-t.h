@@ -1,0 +1,54 @@
+/* Types of connections: one socket, its two buffers, its deadline, and who owns it (the
+ * front H1 mux or the back H1 mux of a stream). A connection lives on one thread.
+ */
+#ifndef CONN_CONNECTION_T_H
+#define CONN_CONNECTION_T_H
+
+#include <stdint.h>
+#include <sys/socket.h>
+#include <base/buf-t.h>
+#include <base/list.h>
+#include <event/loop-t.h>
+
+struct stream;
+struct proxy;
+struct listener;
+struct server;
+
+/* conn->flags */
+#define CO_FL_CAN_RECV   0x0001 /* an edge said readable and no short read/EAGAIN since */
+#define CO_FL_CAN_SEND   0x0002 /* writable: no EAGAIN since the last EPOLLOUT edge */
+#define CO_FL_RD_EOF     0x0004 /* the peer closed its side (read returned 0) */
+#define CO_FL_ERROR      0x0008 /* fatal socket error */
+#define CO_FL_WR_SHUT    0x0010 /* we shut our write side */
+#define CO_FL_CONNECTING 0x0020 /* back: connect() in progress */
+#define CO_FL_BACK       0x0040 /* server side connection */
+#define CO_FL_IDLE       0x0080 /* back: parked in its server's idle list */
+#define CO_FL_CLOSED     0x0100 /* fd closed, memory freed after this loop turn */
+#define CO_FL_USED       0x0200 /* back: carried at least one request (reused) */
+#define CO_FL_GOT_DATA   0x0400 /* back: received bytes for the current request */
+#define CO_FL_HUP        0x0800 /* EPOLLHUP/ERR seen */
+
+/* I/O results besides byte counts */
+#define CO_AGAIN (-2)           /* would block */
+#define CO_ERR   (-1)           /* error or closed */
+
+struct conn {
+	struct fd_handler h;      /* h.fd is the socket; -1 once closed */
+	uint32_t flags;           /* CO_FL_* */
+	struct buf ibuf;          /* bytes received, not yet consumed */
+	struct buf obuf;          /* bytes to send (serialized headers, small bodies) */
+	struct timer tmr;         /* this connection's deadline */
+	struct tasklet tl;        /* deferred processing / release */
+	struct stream *strm;      /* stream attached (front: current request) */
+	struct proxy *px;         /* front: frontend; back: backend */
+	struct listener *li;      /* front: accepting listener */
+	struct server *srv;       /* back: target server */
+	struct list idle;         /* back: in srv->per_thr[tid].idle while parked */
+	uint32_t nb_req;          /* front: requests served on this connection */
+	uint32_t front_state;     /* front: FC_* (mux/h1) */
+	uint64_t last_act;        /* ms of the last byte received or sent */
+	struct sockaddr_storage peer; /* front: client address; back: server address */
+};
+
+#endif

@@ -1,0 +1,45 @@
+/* Types of the per-thread event loop: its epoll fd, clock, timer heap, tasklet list. */
+#ifndef EVENT_LOOP_T_H
+#define EVENT_LOOP_T_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <base/compiler.h>
+#include <base/list.h>
+
+/* Something epoll reports on. Embedded in its owner; epoll's data.ptr points to it. */
+struct fd_handler {
+	void (*iocb)(struct fd_handler *h, uint32_t events);
+	int fd;
+};
+
+/* A deadline in the thread's timer heap. The owner may move <expire> later without
+ * touching the heap (lazy timer): when the heap entry fires early, timer_run re-queues it.
+ */
+struct timer {
+	uint64_t expire;          /* ms on the thread's clock; 0 = not armed */
+	uint64_t queued;          /* expiry the heap entry was queued with, 0 if not queued */
+	uint32_t idx;             /* position in the heap */
+	void (*cb)(struct timer *t);
+};
+
+/* Deferred work run after I/O events of the current loop turn. */
+struct tasklet {
+	struct list list;         /* in th_ctx->tasklets while scheduled */
+	void (*process)(struct tasklet *tl);
+};
+
+struct thread_ctx {
+	int epfd;
+	uint64_t now_ms;          /* monotonic milliseconds, updated once per loop turn */
+	struct timer **heap;      /* min-heap on <queued> */
+	uint32_t heap_len, heap_cap;
+	struct list tasklets;     /* runnable tasklets */
+	bool stopping;            /* graceful stop requested */
+	bool stopped;             /* loop must exit */
+	unsigned int nb_conns;    /* connections owned by this thread */
+} ALIGNED_CL;
+
+extern __thread struct thread_ctx *th_ctx;
+
+#endif

@@ -1,0 +1,60 @@
+/* The per-thread event loop: fd registration (edge-triggered, registered once), lazy
+ * timers, tasklets, and the loop itself. Every function acts on the calling thread's
+ * context; nothing here is shared between threads.
+ */
+#ifndef EVENT_LOOP_H
+#define EVENT_LOOP_H
+
+#include <event/loop-t.h>
+
+/* Creates the calling thread's context. Returns 0 or -1 (errno set). */
+int loop_init_thread(void);
+void loop_deinit_thread(void);
+
+/* Runs until loop_stop(). <idle_check> is called each turn while stopping; when it
+ * returns true the loop exits (graceful stop done).
+ */
+void loop_run(bool (*idle_check)(void));
+
+/* Registers <h> for EPOLLIN|EPOLLOUT|EPOLLRDHUP, edge-triggered. Returns 0 or -1. */
+int fd_register(struct fd_handler *h);
+/* Registers a listening socket: level-triggered EPOLLIN. Returns 0 or -1. */
+int fd_register_listener(struct fd_handler *h);
+void fd_unregister(struct fd_handler *h);
+
+/* Arms or moves a timer; expire == 0 disarms. Cheap when moving later. */
+void timer_set(struct timer *t, uint64_t expire);
+void timer_del(struct timer *t);
+
+static inline uint64_t now_ms(void)
+{
+	return th_ctx->now_ms;
+}
+
+/* Deadline <ms> from now, or 0 (never) when ms <= 0. */
+static inline uint64_t tick_add(int ms)
+{
+	return ms > 0 ? th_ctx->now_ms + (uint64_t)ms : 0;
+}
+
+static inline void tasklet_init(struct tasklet *tl, void (*process)(struct tasklet *))
+{
+	list_init(&tl->list);
+	tl->process = process;
+}
+
+static inline void tasklet_wakeup(struct tasklet *tl)
+{
+	if (list_empty(&tl->list))
+		list_append(&th_ctx->tasklets, &tl->list);
+}
+
+static inline void tasklet_cancel(struct tasklet *tl)
+{
+	list_delete(&tl->list);
+}
+
+/* Refreshes th_ctx->now_ms from the monotonic clock (vDSO, no syscall). */
+void clock_update(void);
+
+#endif

@@ -1,0 +1,66 @@
+/* The H1 mux: HTTP/1.1 connections on both sides. The front side accepts client
+ * connections, keeps them alive between requests and closes them gracefully; the back side
+ * connects to servers and parks reusable connections per server and thread. The helpers
+ * here serialize messages and forward bodies verbatim between two connections. Loop
+ * thread only. Upward calls (to the stream layer) go through struct h1_stream_ops.
+ */
+#ifndef MUX_H1_H
+#define MUX_H1_H
+
+#include <stdbool.h>
+#include <conn/connection-t.h>
+#include <conn/listener-t.h>
+#include <stream/stream-t.h>
+
+/* What the stream layer gives the mux (registered once at startup). */
+struct h1_stream_ops {
+	/* a front connection without a stream has request bytes: create and run a stream;
+	 * returns 0, or -1 when none could be created (the mux closes the connection) */
+	int (*start)(struct conn *front);
+	/* something happened on a connection attached to <s> */
+	void (*wake)(struct stream *s);
+	/* a connection attached to <s> reached its deadline */
+	void (*timeout)(struct stream *s, struct conn *c);
+};
+
+void h1_register_stream_ops(const struct h1_stream_ops *ops);
+const struct h1_stream_ops *h1_stream_ops_get(void);
+
+/* front side (mux/h1_front.c) */
+int h1_front_accept(struct listener *li, int fd, const struct sockaddr_storage *peer);
+/* The stream on <c> is over: keep the connection for the next request or close it. */
+void h1_front_end_stream(struct conn *c, bool keep_alive);
+/* Sends what is left in c->obuf, shuts the write side, drains input briefly, closes. */
+void h1_front_close_gracefully(struct conn *c);
+
+/* back side (mux/h1_back.c) */
+/* Returns an idle connection to <srv> owned by this thread, or NULL. */
+struct conn *h1_back_take_idle(struct server *srv);
+/* Starts a connection to <srv>; returns it (CO_FL_CONNECTING possibly set) or NULL with
+ * errno set. */
+struct conn *h1_back_connect(struct server *srv);
+/* Completes a pending connect after an event: 1 connected, 0 still pending, -1 failed. */
+int h1_back_check_connect(struct conn *c);
+/* Parks <c> in its server's idle list (or closes it when the list is full). */
+void h1_back_park(struct conn *c);
+void h1_back_init_server(struct server *srv);
+
+/* serialization (mux/h1_out.c): writes the start line, every header not marked skip and
+ * not hop-by-hop (Connection, Proxy-Connection, Keep-Alive), then "Connection: <conn_hdr>"
+ * when not NULL, then the empty line. Returns 0, or -1 when <b> lacks room (nothing
+ * written). */
+int h1_write_request(struct buf *b, const struct h1_msg *m, const char *conn_hdr);
+int h1_write_response(struct buf *b, const struct h1_msg *m, const char *conn_hdr);
+
+/* body forwarding (mux/h1_xfer.c) */
+#define XFER_ERR_SRC (-1)   /* framing error or premature close on the source side */
+#define XFER_ERR_DST (-2)   /* write error on the destination */
+/* Forwards as much of <x>'s body as possible from src->ibuf (reading src when empty) to
+ * <dst> (after dst->obuf; NULL discards). Returns 1 if bytes moved, 0 if waiting, or an
+ * XFER_ERR_* code. Sets x->done at the end of the body.
+ */
+int h1_xfer(struct conn *src, struct conn *dst, struct h1_xfer *x);
+/* Prepares <x> for a body of <mode> (remain for XFER_CLEN). */
+void h1_xfer_init(struct h1_xfer *x, enum xfer_mode mode, uint64_t remain);
+
+#endif

@@ -1,0 +1,31 @@
+/* Process-wide settings from the "global" section and the command line. Written while
+ * parsing (single-threaded), read-only once threads run.
+ */
+#ifndef PROC_GLOBAL_T_H
+#define PROC_GLOBAL_T_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct global {
+	int nbthread;             /* threads; 1 until issue #3 */
+	int maxconn;              /* global maxconn (0: computed from the fd limit) */
+	int ulimit_n;             /* ulimit-n, 0 = computed */
+	bool daemon;              /* "daemon" or -D */
+	bool quiet;               /* "quiet" or -q */
+	bool debug;               /* -d */
+	bool warn_fatal;          /* -dW / zero-warning */
+	char *pidfile;            /* "pidfile" or -p */
+	int hard_stop_after;      /* ms, 0 = none */
+	uint32_t tune_bufsize;    /* tune.bufsize, default 16384 */
+	uint32_t tune_maxrewrite; /* tune.maxrewrite, default 1024 */
+	uint16_t tune_maxhdr;     /* tune.http.maxhdr, default 101 */
+	int tune_maxpollevents;   /* tune.maxpollevents, default 200 */
+	int tune_maxaccept;       /* tune.maxaccept, default 64 */
+	bool h1_accept_payload_any_method;    /* h1-accept-payload-with-any-method */
+	bool h1_keep_open_on_insecure_te;     /* h1-do-not-close-on-insecure-transfer-encoding */
+};
+
+extern struct global global;
+
+#endif

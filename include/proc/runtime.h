@@ -1,0 +1,24 @@
+/* From a checked configuration to running event loops, and back to exit. Called by main()
+ * in this order: runtime_prepare(), listeners_bind_all(), runtime_run().
+ */
+#ifndef PROC_RUNTIME_H
+#define PROC_RUNTIME_H
+
+/* Builds runtime state (LB state, error replies, pools sized from tune.*), computes and
+ * applies the fd limit from maxconn. Returns 0, or -1 after printing an alert.
+ */
+int runtime_prepare(void);
+
+/* Binds (or adopts, for fd@N) every listener of every frontend. Returns 0, or -1 after
+ * printing "[ALERT]    (PID) : Starting frontend NAME: cannot bind socket (REASON) [ADDR]".
+ */
+int listeners_bind_all(void);
+
+/* Starts the event loop(s) and runs until SIGTERM/SIGINT (immediate stop) or SIGUSR1
+ * (graceful: stop accepting, finish in-flight requests). <ready> is called once every loop
+ * is ready to serve (the daemon launcher uses it to report success). Returns the process
+ * exit status.
+ */
+int runtime_run(void (*ready)(void));
+
+#endif

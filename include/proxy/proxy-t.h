@@ -1,0 +1,124 @@
+/* Types of proxies: frontends, backends, listen sections and defaults sections. Written at
+ * parse/check time (single-threaded); read-only at run time except the fields commented as
+ * runtime.
+ */
+#ifndef PROXY_PROXY_T_H
+#define PROXY_PROXY_T_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <netinet/in.h>
+#include <base/ist.h>
+#include <base/list.h>
+
+struct server;
+struct lb_ops;
+
+#define PR_CAP_FE   0x01  /* has a frontend side (frontend, listen) */
+#define PR_CAP_BE   0x02  /* has a backend side (backend, listen) */
+#define PR_CAP_DEF  0x04  /* a defaults section */
+
+enum pr_mode {
+	PR_MODE_TCP = 0,
+	PR_MODE_HTTP,
+};
+
+/* options (proxy->options) */
+#define PR_O_HTTP_KAL      0x00000001 /* option http-keep-alive (the default) */
+#define PR_O_HTTP_SCL      0x00000002 /* option http-server-close */
+#define PR_O_HTTP_CLO      0x00000004 /* option httpclose */
+#define PR_O_FWDFOR        0x00000008 /* option forwardfor */
+#define PR_O_FF_IFNONE     0x00000010 /* forwardfor if-none */
+#define PR_O_REDISP        0x00000020 /* option redispatch */
+#define PR_O_BUF_REQ       0x00000040 /* option http-buffer-request */
+#define PR_O_HTTP_MODE_MASK (PR_O_HTTP_KAL | PR_O_HTTP_SCL | PR_O_HTTP_CLO)
+
+/* Timeouts in milliseconds; 0 means "not set". */
+struct proxy_timeouts {
+	int client;
+	int server;
+	int connect;
+	int http_request;
+	int http_keep_alive;
+	int queue;
+	int tunnel;
+	int client_fin;
+	int server_fin;
+	int check;
+};
+
+/* One "errorfile CODE FILE": the complete HTTP response read from the file. */
+struct errorfile {
+	int status;
+	struct ist msg;           /* owned */
+};
+
+#define PR_MAX_ERRORFILES 32
+
+struct proxy {
+	struct proxy *next;       /* all proxies (not defaults), config order */
+	char *id;                 /* section name */
+	char *file;               /* config location of the section line */
+	int line;
+	uint32_t cap;             /* PR_CAP_* */
+	enum pr_mode mode;
+	uint32_t options;         /* PR_O_* */
+	struct proxy_timeouts timeout;
+	int maxconn;              /* frontend maxconn (0: default from global) */
+	int backlog;              /* frontend backlog (0: maxconn) */
+	int retries;              /* default 3 */
+	int redispatch_every;     /* option redispatch [N]: 0 = on the last retry */
+	struct list binds;        /* struct bind_conf, frontend side */
+
+	/* backend choice */
+	char *defbe_name;         /* default_backend NAME, resolved at check time */
+	struct proxy *defbe;
+	struct list switching_rules; /* struct switching_rule, in order */
+
+	/* rules */
+	struct list http_req_rules; /* struct act_rule */
+	struct list http_res_rules; /* struct act_rule */
+
+	/* servers and load balancing */
+	struct server *srv;       /* first server, config order */
+	int srv_count;
+	int lbalgo;               /* enum lb_algo */
+	const struct lb_ops *lb;  /* set when runtime state is built */
+	void *lb_ctx;             /* LB private state (per group: issue #3) */
+
+	/* forwardfor */
+	struct ist fwdfor_hdr;    /* header name, default "X-Forwarded-For" */
+	struct in_addr fwdfor_except_net, fwdfor_except_mask; /* "except": skip for these */
+	bool fwdfor_has_except;
+
+	struct ist monitor_uri;   /* monitor-uri, or empty */
+
+	struct errorfile errorfiles[PR_MAX_ERRORFILES];
+	int nb_errorfiles;
+
+	/* runtime: streams waiting for a server slot (one thread for now; per group with
+	 * issue #3), FIFO, owned by backend/backend.c */
+	struct list queue;
+	int nbpend;
+
+	/* runtime counters: process-wide until issue #3 makes them per group (atomics) */
+	int feconn;               /* current frontend connections */
+	int beconn;               /* current backend streams */
+	uint64_t cum_req;         /* requests seen (frontend) */
+};
+
+struct switching_rule {
+	struct list list;         /* member of proxy->switching_rules */
+	char *be_name;            /* use_backend NAME */
+	struct proxy *be;         /* resolved at check time */
+	char *file;
+	int line;
+};
+
+enum lb_algo {
+	LB_ALGO_ROUNDROBIN = 0,   /* roundrobin and static-rr */
+	LB_ALGO_RANDOM,           /* random: later issue; refused for now */
+	LB_ALGO_LEASTCONN,        /* leastconn: later issue; refused for now */
+};
+
+#endif

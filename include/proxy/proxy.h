@@ -1,0 +1,27 @@
+/* Proxy objects: creation from sections, defaults inheritance, lookup by name. */
+#ifndef PROXY_PROXY_H
+#define PROXY_PROXY_H
+
+#include <proxy/proxy-t.h>
+
+extern struct proxy *proxies;  /* all frontends/backends/listens, config order */
+
+/* Finds a proxy having all of <cap> by name; NULL if none. */
+struct proxy *proxy_find(const char *name, uint32_t cap);
+
+/* Runs the post-parse checks over every proxy: resolves backend and server names,
+ * builds "return" responses, rejects impossible combinations. Prints alerts with file:line.
+ * Returns the number of errors.
+ */
+int proxy_check_all(void);
+
+/* Timeout, options and errorfile lookups used at run time. */
+const struct errorfile *proxy_errorfile(const struct proxy *px, int status);
+
+/* Frees every proxy and defaults section with all they own (binds, listeners, servers,
+ * rules, switching rules, errorfiles); leaves `proxies` empty. Sockets are not closed and
+ * LB private state must have been released by its owner. For tests and clean exits.
+ */
+void proxy_deinit_all(void);
+
+#endif

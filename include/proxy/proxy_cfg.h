@@ -1,0 +1,66 @@
+/* Config-time API of proxies, used by the keyword parsers of the proxy sections (proxy,
+ * bind, server and rule keywords): creation with defaults inheritance, the defaults
+ * sections, and the capability checks that print HAProxy's warnings. Single-threaded,
+ * parse time only.
+ */
+#ifndef PROXY_PROXY_CFG_H
+#define PROXY_PROXY_CFG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cfg/cfg.h>
+#include <proxy/proxy-t.h>
+
+/* Creates a proxy <name> with capabilities <cap> (PR_CAP_DEF for a defaults section)
+ * defined at <file>:<line>, starting as a copy of the settings of <defpx> (mode, options,
+ * timeouts, retries, maxconn, backlog, default_backend, balance, forwardfor, monitor-uri,
+ * errorfiles; never binds, servers or rules), or of the built-in defaults when NULL.
+ * Defaults sections go to a private list (the last one becomes the default of the next
+ * proxies); others are appended to `proxies`. Returns NULL on allocation failure.
+ */
+struct proxy *proxy_new(const char *name, uint32_t cap, const char *file, int line,
+			const struct proxy *defpx);
+
+/* The defaults section a proxy without "from" inherits: the last one declared, or NULL. */
+struct proxy *proxy_defaults_last(void);
+
+/* The last defaults section named <name>, or NULL. */
+struct proxy *proxy_defaults_find(const char *name);
+
+/* "frontend", "backend", "proxy" (listen) or "defaults", as HAProxy names them. */
+const char *proxy_type_str(const struct proxy *px);
+
+/* Checks that the current section has capability <cap> for keyword <kw>. A defaults
+ * section has every capability. Otherwise prints HAProxy's warning "'kw' ignored because
+ * backend 'x' has no frontend capability." and returns false: the caller then ignores the
+ * line (returns 0).
+ */
+bool proxy_cfg_has_cap(struct cfg_ctx *ctx, uint32_t cap, const char *kw);
+
+/* Refuses a keyword in a defaults section ("'kw' not allowed in 'defaults' section.").
+ * Returns true (after the alert) when the current section is a defaults section.
+ */
+bool proxy_cfg_in_defaults(struct cfg_ctx *ctx, const char *kw);
+
+/* Prints "'kw' cannot handle unexpected argument 'x'." when more than <max> arguments follow
+ * the keyword's first <skip> words; returns -1 then, 0 otherwise.
+ */
+int proxy_cfg_max_args(struct cfg_ctx *ctx, int skip, int max);
+
+/* Refuses <what> (e.g. "option httpchk", "balance leastconn"), which a later issue
+ * implements: "'what' is not supported yet (why)". Returns -1.
+ */
+int proxy_cfg_later(struct cfg_ctx *ctx, const char *what, const char *why);
+
+/* Stores a copy of the complete HTTP response msg[0..len) as the errorfile of <status>
+ * (replacing a previous one). Returns 0, or -1 on allocation failure or table full.
+ */
+int proxy_set_errorfile(struct proxy *px, int status, const char *msg, size_t len);
+
+/* Replaces the owned string view <dst> with a copy of <s> (NULL or "" gives an empty view).
+ * Returns 0 or -1 on allocation failure (dst unchanged).
+ */
+int proxy_ist_set(struct ist *dst, const char *s);
+
+#endif

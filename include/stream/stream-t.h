@@ -1,0 +1,82 @@
+/* Types of streams: one request/response exchange between a front connection and, once a
+ * server is chosen, a back connection. Owned by the thread of its front connection.
+ */
+#ifndef STREAM_STREAM_T_H
+#define STREAM_STREAM_T_H
+
+#include <stdint.h>
+#include <base/list.h>
+#include <event/loop-t.h>
+#include <http/h1-t.h>
+
+struct conn;
+struct proxy;
+struct server;
+
+/* How a message body is delimited on the wire (forwarded verbatim). */
+enum xfer_mode {
+	XFER_NONE = 0,            /* no body */
+	XFER_CLEN,                /* content-length: <remain> bytes */
+	XFER_CHUNKED,             /* chunked: scanned by h1_chunk_scan */
+	XFER_EOF,                 /* until the sender closes (responses only) */
+	XFER_TUNNEL,              /* raw bytes both ways after 101/CONNECT */
+};
+
+struct h1_xfer {
+	enum xfer_mode mode;
+	uint64_t remain;          /* XFER_CLEN: body bytes not yet forwarded */
+	uint32_t ready;           /* bytes at the head of the source buffer validated for
+				   * forwarding (XFER_CHUNKED) */
+	struct h1_chunk chunk;    /* XFER_CHUNKED scanner state */
+	uint8_t eom_seen;         /* XFER_CHUNKED: the scanner found the end at <ready> */
+	uint8_t done;             /* the whole body has been forwarded */
+};
+
+enum stream_state {
+	SS_REQ_HDRS = 0,          /* waiting for the complete request headers */
+	SS_REQ_BODY_WAIT,         /* option http-buffer-request: waiting for the body */
+	SS_QUEUED,                /* every usable server is full: waiting in the queue */
+	SS_CONNECTING,            /* back connection being established */
+	SS_TURNAROUND,            /* waiting before retrying the same server */
+	SS_EXCHANGE,              /* request sent (or being sent), response expected */
+	SS_LOCAL_REPLY,           /* sending a response made by the proxy itself */
+	SS_TUNNEL,                /* 101/CONNECT: raw forwarding both ways */
+	SS_CLOSING,               /* the exchange is over, the front closes after flushing */
+};
+
+/* stream->flags */
+#define SF_REQ_HDRS_SENT  0x0001  /* request headers serialized to the back side */
+#define SF_RSP_HDRS_SENT  0x0002  /* response headers serialized to the front side */
+#define SF_FRONT_CLOSE    0x0004  /* close the front connection after this exchange */
+#define SF_BACK_CLOSE     0x0008  /* do not keep the back connection */
+#define SF_REQ_DONE       0x0010  /* request body fully forwarded (or drained) */
+#define SF_RSP_DONE       0x0020  /* response fully forwarded */
+#define SF_HAS_SLOT       0x0040  /* holds a slot on s->srv (cur_conns counted) */
+#define SF_REUSED_CONN    0x0080  /* the back connection came from the idle pool */
+#define SF_QUEUED         0x0100  /* linked in a backend queue */
+#define SF_SENT_100       0x0200  /* the proxy answered "100 Continue" itself */
+
+struct stream {
+	struct conn *front;
+	struct conn *back;
+	struct proxy *fe;
+	struct proxy *be;
+	struct server *srv;
+	uint32_t flags;           /* SF_* */
+	enum stream_state state;
+	int conn_retries;         /* connection attempts left */
+	int err_status;           /* status of the error being sent, 0 if none */
+	uint64_t req_start;       /* ms, when the request started (for timeout http-request) */
+	struct timer tmr;         /* queue, turnaround, http-request deadline */
+	struct tasklet tl;        /* wake-up from a dequeue */
+	struct list queue;        /* in the backend's queue while SS_QUEUED */
+	struct h1_xfer reqx;      /* request body forwarding */
+	struct h1_xfer rspx;      /* response body forwarding */
+	struct h1_msg req;        /* parsed request; views into front->ibuf until sent */
+	struct h1_msg rsp;        /* parsed response; views into back->ibuf until sent */
+	uint16_t hdr_cap;         /* capacity of each table in <hdrs> */
+	char scratch[64];         /* X-Forwarded-For value and other small rewrites */
+	struct h1_hdr hdrs[];     /* 2 * hdr_cap entries: request table then response table */
+};
+
+#endif

@@ -1,0 +1,46 @@
+/* Streams: the state machine of one request/response exchange (stream.c), the HTTP
+ * analysis of requests and responses (http_ana.c) and the rule actions (http_act.c).
+ * Loop thread only. Step functions return 1 when they made progress (call again), 0 when
+ * waiting for an event, -1 when the stream is gone (do not touch it any more).
+ */
+#ifndef STREAM_STREAM_H
+#define STREAM_STREAM_H
+
+#include <stdbool.h>
+#include <stream/stream-t.h>
+#include <stream/action-t.h>
+
+struct buf;
+
+/* stream.c */
+void stream_init_runtime(void);
+int stream_connect_server(struct stream *s);
+/* Sends the error page for <status> (errorfile or canned) and ends the exchange; closes
+ * the front connection afterwards when <close> or for 400/408. */
+int stream_reply_error(struct stream *s, int status, bool close);
+/* Sends a response already written into the front output buffer. */
+int stream_reply_local(struct stream *s);
+/* The server side failed before a response was forwarded: 502/503/504. */
+int stream_server_error(struct stream *s, int status);
+/* Ends the exchange at once: both connections are closed. */
+int stream_abort(struct stream *s);
+
+/* http_ana.c */
+int ana_wait_request(struct stream *s);
+int ana_wait_body(struct stream *s);
+int ana_wait_response(struct stream *s);
+
+/* http_act.c */
+#define RULES_CONT  0   /* every rule ran, go on */
+#define RULES_STOP  1   /* a final action matched: *final is set */
+#define RULES_ERROR (-1) /* a rewrite failed (no room): 500 */
+int http_rules_run(struct stream *s, struct list *rules, struct h1_msg *m,
+		   struct act_rule **final);
+/* Appends a header to <m> (table of capacity s->hdr_cap); returns 0 or -1. */
+int http_hdr_add(struct stream *s, struct h1_msg *m, struct ist name, struct ist value);
+/* Marks every header called <name> skip. */
+void http_hdr_del(struct h1_msg *m, struct ist name);
+/* Writes the response of a "return" rule into <b>; returns 0 or -1 (no room). */
+int http_reply_write(struct buf *b, const struct act_rule *r);
+
+#endif

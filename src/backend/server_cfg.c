@@ -1,0 +1,246 @@
+/* The "server" keyword of backend and listen sections: name, address (literal, or a host
+ * name resolved once at parse time), weight, maxconn, disabled, backup, and the health-check
+ * options (accepted with a warning until health checks exist). Servers are appended to
+ * proxy->srv in config order. Parse time only.
+ */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <backend/server-t.h>
+#include <base/addr.h>
+#include <cfg/cfg.h>
+#include <proxy/proxy.h>
+#include <proxy/proxy_cfg.h>
+
+/* Options of later issues, with the reason given to the user. */
+static const char *const srv_later[][2] = {
+	{ "ssl", "TLS to servers comes in a later issue" },
+	{ "verify", "TLS to servers comes in a later issue" },
+	{ "verifyhost", "TLS to servers comes in a later issue" },
+	{ "sni", "TLS to servers comes in a later issue" },
+	{ "ca-file", "TLS to servers comes in a later issue" },
+	{ "crt", "TLS to servers comes in a later issue" },
+	{ "crl-file", "TLS to servers comes in a later issue" },
+	{ "ciphers", "TLS to servers comes in a later issue" },
+	{ "ciphersuites", "TLS to servers comes in a later issue" },
+	{ "alpn", "TLS to servers comes in a later issue" },
+	{ "npn", "TLS to servers comes in a later issue" },
+	{ "check-ssl", "health checks come in a later issue" },
+	{ "check-sni", "health checks come in a later issue" },
+	{ "check-alpn", "health checks come in a later issue" },
+	{ "check-proto", "health checks come in a later issue" },
+	{ "check-send-proxy", "health checks come in a later issue" },
+	{ "agent-check", "agent checks come in a later issue" },
+	{ "agent-port", "agent checks come in a later issue" },
+	{ "agent-inter", "agent checks come in a later issue" },
+	{ "addr", "health checks come in a later issue" },
+	{ "port", "health checks come in a later issue" },
+	{ "observe", "health checks come in a later issue" },
+	{ "on-error", "health checks come in a later issue" },
+	{ "on-marked-down", "health checks come in a later issue" },
+	{ "on-marked-up", "health checks come in a later issue" },
+	{ "error-limit", "health checks come in a later issue" },
+	{ "track", "server tracking comes with health checks in a later issue" },
+	{ "slowstart", "slowstart comes with health checks in a later issue" },
+	{ "send-proxy", "the PROXY protocol comes in a later issue" },
+	{ "send-proxy-v2", "the PROXY protocol comes in a later issue" },
+	{ "send-proxy-v2-ssl", "the PROXY protocol comes in a later issue" },
+	{ "proxy-v2-options", "the PROXY protocol comes in a later issue" },
+	{ "proto", "HTTP/2 to servers comes in a later issue" },
+	{ "cookie", "cookie persistence comes in a later issue" },
+	{ "id", "numeric server ids come with the runtime API in a later issue" },
+	{ "resolvers", "DNS resolvers come in a later issue" },
+	{ "resolve-prefer", "DNS resolvers come in a later issue" },
+	{ "resolve-net", "DNS resolvers come in a later issue" },
+	{ "init-addr", "DNS resolvers come in a later issue" },
+	{ "maxqueue", "server queues come in a later issue" },
+	{ "minconn", "dynamic server maxconn comes in a later issue" },
+	{ "redir", "redirect servers come in a later issue" },
+	{ "source", "source address binding comes in a later issue" },
+	{ "usesrc", "source address binding comes in a later issue" },
+	{ "namespace", "network namespaces come in a later issue" },
+	{ "tfo", "TCP fast open comes in a later issue" },
+	{ "pool-max-conn", "idle connection pool tuning comes in a later issue" },
+	{ "pool-purge-delay", "idle connection pool tuning comes in a later issue" },
+	{ "pool-low-conn", "idle connection pool tuning comes in a later issue" },
+	{ "max-reuse", "idle connection pool tuning comes in a later issue" },
+	{ "non-stick", "stick tables come in a later issue" },
+	{ "stick", "stick tables come in a later issue" },
+	{ "tcp-ut", "tcp-ut comes in a later issue" },
+	{ "ws", "WebSocket server selection comes in a later issue" },
+	{ "shard", "peers come in a later issue" },
+	{ "guid", "guids come with the runtime API in a later issue" },
+};
+
+/* Parses the integer value of option args[*i] in [min, max]; advances *i. */
+static int srv_opt_int(struct cfg_ctx *ctx, const struct server *srv, int *i, long min, long max,
+		       long *out)
+{
+	if (*i + 1 >= ctx->nargs) {
+		cfg_alert(ctx, "'server %s/%s' : '%s' expects an integer argument.",
+			  srv->px->id, srv->id, ctx->args[*i]);
+		return -1;
+	}
+	return cfg_parse_int_arg(ctx, ctx->args[++*i], min, max, out);
+}
+
+/* Health-check tuning options: validated, no effect until health checks exist. */
+static int srv_opt_check_tuning(struct cfg_ctx *ctx, const struct server *srv, int *i)
+{
+	const char *opt = ctx->args[*i];
+	int ms;
+
+	if (*i + 1 >= ctx->nargs) {
+		cfg_alert(ctx, "'server %s/%s' : '%s' expects an argument.", srv->px->id, srv->id,
+			  opt);
+		return -1;
+	}
+	if (!strcmp(opt, "rise") || !strcmp(opt, "fall")) {
+		long v;
+
+		return cfg_parse_int_arg(ctx, ctx->args[++*i], 1, INT_MAX, &v);
+	}
+	return cfg_parse_time_arg(ctx, ctx->args[++*i], &ms);
+}
+
+/* Parses option args[*i] of server <srv>, advancing *i past its value. Returns 0 or -1. */
+static int srv_parse_opt(struct cfg_ctx *ctx, struct server *srv, int *i)
+{
+	const char *opt = ctx->args[*i];
+	long v;
+	size_t k;
+
+	if (!strcmp(opt, "weight")) {
+		if (srv_opt_int(ctx, srv, i, LONG_MIN, LONG_MAX, &v) < 0)
+			return -1;
+		if (v < 0 || v > 256) {
+			cfg_alert(ctx, "'server %s/%s' : weight of server %s is not within 0 and 256 "
+				  "(%ld).", srv->px->id, srv->id, srv->id, v);
+			return -1;
+		}
+		srv->weight = (int)v;
+		return 0;
+	}
+	if (!strcmp(opt, "maxconn")) {
+		if (srv_opt_int(ctx, srv, i, 0, INT_MAX, &v) < 0)
+			return -1;
+		srv->maxconn = (int)v;
+		return 0;
+	}
+	if (!strcmp(opt, "disabled") || !strcmp(opt, "enabled")) {
+		srv->flags = opt[0] == 'd' ? srv->flags | SRV_F_DISABLED : srv->flags & ~SRV_F_DISABLED;
+		return 0;
+	}
+	if (!strcmp(opt, "backup") || !strcmp(opt, "no-backup")) {
+		srv->flags = opt[0] == 'b' ? srv->flags | SRV_F_BACKUP : srv->flags & ~SRV_F_BACKUP;
+		return 0;
+	}
+	if (!strcmp(opt, "check")) {
+		srv->flags |= SRV_F_CHECK;
+		cfg_warn(ctx, "'server %s/%s' : health checks are not supported yet: 'check' has no "
+			 "effect and the server is considered up.", srv->px->id, srv->id);
+		return 0;
+	}
+	if (!strcmp(opt, "no-check")) {
+		srv->flags &= ~SRV_F_CHECK;
+		return 0;
+	}
+	if (!strcmp(opt, "inter") || !strcmp(opt, "fastinter") || !strcmp(opt, "downinter") ||
+	    !strcmp(opt, "rise") || !strcmp(opt, "fall"))
+		return srv_opt_check_tuning(ctx, srv, i);
+	for (k = 0; k < sizeof(srv_later) / sizeof(srv_later[0]); k++) {
+		if (!strcmp(opt, srv_later[k][0])) {
+			char what[160];
+
+			snprintf(what, sizeof(what), "server option '%s'", opt);
+			return proxy_cfg_later(ctx, what, srv_later[k][1]);
+		}
+	}
+	cfg_alert(ctx, "'server %s/%s' : unknown keyword '%s'.", srv->px->id, srv->id, opt);
+	return -1;
+}
+
+/* Parses the address of <srv>, resolving a host name now. Returns 0 or -1 after an alert. */
+static int srv_parse_addr(struct cfg_ctx *ctx, struct server *srv, const char *str)
+{
+	struct addr_res res;
+	char err[320];
+	int rc;
+
+	rc = addr_parse(str, ADDR_F_HOSTNAME, &res, err, sizeof(err));
+	if (rc == ADDR_HOSTNAME && addr_resolve(&res, err, sizeof(err)) < 0)
+		rc = ADDR_ERR;
+	if (rc == ADDR_ERR) {
+		if (!strncmp(err, "missing port", 12))
+			cfg_alert(ctx, "'server %s/%s' : %s (a server without a port, reusing the "
+				  "client's destination port, is not supported yet).", srv->px->id,
+				  srv->id, err);
+		else
+			cfg_alert(ctx, "'server %s/%s' : %s", srv->px->id, srv->id, err);
+		return -1;
+	}
+	srv->addr = res.ss;
+	srv->addrlen = res.len;
+	return 0;
+}
+
+static void srv_append(struct proxy *px, struct server *srv)
+{
+	struct server **tail = &px->srv;
+
+	while (*tail)
+		tail = &(*tail)->next;
+	*tail = srv;
+	srv->puid = ++px->srv_count;
+}
+
+/* server NAME ADDR[:PORT] [options] */
+static int srv_kw_parse(struct cfg_ctx *ctx)
+{
+	struct proxy *px = ctx->px;
+	struct server *srv;
+	int i;
+
+	if (!px || proxy_cfg_in_defaults(ctx, "server"))
+		return -1;
+	if (!(px->cap & PR_CAP_BE)) {
+		cfg_alert(ctx, "'server' not allowed because %s '%s' has no backend capability.",
+			  proxy_type_str(px), px->id);
+		return -1;
+	}
+	if (ctx->nargs < 3 || !*ctx->args[1] || !*ctx->args[2]) {
+		cfg_alert(ctx, "'server' expects <name> and <addr>[:<port>] as arguments.");
+		return -1;
+	}
+	srv = calloc(1, sizeof(*srv));
+	if (!srv || !(srv->id = strdup(ctx->args[1])) || !(srv->file = strdup(ctx->file))) {
+		cfg_alert(ctx, "out of memory.");
+		goto fail;
+	}
+	srv->px = px;
+	srv->line = ctx->line;
+	srv->weight = 1;
+	if (srv_parse_addr(ctx, srv, ctx->args[2]) < 0)
+		goto fail;
+	for (i = 3; i < ctx->nargs; i++)
+		if (srv_parse_opt(ctx, srv, &i) < 0)
+			goto fail;
+	srv_append(px, srv);
+	return 0;
+fail:
+	if (srv) {
+		free(srv->id);
+		free(srv->file);
+	}
+	free(srv);
+	return -1;
+}
+
+static const struct cfg_kw srv_kws[] = {
+	{ "server", CFG_SEC_PROXIES, srv_kw_parse },
+	{ NULL, 0, NULL },
+};
+
+CFG_REGISTER_KEYWORDS(srv_kws);

@@ -1,0 +1,171 @@
+/* Connections: pool allocation, edge-triggered raw socket I/O, deferred release. The
+ * transport is plain TCP/unix for now; TLS will add a transport ops table here.
+ */
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <base/buf.h>
+#include <base/pool.h>
+#include <conn/connection.h>
+#include <event/loop.h>
+
+DECLARE_POOL(pool_conn, "connection", sizeof(struct conn))
+
+static void conn_release_cb(struct tasklet *tl)
+{
+	struct conn *c = container_of(tl, struct conn, tl);
+
+	pool_free(&pool_conn, c);
+}
+
+struct conn *conn_new(int fd, void (*iocb)(struct fd_handler *, uint32_t),
+		      void (*tmr_cb)(struct timer *))
+{
+	struct conn *c = pool_alloc(&pool_conn);
+
+	if (!c)
+		return NULL;
+	memset(c, 0, offsetof(struct conn, peer));
+	c->h.fd = fd;
+	c->h.iocb = iocb;
+	c->tmr.cb = tmr_cb;
+	tasklet_init(&c->tl, NULL);
+	list_init(&c->idle);
+	if (fd_register(&c->h) < 0) {
+		pool_free(&pool_conn, c);
+		return NULL;
+	}
+	th_ctx->nb_conns++;
+	return c;
+}
+
+void conn_close(struct conn *c)
+{
+	if (c->flags & CO_FL_CLOSED)
+		return;
+	c->flags |= CO_FL_CLOSED;
+	timer_del(&c->tmr);
+	list_delete(&c->idle);
+	b_release(&c->ibuf);
+	b_release(&c->obuf);
+	close(c->h.fd); /* also removes it from epoll */
+	c->h.fd = -1;
+	th_ctx->nb_conns--;
+	/* events of this batch may still point to <c>: free it after them */
+	tasklet_cancel(&c->tl);
+	c->tl.process = conn_release_cb;
+	tasklet_wakeup(&c->tl);
+}
+
+void conn_update_events(struct conn *c, uint32_t events)
+{
+	if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR))
+		c->flags |= CO_FL_CAN_RECV;
+	if (events & (EPOLLOUT | EPOLLHUP | EPOLLERR))
+		c->flags |= CO_FL_CAN_SEND;
+	if (events & (EPOLLHUP | EPOLLERR))
+		c->flags |= CO_FL_HUP;
+}
+
+int conn_recv(struct conn *c)
+{
+	struct buf *b = &c->ibuf;
+	uint32_t room;
+	ssize_t ret;
+
+	if (!(c->flags & CO_FL_CAN_RECV) || (c->flags & (CO_FL_RD_EOF | CO_FL_ERROR)))
+		return 0;
+	if (b_get(b) < 0)
+		return 0;
+	room = b_room(b);
+	if (room < 1024 && b->head) {
+		b_realign(b);
+		room = b_room(b);
+	}
+	if (!room)
+		return 0;
+	ret = recv(c->h.fd, b_tail(b), room, 0);
+	if (ret > 0) {
+		c->last_act = now_ms();
+		b->data += (uint32_t)ret;
+		if ((size_t)ret < room && !(c->flags & CO_FL_HUP))
+			c->flags &= ~CO_FL_CAN_RECV;
+		return (int)ret;
+	}
+	if (ret == 0) {
+		c->flags |= CO_FL_RD_EOF;
+		c->flags &= ~CO_FL_CAN_RECV;
+		b_release_if_empty(b);
+		return 0;
+	}
+	b_release_if_empty(b);
+	if (errno == EAGAIN || errno == EWOULDBLOCK) {
+		c->flags &= ~CO_FL_CAN_RECV;
+		return 0;
+	}
+	if (errno == EINTR)
+		return 0;
+	c->flags |= CO_FL_ERROR;
+	return CO_ERR;
+}
+
+ssize_t conn_sendv(struct conn *c, struct iovec *iov, int iovcnt)
+{
+	struct msghdr msg = { .msg_iov = iov, .msg_iovlen = (size_t)iovcnt };
+	ssize_t ret;
+
+	if (c->flags & (CO_FL_ERROR | CO_FL_WR_SHUT))
+		return CO_ERR;
+	if (!(c->flags & CO_FL_CAN_SEND))
+		return 0;
+	ret = sendmsg(c->h.fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
+	if (ret >= 0) {
+		size_t total = 0;
+
+		c->last_act = now_ms();
+		for (int i = 0; i < iovcnt; i++)
+			total += iov[i].iov_len;
+		if ((size_t)ret < total)
+			c->flags &= ~CO_FL_CAN_SEND;
+		return ret;
+	}
+	if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) {
+		c->flags &= ~CO_FL_CAN_SEND;
+		return 0;
+	}
+	c->flags |= CO_FL_ERROR;
+	return CO_ERR;
+}
+
+int conn_flush(struct conn *c)
+{
+	struct buf *b = &c->obuf;
+	struct iovec iov;
+	ssize_t ret;
+
+	if (!b->data) {
+		b_release(b);
+		return 0;
+	}
+	iov.iov_base = b_head(b);
+	iov.iov_len = b->data;
+	ret = conn_sendv(c, &iov, 1);
+	if (ret < 0)
+		return CO_ERR;
+	b_del(b, (uint32_t)ret);
+	if (!b->data) {
+		b_release(b);
+		return 0;
+	}
+	return 1;
+}
+
+void conn_shutw(struct conn *c)
+{
+	if (c->flags & (CO_FL_WR_SHUT | CO_FL_CLOSED))
+		return;
+	c->flags |= CO_FL_WR_SHUT;
+	shutdown(c->h.fd, SHUT_WR);
+}

@@ -1,0 +1,118 @@
+/* The per-thread event loop: epoll registration, the clock, tasklets, deferred release,
+ * and the loop turn itself (events -> timers -> tasklets). One context per thread; no
+ * function here touches another thread's context.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/epoll.h>
+#include <event/loop.h>
+#include <event/timer.h>
+#include <proc/global-t.h>
+
+__thread struct thread_ctx *th_ctx;
+
+void clock_update(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	th_ctx->now_ms = (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+int loop_init_thread(void)
+{
+	struct thread_ctx *tc = aligned_alloc(CACHELINE, sizeof(*tc));
+
+	if (!tc)
+		return -1;
+	memset(tc, 0, sizeof(*tc));
+	tc->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (tc->epfd < 0) {
+		free(tc);
+		return -1;
+	}
+	list_init(&tc->tasklets);
+	th_ctx = tc;
+	clock_update();
+	return 0;
+}
+
+void loop_deinit_thread(void)
+{
+	if (!th_ctx)
+		return;
+	close(th_ctx->epfd);
+	free(th_ctx->heap);
+	free(th_ctx);
+	th_ctx = NULL;
+}
+
+int fd_register(struct fd_handler *h)
+{
+	struct epoll_event ev = {
+		.events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET,
+		.data.ptr = h,
+	};
+
+	return epoll_ctl(th_ctx->epfd, EPOLL_CTL_ADD, h->fd, &ev);
+}
+
+int fd_register_listener(struct fd_handler *h)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = h };
+
+	return epoll_ctl(th_ctx->epfd, EPOLL_CTL_ADD, h->fd, &ev);
+}
+
+void fd_unregister(struct fd_handler *h)
+{
+	epoll_ctl(th_ctx->epfd, EPOLL_CTL_DEL, h->fd, NULL);
+}
+
+static void tasklets_run(void)
+{
+	struct thread_ctx *tc = th_ctx;
+	int budget = 1024; /* bounded so timers and I/O are never starved */
+
+	while (!list_empty(&tc->tasklets) && budget--) {
+		struct tasklet *tl = list_elem(tc->tasklets.next, struct tasklet, list);
+
+		list_delete(&tl->list);
+		tl->process(tl);
+	}
+}
+
+void loop_run(bool (*idle_check)(void))
+{
+	struct thread_ctx *tc = th_ctx;
+	int maxev = global.tune_maxpollevents > 0 ? global.tune_maxpollevents : 200;
+	struct epoll_event *evs = calloc((size_t)maxev, sizeof(*evs));
+
+	if (!evs)
+		return;
+	while (!tc->stopped) {
+		int delay = timer_run();
+		int n;
+
+		if (!list_empty(&tc->tasklets))
+			delay = 0;
+		if (tc->stopping && idle_check && idle_check())
+			break;
+		if (tc->stopping && (delay < 0 || delay > 100))
+			delay = 100; /* re-check the graceful stop regularly */
+		n = epoll_wait(tc->epfd, evs, maxev, delay);
+		clock_update();
+		for (int i = 0; i < n; i++) {
+			struct fd_handler *h = evs[i].data.ptr;
+
+			h->iocb(h, evs[i].events);
+		}
+		tasklets_run();
+		if (n < 0 && errno != EINTR)
+			break;
+	}
+	free(evs);
+}

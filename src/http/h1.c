@@ -1,0 +1,540 @@
+/* Pure HTTP/1 header-block parser: start line, a table of header views into the input,
+ * interned well-known names, framing flags, limits and the request-smuggling rules. It keeps
+ * no state between calls (the caller re-parses the whole buffer when more bytes arrive),
+ * allocates nothing and touches no globals but constant tables. Chunked framing lives in
+ * h1_chunk.c. Rules and their differences from HAProxy: doc/internals/h1-parser.md.
+ */
+#include <stdint.h>
+#include <string.h>
+#include <http/h1.h>
+
+/* Character classes, one byte per input byte. */
+#define C_TOK  0x01 /* tchar: may appear in a method or a header name */
+#define C_VAL  0x02 /* may appear in a header value or reason: VCHAR, SP, HTAB, obs-text */
+#define C_URI  0x04 /* may appear in a request target: VCHAR, but not obs-text */
+
+#define H1_IS_TOK(c)                                                                    \
+	(((c) >= '0' && (c) <= '9') || ((c) >= 'A' && (c) <= 'Z') ||                      \
+	 ((c) >= 'a' && (c) <= 'z') || (c) == '!' || (c) == '#' || (c) == '$' ||          \
+	 (c) == '%' || (c) == '&' || (c) == '\'' || (c) == '*' || (c) == '+' ||           \
+	 (c) == '-' || (c) == '.' || (c) == '^' || (c) == '_' || (c) == '`' ||            \
+	 (c) == '|' || (c) == '~')
+#define H1_CC(c)                                                                        \
+	((H1_IS_TOK(c) ? C_TOK : 0) |                                                   \
+	 ((((c) >= 0x20 && (c) != 0x7f) || (c) == '\t') ? C_VAL : 0) |                  \
+	 (((c) > 0x20 && (c) < 0x7f) ? C_URI : 0))
+#define H1_CC4(c)  H1_CC(c), H1_CC((c) + 1), H1_CC((c) + 2), H1_CC((c) + 3)
+#define H1_CC16(c) H1_CC4(c), H1_CC4((c) + 4), H1_CC4((c) + 8), H1_CC4((c) + 12)
+#define H1_CC64(c) H1_CC16(c), H1_CC16((c) + 16), H1_CC16((c) + 32), H1_CC16((c) + 48)
+
+static const uint8_t h1_cc[256] = { H1_CC64(0), H1_CC64(64), H1_CC64(128), H1_CC64(192) };
+
+/* Parsing context of one call. */
+struct h1_ctx {
+	const char *buf;          /* start of the input */
+	const char *end;          /* end of the input, capped at lim->max_hdr_block */
+	struct h1_msg *msg;
+	uint32_t max_hdr;         /* smaller of msg->max_hdr and lim->max_hdr */
+	bool resp;
+	bool in_start;            /* still in the start line (for 414 vs 431) */
+	bool te_other;            /* a coding other than chunked was seen */
+	bool cl_seen;             /* at least one Content-Length header */
+	int rc;                   /* H1_INCOMPLETE or H1_INVALID when a step returns NULL */
+};
+
+/* Returns the first byte of p[0..end) not in class <m>, or <end>. */
+static inline const char *h1_span(const char *p, const char *end, uint8_t m)
+{
+	while (end - p >= 4) {
+		if (!(h1_cc[(uint8_t)p[0]] & m))
+			return p;
+		if (!(h1_cc[(uint8_t)p[1]] & m))
+			return p + 1;
+		if (!(h1_cc[(uint8_t)p[2]] & m))
+			return p + 2;
+		if (!(h1_cc[(uint8_t)p[3]] & m))
+			return p + 3;
+		p += 4;
+	}
+	while (p < end && (h1_cc[(uint8_t)*p] & m))
+		p++;
+	return p;
+}
+
+/* Records an error at <p> (400-class code for requests, 502 for responses); returns NULL. */
+static const char *h1_err(struct h1_ctx *c, const char *p, int code)
+{
+	c->msg->err_code = c->resp ? 502 : code;
+	c->msg->err_pos = (uint32_t)(p - c->buf);
+	c->rc = H1_INVALID;
+	return NULL;
+}
+
+static inline const char *h1_more(struct h1_ctx *c)
+{
+	c->rc = H1_INCOMPLETE;
+	return NULL;
+}
+
+/* Expects CRLF or a bare LF at <p>; returns the start of the next line. */
+static inline const char *h1_eol(struct h1_ctx *c, const char *p)
+{
+	if (p >= c->end)
+		return h1_more(c);
+	if (*p == '\n')
+		return p + 1;
+	if (*p != '\r')
+		return h1_err(c, p, 400);
+	if (p + 1 >= c->end)
+		return h1_more(c);
+	if (p[1] != '\n')
+		return h1_err(c, p, 400); /* bare CR */
+	return p + 2;
+}
+
+static inline uint64_t h1_ld64(const char *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static inline uint32_t h1_ld32(const char *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+/* Case-insensitive compare of token bytes <n> with lowercase <lc> made only of letters and
+ * '-' (OR-ing 0x20 is exact there: no other token byte folds onto those).
+ */
+static inline bool h1_lc_eq(const char *n, const char *lc, size_t len)
+{
+	size_t i;
+
+	if (len >= 8) {
+		for (i = 0; i + 8 <= len; i += 8)
+			if ((h1_ld64(n + i) | 0x2020202020202020ULL) != h1_ld64(lc + i))
+				return false;
+		return (len & 7) == 0 || (h1_ld64(n + len - 8) | 0x2020202020202020ULL) ==
+						h1_ld64(lc + len - 8);
+	}
+	if (len >= 4)
+		return (h1_ld32(n) | 0x20202020U) == h1_ld32(lc) &&
+		       (h1_ld32(n + len - 4) | 0x20202020U) == h1_ld32(lc + len - 4);
+	for (i = 0; i < len; i++)
+		if ((n[i] | 0x20) != lc[i])
+			return false;
+	return true;
+}
+
+/* Well-known header id of the name n[0..len). */
+static uint16_t h1_hdr_intern(const char *n, size_t len)
+{
+	switch (len) {
+	case 4:
+		return h1_lc_eq(n, "host", 4) ? H1_HDR_HOST : H1_HDR_OTHER;
+	case 6:
+		return h1_lc_eq(n, "expect", 6) ? H1_HDR_EXPECT : H1_HDR_OTHER;
+	case 7:
+		return h1_lc_eq(n, "upgrade", 7) ? H1_HDR_UPGRADE : H1_HDR_OTHER;
+	case 10:
+		if (h1_lc_eq(n, "connection", 10))
+			return H1_HDR_CONNECTION;
+		return h1_lc_eq(n, "keep-alive", 10) ? H1_HDR_KEEP_ALIVE : H1_HDR_OTHER;
+	case 14:
+		return h1_lc_eq(n, "content-length", 14) ? H1_HDR_CONTENT_LENGTH : H1_HDR_OTHER;
+	case 16:
+		return h1_lc_eq(n, "proxy-connection", 16) ? H1_HDR_PROXY_CONNECTION
+							   : H1_HDR_OTHER;
+	case 17:
+		return h1_lc_eq(n, "transfer-encoding", 17) ? H1_HDR_TRANSFER_ENCODING
+							    : H1_HDR_OTHER;
+	}
+	return H1_HDR_OTHER;
+}
+
+/* Case-insensitive compare of any bytes with a lowercase ASCII word. */
+static bool h1_word_ieq(struct ist v, const char *lc, size_t len)
+{
+	size_t i;
+
+	if (v.len != len)
+		return false;
+	for (i = 0; i < len; i++) {
+		unsigned char ch = (unsigned char)v.ptr[i];
+
+		if (ch >= 'A' && ch <= 'Z')
+			ch |= 0x20;
+		if (ch != (unsigned char)lc[i])
+			return false;
+	}
+	return true;
+}
+
+/* Cuts the next comma-separated item of v[0..end) into <item> (spaces and tabs trimmed);
+ * returns where the following item starts, or NULL after the last one.
+ */
+static const char *h1_list_next(const char *p, const char *end, struct ist *item)
+{
+	const char *comma = memchr(p, ',', end - p);
+	const char *e = comma ? comma : end;
+
+	while (p < e && (*p == ' ' || *p == '\t'))
+		p++;
+	while (e > p && (e[-1] == ' ' || e[-1] == '\t'))
+		e--;
+	*item = ist2(p, e - p);
+	return comma ? comma + 1 : NULL;
+}
+
+/* Content-Length: digits, or a comma list of identical values. 0 or -1 (error). */
+static int h1_hdr_clen(struct h1_ctx *c, struct ist v)
+{
+	const char *p = v.ptr, *end = v.ptr + v.len;
+	struct ist item;
+	uint64_t val;
+	size_t i;
+
+	do {
+		p = h1_list_next(p, end, &item);
+		if (!item.len)
+			return -1;
+		val = 0;
+		for (i = 0; i < item.len; i++) {
+			unsigned d = (unsigned char)item.ptr[i] - '0';
+
+			if (d > 9 || val > (UINT64_MAX - d) / 10)
+				return -1;
+			val = val * 10 + d;
+		}
+		if (c->cl_seen && val != c->msg->body_len)
+			return -1;
+		c->cl_seen = true;
+		c->msg->body_len = val;
+	} while (p);
+	c->msg->flags |= H1_MF_CLEN;
+	return 0;
+}
+
+/* Transfer-Encoding: a list whose last coding must end up being a single chunked. */
+static int h1_hdr_te(struct h1_ctx *c, struct ist v)
+{
+	const char *p = v.ptr, *end = v.ptr + v.len;
+	struct ist item;
+
+	c->msg->flags |= H1_MF_XFER_ENC;
+	do {
+		p = h1_list_next(p, end, &item);
+		if (!item.len || (c->msg->flags & H1_MF_CHNK))
+			return -1; /* empty item, or anything after chunked */
+		if (h1_word_ieq(item, "chunked", 7))
+			c->msg->flags |= H1_MF_CHNK;
+		else
+			c->te_other = true;
+	} while (p);
+	return 0;
+}
+
+/* Connection and Upgrade tokens. */
+static void h1_hdr_conn(struct h1_ctx *c, struct ist v)
+{
+	const char *p = v.ptr, *end = v.ptr + v.len;
+	struct ist item;
+
+	do {
+		p = h1_list_next(p, end, &item);
+		if (h1_word_ieq(item, "close", 5))
+			c->msg->flags |= H1_MF_CONN_CLO;
+		else if (h1_word_ieq(item, "keep-alive", 10))
+			c->msg->flags |= H1_MF_CONN_KAL;
+		else if (h1_word_ieq(item, "upgrade", 7))
+			c->msg->flags |= H1_MF_CONN_UPG;
+	} while (p);
+}
+
+static void h1_hdr_upgrade(struct h1_ctx *c, struct ist v)
+{
+	const char *p = v.ptr, *end = v.ptr + v.len;
+	struct ist item;
+
+	do {
+		p = h1_list_next(p, end, &item);
+		if (h1_word_ieq(item, "websocket", 9))
+			c->msg->flags |= H1_MF_UPG_WEBSOCKET;
+	} while (p);
+}
+
+/* Applies a well-known header to the message flags; 0, or -1 with the error recorded. */
+static int h1_hdr_apply(struct h1_ctx *c, const struct h1_hdr *h)
+{
+	switch (h->id) {
+	case H1_HDR_CONTENT_LENGTH:
+		if (h1_hdr_clen(c, h->v) < 0)
+			return h1_err(c, h->v.ptr, 400), -1;
+		break;
+	case H1_HDR_TRANSFER_ENCODING:
+		if (h1_hdr_te(c, h->v) < 0)
+			return h1_err(c, h->v.ptr, 400), -1;
+		break;
+	case H1_HDR_CONNECTION:
+		h1_hdr_conn(c, h->v);
+		break;
+	case H1_HDR_UPGRADE:
+		h1_hdr_upgrade(c, h->v);
+		break;
+	case H1_HDR_EXPECT:
+		if (h1_word_ieq(h->v, "100-continue", 12))
+			c->msg->flags |= H1_MF_EXPECT_100;
+		break;
+	}
+	return 0;
+}
+
+/* Matches the protocol version at <p> against "HTTP/1.0" / "HTTP/1.1" on the bytes present;
+ * returns p + 8 when all 8 are there and valid.
+ */
+static const char *h1_version(struct h1_ctx *c, const char *p)
+{
+	size_t avail = c->end - p;
+	size_t n = avail < 7 ? avail : 7;
+
+	if (memcmp(p, "HTTP/1.", n) != 0)
+		return h1_err(c, p, 400);
+	if (avail < 8)
+		return h1_more(c);
+	if (p[7] == '1')
+		c->msg->flags |= H1_MF_VER_11;
+	else if (p[7] == '0')
+		c->msg->flags |= H1_MF_VER_10;
+	else
+		return h1_err(c, p + 7, 400);
+	c->msg->vsn = ist2(p, 8);
+	return p + 8;
+}
+
+static void h1_meth_flags(struct h1_msg *msg)
+{
+	struct ist m = msg->meth;
+
+	if (m.len == 3 && memcmp(m.ptr, "GET", 3) == 0)
+		msg->flags |= H1_MF_METH_GET;
+	else if (m.len == 4 && memcmp(m.ptr, "HEAD", 4) == 0)
+		msg->flags |= H1_MF_METH_HEAD;
+	else if (m.len == 7 && memcmp(m.ptr, "CONNECT", 7) == 0)
+		msg->flags |= H1_MF_METH_CONNECT;
+}
+
+/* METHOD SP+ TARGET SP HTTP/1.x EOL. Several spaces after the method are tolerated as
+ * HAProxy does; anything else out of place is 400.
+ */
+static const char *h1_req_line(struct h1_ctx *c, const char *p)
+{
+	const char *q = h1_span(p, c->end, C_TOK), *u;
+
+	if (q >= c->end)
+		return h1_more(c);
+	if (q == p || *q != ' ')
+		return h1_err(c, q, 400);
+	c->msg->meth = ist2(p, q - p);
+	while (q < c->end && *q == ' ')
+		q++;
+	u = q;
+	q = h1_span(q, c->end, C_URI);
+	if (q >= c->end)
+		return h1_more(c);
+	if (q == u || *q != ' ')
+		return h1_err(c, q, 400); /* bad byte, or HTTP/0.9 style line */
+	c->msg->uri = ist2(u, q - u);
+	q = h1_version(c, q + 1);
+	if (!q)
+		return NULL;
+	h1_meth_flags(c->msg);
+	return h1_eol(c, q);
+}
+
+/* HTTP/1.x SP 3DIGIT [SP reason] EOL, status 100..999. */
+static const char *h1_resp_line(struct h1_ctx *c, const char *p)
+{
+	const char *q = h1_version(c, p), *r;
+	int i;
+
+	if (!q)
+		return NULL;
+	if (q >= c->end)
+		return h1_more(c);
+	if (*q++ != ' ')
+		return h1_err(c, q - 1, 502);
+	c->msg->status = 0;
+	for (i = 0; i < 3; i++, q++) {
+		if (q >= c->end)
+			return h1_more(c);
+		if (*q < '0' || *q > '9' || (i == 0 && *q == '0'))
+			return h1_err(c, q, 502);
+		c->msg->status = c->msg->status * 10 + (*q - '0');
+	}
+	if (q >= c->end)
+		return h1_more(c);
+	r = q;
+	if (*q == ' ') {
+		r = ++q;
+		q = h1_span(q, c->end, C_VAL);
+	}
+	c->msg->reason = ist2(r, q - r);
+	return h1_eol(c, q);
+}
+
+/* One header line "name: OWS value OWS EOL" at <p>, stored in the table and applied to the
+ * flags when the name is well known. Returns the next line start.
+ */
+static const char *h1_hdr_line(struct h1_ctx *c, const char *p)
+{
+	struct h1_msg *msg = c->msg;
+	const char *q, *v, *ve, *next;
+	struct h1_hdr *h;
+
+	q = h1_span(p, c->end, C_TOK);
+	if (q >= c->end)
+		return h1_more(c);
+	if (q == p || *q != ':')
+		return h1_err(c, q, 400); /* empty name, space before ':', obs-fold, bad byte */
+	v = q + 1;
+	while (v < c->end && (*v == ' ' || *v == '\t'))
+		v++;
+	ve = h1_span(v, c->end, C_VAL);
+	next = h1_eol(c, ve);
+	if (!next)
+		return NULL;
+	while (ve > v && (ve[-1] == ' ' || ve[-1] == '\t'))
+		ve--;
+	if (msg->nhdr >= c->max_hdr)
+		return h1_err(c, p, 400);
+	h = &msg->hdr[msg->nhdr++];
+	h->n = ist2(p, q - p);
+	h->v = ist2(v, ve - v);
+	h->skip = 0;
+	h->id = h1_hdr_intern(p, q - p);
+	if (h->id != H1_HDR_OTHER && h1_hdr_apply(c, h) < 0)
+		return NULL;
+	return next;
+}
+
+/* Framing decisions once the block is complete; 0, or -1 with the error recorded. */
+static int h1_finish(struct h1_ctx *c, const struct h1_limits *lim)
+{
+	struct h1_msg *msg = c->msg;
+	uint32_t f = msg->flags;
+	uint16_t i;
+
+	if (f & H1_MF_XFER_ENC) {
+		if (!(f & H1_MF_CHNK))
+			return h1_err(c, c->buf, 400), -1;
+		if (c->te_other && !c->resp)
+			return h1_err(c, c->buf, 422), -1;
+		if (c->cl_seen) {
+			for (i = 0; i < msg->nhdr; i++)
+				if (msg->hdr[i].id == H1_HDR_CONTENT_LENGTH)
+					msg->hdr[i].skip = 1;
+			f = (f & ~H1_MF_CLEN) | H1_MF_FORCE_CLOSE;
+			msg->body_len = 0;
+		}
+		if (f & H1_MF_VER_10)
+			f |= H1_MF_FORCE_CLOSE;
+	}
+	if (f & (H1_MF_CLEN | H1_MF_CHNK))
+		f |= H1_MF_XFER_LEN;
+	else if (!c->resp)
+		f |= H1_MF_XFER_LEN; /* a request without CL or TE has no body */
+	if ((f & H1_MF_CHNK) || ((f & H1_MF_CLEN) && msg->body_len) ||
+	    (c->resp && !(f & (H1_MF_CLEN | H1_MF_CHNK))))
+		f |= H1_MF_HAS_BODY;
+	msg->flags = f;
+	if (!c->resp && (f & H1_MF_VER_10) && (f & H1_MF_HAS_BODY) &&
+	    !(lim && lim->accept_payload_any_method) &&
+	    ((f & (H1_MF_METH_GET | H1_MF_METH_HEAD)) ||
+	     (msg->meth.len == 6 && memcmp(msg->meth.ptr, "DELETE", 6) == 0)))
+		return h1_err(c, c->buf, 413), -1;
+	return 0;
+}
+
+static void h1_msg_reset(struct h1_msg *msg, bool resp)
+{
+	msg->flags = resp ? H1_MF_RESP : 0;
+	msg->status = 0;
+	msg->meth = msg->uri = msg->vsn = msg->reason = ist2(NULL, 0);
+	msg->body_len = 0;
+	msg->hdr_len = 0;
+	msg->nhdr = 0;
+	msg->err_code = 0;
+	msg->err_pos = 0;
+}
+
+/* See h1.h. Leading empty lines (CRLF or LF) before the start line are skipped and counted
+ * in the returned length.
+ */
+int h1_parse_headers(const char *buf, size_t len, struct h1_msg *msg, bool resp,
+		     const struct h1_limits *lim)
+{
+	struct h1_ctx c = { .buf = buf, .end = buf + len, .msg = msg, .resp = resp,
+			    .in_start = true, .rc = H1_INCOMPLETE };
+	const char *p = buf;
+	bool capped = false;
+
+	h1_msg_reset(msg, resp);
+	c.max_hdr = msg->max_hdr;
+	if (lim && lim->max_hdr && lim->max_hdr < c.max_hdr)
+		c.max_hdr = lim->max_hdr;
+	if (lim && lim->max_hdr_block && len >= lim->max_hdr_block) {
+		c.end = buf + lim->max_hdr_block;
+		capped = true;
+	}
+
+	while (p < c.end && (*p == '\r' || *p == '\n')) {
+		if (*p == '\r' && p + 1 < c.end && p[1] != '\n')
+			goto fail_at_cr;
+		p += (*p == '\r') ? (p + 1 < c.end ? 2 : 1) : 1;
+	}
+	if (p >= c.end)
+		goto incomplete;
+	p = resp ? h1_resp_line(&c, p) : h1_req_line(&c, p);
+	if (!p)
+		goto stop;
+	c.in_start = false;
+	while (1) {
+		if (p >= c.end)
+			goto incomplete;
+		if (*p == '\r' || *p == '\n') {
+			p = h1_eol(&c, p);
+			if (!p)
+				goto stop;
+			break;
+		}
+		p = h1_hdr_line(&c, p);
+		if (!p)
+			goto stop;
+	}
+	if (h1_finish(&c, lim) < 0)
+		return H1_INVALID;
+	msg->hdr_len = (uint32_t)(p - buf);
+	return (int)msg->hdr_len;
+
+fail_at_cr:
+	h1_err(&c, p, 400);
+stop:
+	if (c.rc == H1_INVALID)
+		return H1_INVALID;
+incomplete:
+	if (!capped)
+		return H1_INCOMPLETE;
+	msg->err_code = resp ? 502 : (c.in_start ? 414 : 431);
+	msg->err_pos = lim->max_hdr_block;
+	return H1_INVALID;
+}
+
+bool h1_resp_bodyless(int status, bool head_req)
+{
+	return head_req || (status >= 100 && status < 200) || status == 204 || status == 304;
+}

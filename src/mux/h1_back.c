@@ -1,0 +1,145 @@
+/* Back side of the H1 mux: connections to servers. Opens them non-blocking, completes the
+ * connect on the first event, and parks reusable ones in the server's per-thread idle list
+ * (http-reuse safe: only connections that carried a complete exchange are parked). A
+ * parked connection that becomes readable was closed (or spoken to out of turn) by the
+ * server and is closed.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <backend/server.h>
+#include <base/buf.h>
+#include <conn/connection.h>
+#include <event/loop.h>
+#include <mux/h1.h>
+
+static inline const struct h1_stream_ops *back_ops(void)
+{
+	return h1_stream_ops_get();
+}
+
+static void back_iocb(struct fd_handler *h, uint32_t events)
+{
+	struct conn *c = container_of(h, struct conn, h);
+
+	if (c->flags & CO_FL_CLOSED)
+		return;
+	conn_update_events(c, events);
+	if (c->flags & CO_FL_IDLE) {
+		if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR))
+			conn_close(c);
+		return;
+	}
+	if (c->strm)
+		back_ops()->wake(c->strm);
+}
+
+static void back_timeout(struct timer *t)
+{
+	struct conn *c = container_of(t, struct conn, tmr);
+
+	if (c->strm)
+		back_ops()->timeout(c->strm, c);
+	else
+		conn_close(c);
+}
+
+struct conn *h1_back_take_idle(struct server *srv)
+{
+	struct srv_per_thread *pt = &srv->per_thr[tid];
+	struct conn *c;
+
+	if (list_empty(&pt->idle))
+		return NULL;
+	c = list_elem(pt->idle.next, struct conn, idle);
+	list_delete(&c->idle);
+	pt->nb_idle--;
+	c->flags &= ~(CO_FL_IDLE | CO_FL_GOT_DATA);
+	return c;
+}
+
+struct conn *h1_back_connect(struct server *srv)
+{
+	int fam = srv->addr.ss_family, one = 1, fd;
+	struct conn *c;
+
+	fd = socket(fam, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return NULL;
+	if (fam != AF_UNIX)
+		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	c = conn_new(fd, back_iocb, back_timeout);
+	if (!c) {
+		close(fd);
+		errno = ENOMEM;
+		return NULL;
+	}
+	c->flags |= CO_FL_BACK;
+	c->srv = srv;
+	c->px = srv->px;
+	c->peer = srv->addr;
+	if (connect(fd, (const struct sockaddr *)&srv->addr, srv->addrlen) == 0) {
+		c->flags |= CO_FL_CAN_SEND;
+		return c;
+	}
+	if (errno == EINPROGRESS) {
+		c->flags |= CO_FL_CONNECTING;
+		return c;
+	}
+	{
+		int e = errno;
+
+		conn_close(c);
+		errno = e;
+	}
+	return NULL;
+}
+
+int h1_back_check_connect(struct conn *c)
+{
+	int err = 0;
+	socklen_t len = sizeof(err);
+
+	if (!(c->flags & CO_FL_CONNECTING))
+		return 1;
+	if (!(c->flags & (CO_FL_CAN_SEND | CO_FL_HUP)))
+		return 0;
+	if (getsockopt(c->h.fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0 || err) {
+		c->flags |= CO_FL_ERROR;
+		return -1;
+	}
+	if (c->flags & CO_FL_HUP) {
+		c->flags |= CO_FL_ERROR;
+		return -1;
+	}
+	c->flags &= ~CO_FL_CONNECTING;
+	return 1;
+}
+
+void h1_back_park(struct conn *c)
+{
+	struct srv_per_thread *pt = &c->srv->per_thr[tid];
+
+	if (pt->nb_idle >= SRV_MAX_IDLE_PER_THREAD || c->ibuf.data ||
+	    (c->flags & (CO_FL_RD_EOF | CO_FL_ERROR | CO_FL_HUP | CO_FL_WR_SHUT))) {
+		conn_close(c);
+		return;
+	}
+	c->strm = NULL;
+	c->flags |= CO_FL_IDLE | CO_FL_USED;
+	timer_del(&c->tmr);
+	b_release(&c->ibuf);
+	b_release(&c->obuf);
+	list_insert(&pt->idle, &c->idle);
+	pt->nb_idle++;
+}
+
+void h1_back_init_server(struct server *srv)
+{
+	for (int i = 0; i < MAX_THREADS; i++)
+		list_init(&srv->per_thr[i].idle);
+}

@@ -1,0 +1,171 @@
+/* Front side of the H1 mux: client connections from accept to close. Between requests a
+ * connection holds no buffer and no stream; request bytes start a stream (stream layer,
+ * through h1_stream_ops). Closing after an error response is graceful: shut the write
+ * side, drain what the client still sends for a short while, then close, so that the
+ * client reads the response instead of a reset.
+ */
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+#include <base/buf.h>
+#include <conn/connection.h>
+#include <conn/listener.h>
+#include <event/loop.h>
+#include <mux/h1.h>
+#include <proxy/proxy-t.h>
+
+enum front_state {
+	FC_IDLE = 0,    /* waiting for a request, no stream */
+	FC_STREAM,      /* a stream owns the connection */
+	FC_DRAINING,    /* closing: output flushed then write side shut, input discarded */
+};
+
+#define DRAIN_TIMEOUT_MS 1000
+
+static const struct h1_stream_ops *stream_ops;
+
+void h1_register_stream_ops(const struct h1_stream_ops *ops)
+{
+	stream_ops = ops;
+}
+
+const struct h1_stream_ops *h1_stream_ops_get(void)
+{
+	return stream_ops;
+}
+
+static void front_close(struct conn *c)
+{
+	struct listener *li = c->li;
+
+	conn_close(c);
+	listener_release(li);
+}
+
+/* Idle keep-alive (or new) connection: wait for the first request byte. */
+static void front_idle_process(struct conn *c)
+{
+	if (c->ibuf.data || conn_recv(c) > 0) {
+		c->front_state = FC_STREAM;
+		if (stream_ops->start(c) < 0)
+			front_close(c);
+		return;
+	}
+	if (c->flags & (CO_FL_RD_EOF | CO_FL_ERROR))
+		front_close(c);
+}
+
+static void front_drain_process(struct conn *c)
+{
+	if (c->obuf.data) {
+		if (conn_flush(c) < 0) {
+			front_close(c);
+			return;
+		}
+		if (c->obuf.data)
+			return;
+		conn_shutw(c);
+	}
+	while (conn_recv(c) > 0)
+		b_del(&c->ibuf, c->ibuf.data);
+	if (c->flags & (CO_FL_RD_EOF | CO_FL_ERROR | CO_FL_HUP))
+		front_close(c);
+}
+
+static void front_iocb(struct fd_handler *h, uint32_t events)
+{
+	struct conn *c = container_of(h, struct conn, h);
+
+	if (c->flags & CO_FL_CLOSED)
+		return;
+	conn_update_events(c, events);
+	switch (c->front_state) {
+	case FC_STREAM:
+		stream_ops->wake(c->strm);
+		break;
+	case FC_IDLE:
+		front_idle_process(c);
+		break;
+	default:
+		front_drain_process(c);
+		break;
+	}
+}
+
+static void front_tasklet(struct tasklet *tl)
+{
+	struct conn *c = container_of(tl, struct conn, tl);
+
+	if (c->front_state == FC_IDLE)
+		front_idle_process(c);
+}
+
+static void front_timeout(struct timer *t)
+{
+	struct conn *c = container_of(t, struct conn, tmr);
+
+	if (c->front_state == FC_STREAM)
+		stream_ops->timeout(c->strm, c);
+	else
+		front_close(c); /* idle keep-alive, or drain period over */
+}
+
+/* Deadline of an idle front connection: http-keep-alive after a request, else
+ * http-request, else client. */
+static uint64_t front_idle_deadline(struct conn *c)
+{
+	const struct proxy_timeouts *to = &c->px->timeout;
+	int ms = to->http_request ? to->http_request : to->client;
+
+	if (c->nb_req && to->http_keep_alive)
+		ms = to->http_keep_alive;
+	return tick_add(ms);
+}
+
+int h1_front_accept(struct listener *li, int fd, const struct sockaddr_storage *peer)
+{
+	struct conn *c;
+	int one = 1;
+
+	if (peer->ss_family != AF_UNIX)
+		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	c = conn_new(fd, front_iocb, front_timeout);
+	if (!c)
+		return -1;
+	c->flags |= CO_FL_CAN_SEND;
+	c->li = li;
+	c->px = li->bind->px;
+	c->peer = *peer;
+	c->front_state = FC_IDLE;
+	c->tl.process = front_tasklet;
+	timer_set(&c->tmr, front_idle_deadline(c));
+	return 0;
+}
+
+void h1_front_end_stream(struct conn *c, bool keep_alive)
+{
+	c->strm = NULL;
+	c->nb_req++;
+	if (!keep_alive) {
+		h1_front_close_gracefully(c);
+		return;
+	}
+	c->front_state = FC_IDLE;
+	b_release_if_empty(&c->ibuf);
+	timer_set(&c->tmr, front_idle_deadline(c));
+	if (c->ibuf.data || (c->flags & (CO_FL_CAN_RECV | CO_FL_RD_EOF)))
+		tasklet_wakeup(&c->tl); /* pipelined request, or bytes signalled meanwhile */
+}
+
+void h1_front_close_gracefully(struct conn *c)
+{
+	c->strm = NULL;
+	c->front_state = FC_DRAINING;
+	c->tl.process = NULL;
+	tasklet_cancel(&c->tl);
+	b_del(&c->ibuf, c->ibuf.data);
+	timer_set(&c->tmr, tick_add(DRAIN_TIMEOUT_MS));
+	if (!c->obuf.data)
+		conn_shutw(c);
+	front_drain_process(c);
+}

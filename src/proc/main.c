@@ -1,0 +1,386 @@
+/* Process entry point: the HAProxy-compatible command line, then load → check → prepare →
+ * bind → (daemonize) → pidfile → run. Owns only the parsed command line; daemon and pidfile
+ * mechanics live in proc/daemon, version output in proc/version.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <cfg/cfg.h>
+#include <cfg/cond.h>
+#include <cfg/lexer.h>
+#include <proc/daemon.h>
+#include <proc/global-t.h>
+#include <proc/runtime.h>
+#include <proc/version.h>
+#include <proxy/proxy.h>
+
+/* What the command line asked for; argv strings are referenced, never copied. */
+struct main_opts {
+	const char **cfg_paths; /* -f and after "--", in order */
+	int nb_cfg;
+	pid_t *old_pids; /* -sf / -st */
+	int nb_old;
+	int old_sig;	       /* SIGUSR1 for -sf, SIGTERM for -st */
+	const char *pidfile;   /* -p */
+	const char *cond;      /* -cc EXPR */
+	const char *chdir;     /* -C DIR */
+	const char *localpeer; /* -L NAME */
+	long maxconn;	       /* -n: global maxconn, 0 = unset */
+	long maxpconn;	       /* -N: default frontend maxconn, 0 = unset */
+	long memmax_mb;	       /* -m: memory limit in MB, 0 = unset */
+	int version;	       /* 1 for -v, 2 for -vv */
+	bool check;	       /* -c */
+	bool daemon;	       /* -D */
+	bool foreground;       /* -d or -db */
+	bool debug;	       /* -d */
+	bool quiet;	       /* -q (-V clears it) */
+	bool warn_fatal;       /* -dW */
+};
+
+static struct main_opts opts;
+
+/* Prints the usage text (after the version header, as HAProxy does) and exits 1. */
+static void __attribute__((noreturn)) main_usage(const char *prog)
+{
+	version_print(false);
+	fprintf(stderr,
+		"Usage : %s [-f <cfgfile|cfgdir>]* [ -vdVD ] [ -n <maxconn> ] [ -N <maxpconn> ]\n"
+		"        [ -p <pidfile> ] [ -m <max megs> ] [ -C <dir> ] [-- <cfgfile>*]\n"
+		"        -v displays version ; -vv shows known build options.\n"
+		"        -d enters debug mode ; -db only disables background mode.\n"
+		"        -V enters verbose mode (disables quiet mode)\n"
+		"        -D goes daemon ; -C changes to <dir> before loading files.\n"
+		"        -q quiet mode : don't display messages\n"
+		"        -c check mode : only check config files and exit\n"
+		"        -cc check condition : evaluate a condition and exit\n"
+		"        -n sets the maximum total # of connections\n"
+		"        -m limits the usable amount of memory (in MB)\n"
+		"        -N sets the default, per-proxy maximum # of connections (0)\n"
+		"        -L set local peer name (default to hostname)\n"
+		"        -p writes the pid of the serving process to this file\n"
+		"        -dW fails if any warning is emitted\n"
+		"        -dM, -dS, -dG, -dV, -dD, -dr, -de, -dp, -dR, -dL, -dK are accepted"
+		" and have no effect\n"
+		"        -sf/-st [pid ]* finishes/terminates old pids once ready.\n"
+		"        -W, -Ws, -S, -x (master-worker, seamless reload) are not supported yet.\n"
+		"\n",
+		prog);
+	exit(1);
+}
+
+/* Parses a non-negative decimal integer argument of option <opt>; exits 1 on error. */
+static long main_parse_num(const char *opt, const char *arg)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(arg, &end, 10);
+	if (errno || end == arg || *end || v < 0 || v > INT_MAX) {
+		ha_alert("Option '%s' expects a non-negative integer, got '%s'.\n", opt, arg);
+		exit(1);
+	}
+	return v;
+}
+
+/* Returns the argument following option argv[*i] and advances *i; usage if missing. */
+static const char *main_next_arg(int argc, char **argv, int *i)
+{
+	if (*i + 1 >= argc) {
+		ha_alert("Option '%s' requires an argument.\n", argv[*i]);
+		main_usage(argv[0]);
+	}
+	return argv[++*i];
+}
+
+/* "-sf"/"-st": consumes the following arguments that do not start with '-' as pids. */
+static void main_parse_old_pids(int argc, char **argv, int *i)
+{
+	opts.old_sig = argv[*i][2] == 'f' ? SIGUSR1 : SIGTERM;
+	while (*i + 1 < argc && argv[*i + 1][0] != '-') {
+		long pid = main_parse_num(argv[*i], argv[*i + 1]);
+
+		if (pid <= 0) {
+			ha_alert("Option '%s' expects process ids, got '%s'.\n", argv[*i],
+				 argv[*i + 1]);
+			exit(1);
+		}
+		opts.old_pids[opts.nb_old++] = (pid_t)pid;
+		(*i)++;
+	}
+}
+
+/* Refuses an option that belongs to a later issue: clear message, exit 1. */
+static void __attribute__((noreturn)) main_not_supported(const char *opt, const char *what)
+{
+	ha_alert("Option '%s' (%s) is not supported yet.\n", opt, what);
+	exit(1);
+}
+
+/* "-d" and its "-dX" variants: only -d, -db and -dW change anything. */
+static void main_parse_debug(const char *flag)
+{
+	if (strcmp(flag, "-d") == 0) {
+		opts.debug = true;
+		opts.foreground = true;
+	} else if (strcmp(flag, "-db") == 0) {
+		opts.foreground = true;
+	} else if (strcmp(flag, "-dW") == 0) {
+		opts.warn_fatal = true;
+	}
+	/* -dM, -dS, -dG, -dV, -dD, -dr, -de, -dp, -dk, -dR, -dL, -dK, -dC...: no effect. */
+}
+
+/* Handles the option at argv[*i]; may consume following arguments. */
+static void main_parse_opt(int argc, char **argv, int *i)
+{
+	const char *f = argv[*i];
+
+	if (strcmp(f, "-v") == 0)
+		opts.version = 1;
+	else if (strncmp(f, "-vv", 3) == 0 && f[3 + strspn(f + 3, "v")] == '\0')
+		opts.version = 2;
+	else if (strcmp(f, "-f") == 0)
+		opts.cfg_paths[opts.nb_cfg++] = main_next_arg(argc, argv, i);
+	else if (strcmp(f, "-c") == 0)
+		opts.check = true;
+	else if (strcmp(f, "-cc") == 0)
+		opts.cond = main_next_arg(argc, argv, i);
+	else if (strcmp(f, "-D") == 0)
+		opts.daemon = true;
+	else if (f[1] == 'd')
+		main_parse_debug(f);
+	else if (strcmp(f, "-q") == 0)
+		opts.quiet = true;
+	else if (strcmp(f, "-V") == 0)
+		opts.quiet = false;
+	else if (strcmp(f, "-p") == 0)
+		opts.pidfile = main_next_arg(argc, argv, i);
+	else if (strcmp(f, "-n") == 0)
+		opts.maxconn = main_parse_num(f, main_next_arg(argc, argv, i));
+	else if (strcmp(f, "-N") == 0)
+		opts.maxpconn = main_parse_num(f, main_next_arg(argc, argv, i));
+	else if (strcmp(f, "-m") == 0)
+		opts.memmax_mb = main_parse_num(f, main_next_arg(argc, argv, i));
+	else if (strcmp(f, "-C") == 0)
+		opts.chdir = main_next_arg(argc, argv, i);
+	else if (strcmp(f, "-L") == 0)
+		opts.localpeer = main_next_arg(argc, argv, i);
+	else if (strcmp(f, "-sf") == 0 || strcmp(f, "-st") == 0)
+		main_parse_old_pids(argc, argv, i);
+	else if (strcmp(f, "-W") == 0 || strcmp(f, "-Ws") == 0)
+		main_not_supported(f, "master-worker mode");
+	else if (strcmp(f, "-S") == 0)
+		main_not_supported(f, "master CLI");
+	else if (strcmp(f, "-x") == 0)
+		main_not_supported(f, "listening sockets from a unix socket");
+	else
+		main_usage(argv[0]);
+}
+
+/* Fills opts from argv; exits 1 with the usage text on anything unknown. */
+static void main_parse_args(int argc, char **argv)
+{
+	int i;
+
+	opts.cfg_paths = calloc(argc, sizeof(*opts.cfg_paths));
+	opts.old_pids = calloc(argc, sizeof(*opts.old_pids));
+	if (!opts.cfg_paths || !opts.old_pids) {
+		ha_alert("Out of memory while parsing the command line.\n");
+		exit(1);
+	}
+	for (i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--") == 0) {
+			while (++i < argc)
+				opts.cfg_paths[opts.nb_cfg++] = argv[i];
+			break;
+		}
+		if (argv[i][0] != '-' || argv[i][1] == '\0')
+			main_usage(argv[0]);
+		main_parse_opt(argc, argv, &i);
+	}
+}
+
+static const char *main_getenv(const char *name, void *arg)
+{
+	return getenv(name);
+}
+
+/* "-cc EXPR": tokenizes and evaluates EXPR. Returns the exit status: 0 true, 1 false,
+ * 2 error (message on stderr).
+ */
+static int main_eval_cond(const char *expr)
+{
+	static char out[16384];
+	struct cfg_tokens tok;
+	char err[256] = "";
+	int ret;
+
+	if (cfg_tokenize(expr, strlen(expr), out, sizeof(out), &tok, main_getenv, NULL, err,
+			 sizeof(err)) < 0) {
+		ha_alert("Failed to evaluate condition: %s\n", err);
+		return 2;
+	}
+	ret = cond_eval(tok.args, tok.nargs, version_cond_facts(), err, sizeof(err));
+	if (ret < 0) {
+		ha_alert("Failed to evaluate condition: %s\n", err);
+		return 2;
+	}
+	return ret ? 0 : 1;
+}
+
+/* Exports HAPROXY_LOCALPEER (-L, else the host name) for "${HAPROXY_LOCALPEER}" in configs. */
+static void main_set_localpeer(void)
+{
+	char host[256];
+
+	if (opts.localpeer) {
+		setenv("HAPROXY_LOCALPEER", opts.localpeer, 1);
+		return;
+	}
+	if (gethostname(host, sizeof(host)) < 0)
+		return;
+	host[sizeof(host) - 1] = '\0';
+	setenv("HAPROXY_LOCALPEER", host, 1);
+}
+
+/* Command-line settings that go into <global>; called before and after loading, since the
+ * config may set some of them too ("daemon", "quiet", "zero-warning", "pidfile").
+ */
+static void main_apply_global(void)
+{
+	global.quiet = global.quiet || opts.quiet;
+	global.debug = global.debug || opts.debug;
+	global.warn_fatal = global.warn_fatal || opts.warn_fatal;
+	global.daemon = (global.daemon || opts.daemon) && !opts.foreground;
+	if (opts.pidfile && (!global.pidfile || strcmp(global.pidfile, opts.pidfile) != 0)) {
+		/* -p wins over "pidfile"; the config's string stays allocated (startup only). */
+		global.pidfile = strdup(opts.pidfile);
+		if (!global.pidfile) {
+			ha_alert("Out of memory.\n");
+			exit(1);
+		}
+	}
+	if (opts.maxconn)
+		global.maxconn = (int)opts.maxconn;
+}
+
+/* Exits 1 if warnings were emitted and they are fatal (-dW or "zero-warning"). */
+static void main_check_warnings(void)
+{
+	if (global.warn_fatal && cfg_warnings > 0) {
+		ha_alert("Some warnings were found and 'zero-warning' is set. Aborting.\n");
+		exit(1);
+	}
+}
+
+/* Loads every config path then runs the checks; exits 1 on any error. */
+static void main_load_config(void)
+{
+	struct proxy *px;
+	int i;
+
+	for (i = 0; i < opts.nb_cfg; i++)
+		cfg_load_path(opts.cfg_paths[i]);
+	if (cfg_errors || proxy_check_all() > 0 || cfg_errors) {
+		ha_alert("Fatal errors found in configuration.\n");
+		exit(1);
+	}
+	main_apply_global();
+	main_check_warnings();
+
+	/* -N: the default maxconn of frontends that set none, as HAProxy's -N. */
+	for (px = proxies; opts.maxpconn && px; px = px->next) {
+		if ((px->cap & PR_CAP_FE) && px->maxconn == 0)
+			px->maxconn = (int)opts.maxpconn;
+	}
+}
+
+/* -m: caps the data segment, as HAProxy does. Returns 0 or -1 after an alert. */
+static int main_limit_memory(void)
+{
+	struct rlimit rl;
+
+	if (!opts.memmax_mb)
+		return 0;
+	rl.rlim_cur = rl.rlim_max = (rlim_t)opts.memmax_mb * 1048576;
+	if (setrlimit(RLIMIT_DATA, &rl) < 0) {
+		ha_alert("Cannot limit memory to %ld MB: %s.\n", opts.memmax_mb, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* Called by the runtime once every loop serves: releases the -D launcher, stops old pids. */
+static void main_ready(void)
+{
+	daemon_report_ready(global.debug);
+	daemon_signal_pids(opts.old_pids, opts.nb_old, opts.old_sig);
+}
+
+/* Everything after a successful check: returns the process exit status. */
+static int main_start(void)
+{
+	int ret;
+
+	if (main_limit_memory() < 0 || runtime_prepare() < 0)
+		return 1;
+	if (global.pidfile && pidfile_open(global.pidfile) < 0)
+		return 1;
+	if (listeners_bind_all() < 0)
+		goto out_pidfile;
+	main_check_warnings();
+	if (global.daemon && daemon_start() < 0)
+		goto out_pidfile;
+	if (pidfile_write() < 0)
+		goto out_pidfile;
+	ret = runtime_run(main_ready);
+	pidfile_remove();
+	return ret;
+
+out_pidfile:
+	pidfile_remove();
+	return 1;
+}
+
+int main(int argc, char **argv)
+{
+	int ret;
+
+	main_parse_args(argc, argv);
+	if (opts.version) {
+		version_print(opts.version > 1);
+		return 0;
+	}
+	if (opts.cond)
+		return main_eval_cond(opts.cond);
+	if (!opts.nb_cfg) {
+		ha_alert("No configuration file specified (use -f <file|dir>).\n");
+		main_usage(argv[0]);
+	}
+	if (opts.chdir && chdir(opts.chdir) < 0) {
+		ha_alert("Cannot change to directory '%s': %s.\n", opts.chdir, strerror(errno));
+		return 1;
+	}
+	main_set_localpeer();
+	main_apply_global();
+	main_load_config();
+	if (opts.check) {
+		if (!global.quiet) {
+			if (cfg_warnings)
+				printf("Warnings were found.\n");
+			printf("Configuration file is valid\n");
+		}
+		return 0;
+	}
+	ret = main_start();
+	free(opts.cfg_paths);
+	free(opts.old_pids);
+	return ret;
+}

@@ -1,0 +1,275 @@
+/* Proxy objects: allocation, the `proxies` list (config order) and the private list of
+ * defaults sections, defaults inheritance, lookups, errorfiles, and freeing everything a
+ * proxy owns (binds, listeners, servers, rules, errorfiles). The post-parse checks live in
+ * proxy_check.c, the section and keyword parsers in proxy_cfg.c.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <backend/server-t.h>
+#include <conn/bind_cfg.h>
+#include <proxy/proxy.h>
+#include <proxy/proxy_cfg.h>
+#include <stream/action-t.h>
+
+struct proxy *proxies;                /* frontends, backends, listens in config order */
+static struct proxy *proxies_tail;
+static struct proxy *defaults_list;   /* defaults sections, most recent first */
+static struct proxy *defaults_last;   /* the last defaults section declared */
+
+int proxy_ist_set(struct ist *dst, const char *s)
+{
+	char *copy = NULL;
+
+	if (s && *s) {
+		copy = strdup(s);
+		if (!copy)
+			return -1;
+	}
+	free((char *)dst->ptr);
+	*dst = copy ? ist_str(copy) : ist2(NULL, 0);
+	return 0;
+}
+
+/* Copies <len> bytes of <src> into a new NUL-terminated owned view. Returns 0 or -1. */
+static int proxy_ist_dup(struct ist *dst, struct ist src)
+{
+	char *copy;
+
+	*dst = ist2(NULL, 0);
+	if (!src.len)
+		return 0;
+	copy = malloc(src.len + 1);
+	if (!copy)
+		return -1;
+	memcpy(copy, src.ptr, src.len);
+	copy[src.len] = 0;
+	*dst = ist2(copy, src.len);
+	return 0;
+}
+
+int proxy_set_errorfile(struct proxy *px, int status, const char *msg, size_t len)
+{
+	struct errorfile *ef = NULL;
+	struct ist copy;
+	int i;
+
+	for (i = 0; i < px->nb_errorfiles; i++)
+		if (px->errorfiles[i].status == status)
+			ef = &px->errorfiles[i];
+	if (!ef && px->nb_errorfiles >= PR_MAX_ERRORFILES)
+		return -1;
+	if (proxy_ist_dup(&copy, ist2(msg, len)) < 0)
+		return -1;
+	if (!ef) {
+		ef = &px->errorfiles[px->nb_errorfiles++];
+		ef->status = status;
+	} else {
+		free((char *)ef->msg.ptr);
+	}
+	ef->msg = copy;
+	return 0;
+}
+
+const struct errorfile *proxy_errorfile(const struct proxy *px, int status)
+{
+	int i;
+
+	for (i = 0; i < px->nb_errorfiles; i++)
+		if (px->errorfiles[i].status == status)
+			return &px->errorfiles[i];
+	return NULL;
+}
+
+/* Sets the built-in defaults of a fresh proxy: what HAProxy does without any "defaults". */
+static int proxy_init_builtin(struct proxy *px)
+{
+	px->mode = PR_MODE_TCP;
+	px->options = PR_O_HTTP_KAL;
+	px->retries = 3;
+	px->lbalgo = LB_ALGO_ROUNDROBIN;
+	return proxy_ist_set(&px->fwdfor_hdr, "X-Forwarded-For");
+}
+
+/* Copies the inheritable settings of defaults section <def> into the fresh <px>. */
+static int proxy_inherit(struct proxy *px, const struct proxy *def)
+{
+	int i;
+
+	px->mode = def->mode;
+	px->options = def->options;
+	px->timeout = def->timeout;
+	px->maxconn = def->maxconn;
+	px->backlog = def->backlog;
+	px->retries = def->retries;
+	px->redispatch_every = def->redispatch_every;
+	px->lbalgo = def->lbalgo;
+	px->fwdfor_except_net = def->fwdfor_except_net;
+	px->fwdfor_except_mask = def->fwdfor_except_mask;
+	px->fwdfor_has_except = def->fwdfor_has_except;
+	if (def->defbe_name && !(px->defbe_name = strdup(def->defbe_name)))
+		return -1;
+	if (proxy_ist_dup(&px->fwdfor_hdr, def->fwdfor_hdr) < 0 ||
+	    proxy_ist_dup(&px->monitor_uri, def->monitor_uri) < 0)
+		return -1;
+	for (i = 0; i < def->nb_errorfiles; i++) {
+		const struct errorfile *ef = &def->errorfiles[i];
+
+		if (proxy_set_errorfile(px, ef->status, ef->msg.ptr, ef->msg.len) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static void proxy_free(struct proxy *px);
+
+struct proxy *proxy_new(const char *name, uint32_t cap, const char *file, int line,
+			const struct proxy *defpx)
+{
+	struct proxy *px = calloc(1, sizeof(*px));
+
+	if (!px)
+		return NULL;
+	list_init(&px->binds);
+	list_init(&px->switching_rules);
+	list_init(&px->http_req_rules);
+	list_init(&px->http_res_rules);
+	px->cap = cap;
+	px->line = line;
+	px->id = strdup(name ? name : "");
+	px->file = strdup(file ? file : "");
+	if (!px->id || !px->file || (defpx ? proxy_inherit(px, defpx) : proxy_init_builtin(px))) {
+		proxy_free(px);
+		return NULL;
+	}
+	if (cap & PR_CAP_DEF) {
+		px->next = defaults_list;
+		defaults_list = defaults_last = px;
+	} else if (proxies_tail) {
+		proxies_tail->next = px;
+		proxies_tail = px;
+	} else {
+		proxies = proxies_tail = px;
+	}
+	return px;
+}
+
+struct proxy *proxy_defaults_last(void)
+{
+	return defaults_last;
+}
+
+struct proxy *proxy_defaults_find(const char *name)
+{
+	struct proxy *px;
+
+	for (px = defaults_list; px; px = px->next)
+		if (*px->id && strcmp(px->id, name) == 0)
+			return px;
+	return NULL;
+}
+
+struct proxy *proxy_find(const char *name, uint32_t cap)
+{
+	struct proxy *px;
+
+	for (px = proxies; px; px = px->next)
+		if ((px->cap & cap) == cap && strcmp(px->id, name) == 0)
+			return px;
+	return NULL;
+}
+
+const char *proxy_type_str(const struct proxy *px)
+{
+	if (px->cap & PR_CAP_DEF)
+		return "defaults";
+	if ((px->cap & (PR_CAP_FE | PR_CAP_BE)) == (PR_CAP_FE | PR_CAP_BE))
+		return "proxy";
+	if (px->cap & PR_CAP_FE)
+		return "frontend";
+	if (px->cap & PR_CAP_BE)
+		return "backend";
+	return "proxy";
+}
+
+/* Frees a rule: every view of an act_rule is owned (see stream/http_act_cfg.c). */
+static void proxy_free_rule(struct act_rule *r)
+{
+	int i;
+
+	for (i = 0; i < r->nb_hdrs; i++) {
+		free((char *)r->hdrs[i].name.ptr);
+		free((char *)r->hdrs[i].value.ptr);
+	}
+	free(r->hdrs);
+	free((char *)r->name.ptr);
+	free((char *)r->value.ptr);
+	free((char *)r->content_type.ptr);
+	free((char *)r->body.ptr);
+	free(r->file);
+	free(r);
+}
+
+static void proxy_free_rules(struct list *head)
+{
+	struct act_rule *r, *rt;
+
+	list_for_each_entry_safe(r, rt, head, list) {
+		list_delete(&r->list);
+		proxy_free_rule(r);
+	}
+}
+
+/* Frees <px> and everything it owns. lb_ctx belongs to the LB code and must have been
+ * released by it before.
+ */
+static void proxy_free(struct proxy *px)
+{
+	struct bind_conf *bc, *bct;
+	struct switching_rule *sw, *swt;
+	struct server *srv, *next;
+	int i;
+
+	list_for_each_entry_safe(bc, bct, &px->binds, list) {
+		list_delete(&bc->list);
+		bind_conf_free(bc);
+	}
+	list_for_each_entry_safe(sw, swt, &px->switching_rules, list) {
+		list_delete(&sw->list);
+		free(sw->be_name);
+		free(sw->file);
+		free(sw);
+	}
+	proxy_free_rules(&px->http_req_rules);
+	proxy_free_rules(&px->http_res_rules);
+	for (srv = px->srv; srv; srv = next) {
+		next = srv->next;
+		free(srv->id);
+		free(srv->file);
+		free(srv);
+	}
+	for (i = 0; i < px->nb_errorfiles; i++)
+		free((char *)px->errorfiles[i].msg.ptr);
+	free((char *)px->fwdfor_hdr.ptr);
+	free((char *)px->monitor_uri.ptr);
+	free(px->defbe_name);
+	free(px->id);
+	free(px->file);
+	free(px);
+}
+
+void proxy_deinit_all(void)
+{
+	struct proxy *px, *next;
+
+	for (px = proxies; px; px = next) {
+		next = px->next;
+		proxy_free(px);
+	}
+	for (px = defaults_list; px; px = next) {
+		next = px->next;
+		proxy_free(px);
+	}
+	proxies = proxies_tail = NULL;
+	defaults_list = defaults_last = NULL;
+}

@@ -1,0 +1,697 @@
+/* The proxy sections ("defaults", "frontend", "backend", "listen") and their general
+ * keywords: mode, timeouts (and the 1.x contimeout/clitimeout/srvtimeout), retries,
+ * maxconn, backlog, default_backend, use_backend, balance, monitor-uri, errorfile, log,
+ * and the well-known keywords of later issues, refused with a reason. "option" lives in
+ * proxy_option.c, "bind" in conn/bind_cfg.c, "server" in backend/server_cfg.c and the
+ * http-request/http-response rules in stream/http_act_cfg.c.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cfg/cfg.h>
+#include <conn/bind_cfg.h>
+#include <proxy/proxy.h>
+#include <proxy/proxy_cfg.h>
+
+/* Largest errorfile accepted: it must fit in one buffer (tune.bufsize default). */
+#define ERRORFILE_MAX 16384
+
+bool proxy_cfg_has_cap(struct cfg_ctx *ctx, uint32_t cap, const char *kw)
+{
+	const struct proxy *px = ctx->px;
+
+	if (!px || (px->cap & (PR_CAP_DEF | cap)))
+		return true;
+	cfg_warn(ctx, "'%s' ignored because %s '%s' has no %s capability.", kw,
+		 proxy_type_str(px), px->id, cap == PR_CAP_FE ? "frontend" : "backend");
+	return false;
+}
+
+bool proxy_cfg_in_defaults(struct cfg_ctx *ctx, const char *kw)
+{
+	if (ctx->section != CFG_SEC_DEFAULTS)
+		return false;
+	cfg_alert(ctx, "'%s' not allowed in 'defaults' section.", kw);
+	return true;
+}
+
+int proxy_cfg_max_args(struct cfg_ctx *ctx, int skip, int max)
+{
+	if (ctx->nargs - skip <= max)
+		return 0;
+	cfg_alert(ctx, "'%s' cannot handle unexpected argument '%s'.", ctx->args[0],
+		  ctx->args[skip + max]);
+	return -1;
+}
+
+int proxy_cfg_later(struct cfg_ctx *ctx, const char *what, const char *why)
+{
+	cfg_alert(ctx, "'%s' is not supported yet (%s)", what, why);
+	return -1;
+}
+
+/* Section names: HAProxy allows letters, digits and '-', '_', '.', ':'. */
+static bool pxcfg_name_valid(struct cfg_ctx *ctx, const char *name)
+{
+	const char *p;
+
+	for (p = name; *p; p++) {
+		if (isalnum((unsigned char)*p) || strchr("-_.:", *p))
+			continue;
+		cfg_alert(ctx, "character '%c' is not permitted in '%s' name '%s'.", *p,
+			  ctx->args[0], name);
+		return false;
+	}
+	return true;
+}
+
+/* Section line: "defaults [NAME] [from DEF]", "frontend|backend NAME [from DEF]",
+ * "listen NAME [ADDR[,ADDR...]] [from DEF]". Creates the proxy and makes it current. On a
+ * bad line the proxy is still created (from the built-in defaults) so that the following
+ * lines land somewhere sane; the error is reported and counted.
+ */
+static int pxcfg_section_begin(struct cfg_ctx *ctx, uint32_t cap)
+{
+	const char *name = NULL, *from = NULL, *addrs = NULL;
+	struct proxy *defpx = NULL;
+	int err = 0, i;
+
+	for (i = 1; i < ctx->nargs; i++) {
+		if (strcmp(ctx->args[i], "from") == 0 && i + 1 < ctx->nargs && !from) {
+			from = ctx->args[++i];
+		} else if (!name && !(cap & PR_CAP_DEF && from)) {
+			name = ctx->args[i];
+		} else if (!addrs && cap == (PR_CAP_FE | PR_CAP_BE)) {
+			addrs = ctx->args[i];
+		} else {
+			cfg_alert(ctx, "'%s' cannot handle unexpected argument '%s'.", ctx->args[0],
+				  ctx->args[i]);
+			err = -1;
+		}
+	}
+	if (!name && !(cap & PR_CAP_DEF)) {
+		cfg_alert(ctx, "'%s' expects <name> as an argument.", ctx->args[0]);
+		name = "";
+		err = -1;
+	} else if (name && !pxcfg_name_valid(ctx, name)) {
+		err = -1;
+	}
+	if (from) {
+		defpx = proxy_defaults_find(from);
+		if (!defpx) {
+			cfg_alert(ctx, "defaults section '%s' not found for %s '%s'.", from,
+				  ctx->args[0], name ? name : "");
+			err = -1;
+		}
+	} else if (!(cap & PR_CAP_DEF)) {
+		defpx = proxy_defaults_last();
+	}
+	ctx->px = proxy_new(name, cap, ctx->file, ctx->line, defpx);
+	if (!ctx->px) {
+		cfg_alert(ctx, "out of memory while creating %s '%s'.", ctx->args[0], name ? name : "");
+		return -1;
+	}
+	if (addrs && bind_cfg_add_addrs(ctx, ctx->px, addrs) < 0)
+		err = -1;
+	return err;
+}
+
+static int pxcfg_begin_defaults(struct cfg_ctx *ctx)
+{
+	return pxcfg_section_begin(ctx, PR_CAP_DEF);
+}
+
+static int pxcfg_begin_frontend(struct cfg_ctx *ctx)
+{
+	return pxcfg_section_begin(ctx, PR_CAP_FE);
+}
+
+static int pxcfg_begin_backend(struct cfg_ctx *ctx)
+{
+	return pxcfg_section_begin(ctx, PR_CAP_BE);
+}
+
+static int pxcfg_begin_listen(struct cfg_ctx *ctx)
+{
+	return pxcfg_section_begin(ctx, PR_CAP_FE | PR_CAP_BE);
+}
+
+static const struct cfg_section pxcfg_sections[] = {
+	{ "defaults", CFG_SEC_DEFAULTS, pxcfg_begin_defaults },
+	{ "frontend", CFG_SEC_FRONTEND, pxcfg_begin_frontend },
+	{ "backend", CFG_SEC_BACKEND, pxcfg_begin_backend },
+	{ "listen", CFG_SEC_LISTEN, pxcfg_begin_listen },
+};
+
+__attribute__((constructor)) static void pxcfg_register_sections(void)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(pxcfg_sections) / sizeof(pxcfg_sections[0]); i++)
+		cfg_register_section(&pxcfg_sections[i]);
+}
+
+/* mode http|tcp|health */
+static int pxcfg_mode(struct cfg_ctx *ctx)
+{
+	const char *m = ctx->nargs > 1 ? ctx->args[1] : "";
+
+	if (!ctx->px || proxy_cfg_max_args(ctx, 1, 1) < 0)
+		return -1;
+	if (strcmp(m, "http") == 0) {
+		ctx->px->mode = PR_MODE_HTTP;
+		return 0;
+	}
+	if (strcmp(m, "tcp") == 0)
+		return proxy_cfg_later(ctx, "mode tcp", "TCP mode comes in a later issue");
+	if (strcmp(m, "health") == 0) {
+		cfg_alert(ctx, "'mode health' doesn't exist anymore. Please use "
+			  "'http-request return status 200' instead.");
+		return -1;
+	}
+	cfg_alert(ctx, "unknown proxy mode '%s'.", m);
+	return -1;
+}
+
+/* One "timeout" name: where it is stored and which side it belongs to. */
+struct pxcfg_timeout {
+	const char *name;
+	size_t offset;            /* in struct proxy_timeouts */
+	uint32_t cap;
+};
+
+#define PXT(n, f, c) { n, offsetof(struct proxy_timeouts, f), c }
+static const struct pxcfg_timeout pxcfg_timeouts[] = {
+	PXT("client", client, PR_CAP_FE),
+	PXT("server", server, PR_CAP_BE),
+	PXT("connect", connect, PR_CAP_BE),
+	PXT("http-request", http_request, PR_CAP_FE),
+	PXT("http-keep-alive", http_keep_alive, PR_CAP_FE),
+	PXT("queue", queue, PR_CAP_BE),
+	PXT("tunnel", tunnel, PR_CAP_BE),
+	PXT("client-fin", client_fin, PR_CAP_FE),
+	PXT("server-fin", server_fin, PR_CAP_BE),
+	PXT("check", check, PR_CAP_BE),
+	{ NULL, 0, 0 },
+};
+
+static const struct pxcfg_timeout *pxcfg_timeout_find(const char *name)
+{
+	const struct pxcfg_timeout *t;
+
+	for (t = pxcfg_timeouts; t->name; t++)
+		if (strcmp(t->name, name) == 0)
+			return t;
+	return NULL;
+}
+
+/* Sets timeout <t> from ctx->args[<arg>]; <kw> names the directive in messages. */
+static int pxcfg_set_timeout(struct cfg_ctx *ctx, const struct pxcfg_timeout *t, int arg,
+			     const char *kw)
+{
+	int ms;
+
+	if (arg >= ctx->nargs || !*ctx->args[arg]) {
+		cfg_alert(ctx, "'%s' expects an integer value (in milliseconds)", kw);
+		return -1;
+	}
+	if (proxy_cfg_max_args(ctx, arg, 1) < 0 || cfg_parse_time_arg(ctx, ctx->args[arg], &ms) < 0)
+		return -1;
+	if (!proxy_cfg_has_cap(ctx, t->cap, kw))
+		return 0;
+	*(int *)((char *)&ctx->px->timeout + t->offset) = ms;
+	return 0;
+}
+
+/* timeout NAME VALUE */
+static int pxcfg_timeout(struct cfg_ctx *ctx)
+{
+	const char *name = ctx->nargs > 1 ? ctx->args[1] : "";
+	const struct pxcfg_timeout *t;
+	char kw[64];
+
+	if (!ctx->px)
+		return -1;
+	if (strcmp(name, "tarpit") == 0)
+		return proxy_cfg_later(ctx, "timeout tarpit", "the tarpit action comes in a later "
+				       "issue");
+	t = pxcfg_timeout_find(name);
+	if (!t) {
+		cfg_alert(ctx, "'timeout' supports 'client', 'server', 'connect', 'check', 'queue', "
+			  "'http-keep-alive', 'http-request', 'tunnel', 'tarpit', 'client-fin' and "
+			  "'server-fin' (got '%s')", name);
+		return -1;
+	}
+	snprintf(kw, sizeof(kw), "timeout %s", name);
+	return pxcfg_set_timeout(ctx, t, 2, kw);
+}
+
+/* contimeout/clitimeout/srvtimeout VALUE: HAProxy 1.x names, mapped with a warning. */
+static int pxcfg_old_timeout(struct cfg_ctx *ctx)
+{
+	const char *name = !strcmp(ctx->args[0], "contimeout") ? "connect" :
+			   !strcmp(ctx->args[0], "clitimeout") ? "client" : "server";
+
+	if (!ctx->px)
+		return -1;
+	cfg_warn(ctx, "the '%s' directive is deprecated (removed in HAProxy 2.1); it is mapped "
+		 "to 'timeout %s'. Please use 'timeout %s' instead.", ctx->args[0], name, name);
+	return pxcfg_set_timeout(ctx, pxcfg_timeout_find(name), 1, ctx->args[0]);
+}
+
+/* Parses "KW N" with N in [min, max] into *out when the proxy has <cap>. */
+static int pxcfg_int(struct cfg_ctx *ctx, uint32_t cap, long min, long max, int *out)
+{
+	long v;
+
+	if (!ctx->px || cfg_need_args(ctx, 1) < 0 ||
+	    cfg_parse_int_arg(ctx, ctx->args[1], min, max, &v) < 0)
+		return -1;
+	if (!proxy_cfg_has_cap(ctx, cap, ctx->args[0]))
+		return 0;
+	*out = (int)v;
+	return 0;
+}
+
+static int pxcfg_retries(struct cfg_ctx *ctx)
+{
+	return pxcfg_int(ctx, PR_CAP_BE, 0, INT_MAX, ctx->px ? &ctx->px->retries : NULL);
+}
+
+static int pxcfg_maxconn(struct cfg_ctx *ctx)
+{
+	if (ctx->px && !(ctx->px->cap & (PR_CAP_DEF | PR_CAP_FE))) {
+		cfg_warn(ctx, "'maxconn' ignored because %s '%s' has no frontend capability. "
+			 "Maybe you want 'fullconn' instead ?", proxy_type_str(ctx->px),
+			 ctx->px->id);
+		return 0;
+	}
+	return pxcfg_int(ctx, PR_CAP_FE, 0, INT_MAX, ctx->px ? &ctx->px->maxconn : NULL);
+}
+
+static int pxcfg_backlog(struct cfg_ctx *ctx)
+{
+	return pxcfg_int(ctx, PR_CAP_FE, 0, INT_MAX, ctx->px ? &ctx->px->backlog : NULL);
+}
+
+static int pxcfg_default_backend(struct cfg_ctx *ctx)
+{
+	char *name;
+
+	if (!ctx->px || !proxy_cfg_has_cap(ctx, PR_CAP_FE, "default_backend"))
+		return ctx->px ? 0 : -1;
+	if (ctx->nargs < 2 || !*ctx->args[1]) {
+		cfg_alert(ctx, "'default_backend' expects a backend name.");
+		return -1;
+	}
+	if (proxy_cfg_max_args(ctx, 1, 1) < 0)
+		return -1;
+	name = strdup(ctx->args[1]);
+	if (!name)
+		return cfg_alert(ctx, "out of memory."), -1;
+	free(ctx->px->defbe_name);
+	ctx->px->defbe_name = name;
+	return 0;
+}
+
+/* use_backend NAME (unconditional; conditions come with the ACL engine) */
+static int pxcfg_use_backend(struct cfg_ctx *ctx)
+{
+	struct switching_rule *sw;
+
+	if (!ctx->px || proxy_cfg_in_defaults(ctx, "use_backend"))
+		return -1;
+	if (!proxy_cfg_has_cap(ctx, PR_CAP_FE, "use_backend"))
+		return 0;
+	if (ctx->nargs < 2 || !*ctx->args[1]) {
+		cfg_alert(ctx, "'use_backend' expects a backend name.");
+		return -1;
+	}
+	if (ctx->nargs > 2 && (!strcmp(ctx->args[2], "if") || !strcmp(ctx->args[2], "unless")))
+		return proxy_cfg_later(ctx, "use_backend ... if/unless", "ACL conditions come "
+				       "with a later issue");
+	if (proxy_cfg_max_args(ctx, 1, 1) < 0)
+		return -1;
+	if (strchr(ctx->args[1], '%'))
+		return proxy_cfg_later(ctx, "use_backend %[...]", "dynamic backend names "
+				       "(log-format) come with a later issue");
+	sw = calloc(1, sizeof(*sw));
+	if (!sw || !(sw->be_name = strdup(ctx->args[1])) || !(sw->file = strdup(ctx->file))) {
+		if (sw)
+			free(sw->be_name);
+		free(sw);
+		cfg_alert(ctx, "out of memory.");
+		return -1;
+	}
+	sw->line = ctx->line;
+	list_append(&ctx->px->switching_rules, &sw->list);
+	return 0;
+}
+
+/* balance ALGO: roundrobin and static-rr for now (static-rr runs as roundrobin: same
+ * distribution, weights are simply not changeable at run time yet).
+ */
+static int pxcfg_balance(struct cfg_ctx *ctx)
+{
+	static const char *const later[] = {
+		"leastconn", "random", "source", "uri", "url_param", "first", "hash",
+		"hdr(", "rdp-cookie", NULL,
+	};
+	const char *a = ctx->nargs > 1 ? ctx->args[1] : "";
+	int i;
+
+	if (!ctx->px || !proxy_cfg_has_cap(ctx, PR_CAP_BE, "balance"))
+		return ctx->px ? 0 : -1;
+	if (!strcmp(a, "roundrobin") || !strcmp(a, "static-rr")) {
+		if (proxy_cfg_max_args(ctx, 1, 1) < 0)
+			return -1;
+		ctx->px->lbalgo = LB_ALGO_ROUNDROBIN;
+		return 0;
+	}
+	for (i = 0; later[i]; i++) {
+		if (strncmp(a, later[i], strlen(later[i])) == 0) {
+			char what[128];
+
+			snprintf(what, sizeof(what), "balance %s", a);
+			return proxy_cfg_later(ctx, what, "this algorithm comes in a later issue; "
+					       "use 'roundrobin' for now");
+		}
+	}
+	cfg_alert(ctx, "balance only supports 'roundrobin', 'static-rr', 'leastconn', 'source', "
+		  "'uri', 'url_param', 'hdr(name)' and 'rdp-cookie(name)' options.");
+	return -1;
+}
+
+static int pxcfg_monitor_uri(struct cfg_ctx *ctx)
+{
+	if (!ctx->px || !proxy_cfg_has_cap(ctx, PR_CAP_FE, "monitor-uri"))
+		return ctx->px ? 0 : -1;
+	if (ctx->nargs < 2 || !*ctx->args[1]) {
+		cfg_alert(ctx, "'monitor-uri' expects an URI.");
+		return -1;
+	}
+	if (proxy_cfg_max_args(ctx, 1, 1) < 0)
+		return -1;
+	if (proxy_ist_set(&ctx->px->monitor_uri, ctx->args[1]) < 0)
+		return cfg_alert(ctx, "out of memory."), -1;
+	return 0;
+}
+
+/* Checks that msg[0..len) looks like a complete HTTP/1 response head: a status line and
+ * "name: value" header lines up to an empty line. Returns -1 or the offset of the error.
+ */
+static long pxcfg_errorfile_check(const char *msg, size_t len)
+{
+	size_t pos = 0, eol;
+	const char *nl;
+
+	if (len < 12 || memcmp(msg, "HTTP/1.", 7) != 0 || !isdigit((unsigned char)msg[9]) ||
+	    !isdigit((unsigned char)msg[10]) || !isdigit((unsigned char)msg[11]))
+		return 0;
+	for (;;) {
+		nl = memchr(msg + pos, '\n', len - pos);
+		if (!nl)
+			return (long)pos;
+		eol = nl - msg;
+		if (eol > pos && msg[eol - 1] == '\r')
+			eol--;
+		if (eol == pos)
+			return -1; /* empty line: end of headers */
+		if (pos && !memchr(msg + pos, ':', eol - pos))
+			return (long)pos;
+		pos = nl - msg + 1;
+	}
+}
+
+/* Reads <path> into a new buffer (*len bytes). Returns it, or NULL with errno set. */
+static char *pxcfg_read_file(const char *path, size_t max, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf;
+
+	if (!f)
+		return NULL;
+	buf = malloc(max + 1);
+	if (!buf) {
+		fclose(f);
+		errno = ENOMEM;
+		return NULL;
+	}
+	*len = fread(buf, 1, max + 1, f);
+	if (ferror(f)) {
+		free(buf);
+		fclose(f);
+		errno = EIO;
+		return NULL;
+	}
+	fclose(f);
+	return buf;
+}
+
+/* errorfile CODE FILE */
+static int pxcfg_errorfile(struct cfg_ctx *ctx)
+{
+	static const int codes[] = { 200, 400, 401, 403, 404, 405, 407, 408, 410, 413, 425,
+				     429, 500, 501, 502, 503, 504, 0 };
+	size_t len;
+	long off;
+	char *msg;
+	long code;
+	int i;
+
+	if (!ctx->px)
+		return -1;
+	if (ctx->nargs < 3) {
+		cfg_alert(ctx, "errorfile : expects <status_code> and <file> as arguments.");
+		return -1;
+	}
+	if (proxy_cfg_max_args(ctx, 1, 2) < 0)
+		return -1;
+	code = strtol(ctx->args[1], NULL, 10);
+	for (i = 0; codes[i] && codes[i] != code; i++)
+		;
+	if (!codes[i]) {
+		cfg_alert(ctx, "errorfile : status code '%s' not handled.", ctx->args[1]);
+		return -1;
+	}
+	msg = pxcfg_read_file(ctx->args[2], ERRORFILE_MAX, &len);
+	if (!msg) {
+		cfg_alert(ctx, "errorfile : error opening file '%s' (%s).", ctx->args[2],
+			  strerror(errno));
+		return -1;
+	}
+	if (len > ERRORFILE_MAX) {
+		cfg_alert(ctx, "errorfile : '%s': file too large (max %d bytes).", ctx->args[2],
+			  ERRORFILE_MAX);
+		free(msg);
+		return -1;
+	}
+	off = pxcfg_errorfile_check(msg, len);
+	if (off >= 0) {
+		cfg_alert(ctx, "errorfile : '%s': unable to parse headers (error offset: %ld); it "
+			  "must hold a complete HTTP response.", ctx->args[2], off);
+		free(msg);
+		return -1;
+	}
+	i = proxy_set_errorfile(ctx->px, (int)code, msg, len);
+	free(msg);
+	if (i < 0)
+		return cfg_alert(ctx, "out of memory."), -1;
+	return 0;
+}
+
+/* log ... / log global: no logging yet; say so instead of silently dropping logs. */
+static int pxcfg_log(struct cfg_ctx *ctx)
+{
+	cfg_warn(ctx, "logging is not supported yet: '%s%s%s' has no effect.", ctx->args[0],
+		 ctx->nargs > 1 ? " " : "", ctx->nargs > 1 ? ctx->args[1] : "");
+	return 0;
+}
+
+/* http-reuse safe is what the runtime does; the other strategies come later. */
+static int pxcfg_http_reuse(struct cfg_ctx *ctx)
+{
+	if (!ctx->px || cfg_need_args(ctx, 1) < 0)
+		return -1;
+	if (!proxy_cfg_has_cap(ctx, PR_CAP_BE, "http-reuse") || !strcmp(ctx->args[1], "safe"))
+		return 0;
+	if (!strcmp(ctx->args[1], "never") || !strcmp(ctx->args[1], "aggressive") ||
+	    !strcmp(ctx->args[1], "always"))
+		return proxy_cfg_later(ctx, ctx->args[1], "only 'http-reuse safe' (the default) "
+				       "is supported for now");
+	cfg_alert(ctx, "'http-reuse' only supports 'never', 'safe', 'aggressive', 'always'");
+	return -1;
+}
+
+/* "description" is informative only. */
+static int pxcfg_description(struct cfg_ctx *ctx)
+{
+	return 0;
+}
+
+/* Keywords of later issues, each with the reason given to the user. */
+struct pxcfg_later {
+	const char *name;
+	const char *why;
+};
+
+static const struct pxcfg_later pxcfg_later_kws[] = {
+	{ "stats", "the stats page comes in a later issue" },
+	{ "acl", "ACLs come with the ACL engine in a later issue" },
+	{ "http-check", "health checks come in a later issue" },
+	{ "external-check", "health checks come in a later issue" },
+	{ "tcp-request", "TCP rules come in a later issue" },
+	{ "tcp-response", "TCP rules come in a later issue" },
+	{ "stick-table", "stick tables come in a later issue" },
+	{ "stick", "stick tables come in a later issue" },
+	{ "cookie", "cookie persistence comes in a later issue" },
+	{ "compression", "compression comes in a later issue" },
+	{ "redirect", "redirects come in a later issue" },
+	{ "capture", "captures come with logging in a later issue" },
+	{ "declare", "captures come with logging in a later issue" },
+	{ "filter", "filters come in a later issue" },
+	{ "use-server", "use-server comes with the ACL engine in a later issue" },
+	{ "hash-type", "hash-based load balancing comes in a later issue" },
+	{ "hash-balance-factor", "hash-based load balancing comes in a later issue" },
+	{ "http-after-response", "http-after-response rules come in a later issue" },
+	{ "default-server", "default-server comes in a later issue" },
+	{ "server-template", "server templates come with DNS resolution in a later issue" },
+	{ "fullconn", "dynamic server maxconn (minconn/fullconn) comes in a later issue" },
+	{ "errorfiles", "http-errors sections come in a later issue" },
+	{ "errorloc", "errorloc comes in a later issue; use 'errorfile'" },
+	{ "errorloc302", "errorloc comes in a later issue; use 'errorfile'" },
+	{ "errorloc303", "errorloc comes in a later issue; use 'errorfile'" },
+	{ "http-error", "http-error comes in a later issue; use 'errorfile'" },
+	{ "dispatch", "dispatch comes in a later issue; use 'server'" },
+	{ "source", "source address binding comes in a later issue" },
+	{ "persist", "persistence comes in a later issue" },
+	{ "force-persist", "persistence comes in a later issue" },
+	{ "ignore-persist", "persistence comes in a later issue" },
+	{ "retry-on", "retry-on comes in a later issue; 'retries' covers connection failures" },
+	{ "unique-id-format", "unique ids come with logging in a later issue" },
+	{ "unique-id-header", "unique ids come with logging in a later issue" },
+	{ "log-format", "log formats come with logging in a later issue" },
+	{ "log-format-sd", "log formats come with logging in a later issue" },
+	{ "error-log-format", "log formats come with logging in a later issue" },
+	{ "log-tag", "logging comes in a later issue" },
+	{ "email-alert", "email alerts come in a later issue" },
+	{ "monitor", "'monitor fail' comes with the ACL engine in a later issue" },
+	{ "monitor-net", "monitor-net was removed in HAProxy 2.0; use 'monitor-uri'" },
+	{ "rate-limit", "rate limiting comes in a later issue" },
+	{ "bind-process", "nbproc was removed; threads come with issue #3" },
+	{ "id", "numeric proxy ids come with the runtime API in a later issue" },
+	{ "disabled", "disabled proxies come with the runtime API in a later issue" },
+	{ "enabled", "disabled proxies come with the runtime API in a later issue" },
+	{ "server-state-file-name", "server state files come in a later issue" },
+	{ "load-server-state-from-file", "server state files come in a later issue" },
+	{ "max-keep-alive-queue", "max-keep-alive-queue comes in a later issue" },
+	{ "max-session-srv-conns", "max-session-srv-conns comes in a later issue" },
+	{ "http-send-name-header", "http-send-name-header comes in a later issue" },
+	{ "guid", "guids come with the runtime API in a later issue" },
+	{ "reqadd", "removed in HAProxy 2.1; use 'http-request add-header'" },
+	{ "reqrep", "removed in HAProxy 2.1; http-request rules replace it" },
+	{ "reqdel", "removed in HAProxy 2.1; use 'http-request del-header'" },
+	{ "rspadd", "removed in HAProxy 2.1; use 'http-response add-header'" },
+	{ "rsprep", "removed in HAProxy 2.1; http-response rules replace it" },
+	{ "rspdel", "removed in HAProxy 2.1; use 'http-response del-header'" },
+	{ "block", "removed in HAProxy 2.1; use 'http-request deny'" },
+	{ "appsession", "removed in HAProxy 1.6; use 'cookie'" },
+	{ NULL, NULL },
+};
+
+static int pxcfg_later(struct cfg_ctx *ctx)
+{
+	const struct pxcfg_later *l;
+
+	for (l = pxcfg_later_kws; l->name; l++)
+		if (strcmp(l->name, ctx->args[0]) == 0)
+			return cfg_not_supported(ctx, l->why);
+	return cfg_not_supported(ctx, "it comes in a later issue");
+}
+
+#define PXS CFG_SEC_PROXIES
+static const struct cfg_kw pxcfg_kws[] = {
+	{ "mode", PXS, pxcfg_mode },
+	{ "timeout", PXS, pxcfg_timeout },
+	{ "contimeout", PXS, pxcfg_old_timeout },
+	{ "clitimeout", PXS, pxcfg_old_timeout },
+	{ "srvtimeout", PXS, pxcfg_old_timeout },
+	{ "retries", PXS, pxcfg_retries },
+	{ "maxconn", PXS, pxcfg_maxconn },
+	{ "backlog", PXS, pxcfg_backlog },
+	{ "default_backend", PXS, pxcfg_default_backend },
+	{ "use_backend", PXS, pxcfg_use_backend },
+	{ "balance", PXS, pxcfg_balance },
+	{ "monitor-uri", PXS, pxcfg_monitor_uri },
+	{ "errorfile", PXS, pxcfg_errorfile },
+	{ "log", PXS, pxcfg_log },
+	{ "http-reuse", PXS, pxcfg_http_reuse },
+	{ "description", PXS, pxcfg_description },
+	{ "stats", PXS, pxcfg_later },
+	{ "acl", PXS, pxcfg_later },
+	{ "http-check", PXS, pxcfg_later },
+	{ "external-check", PXS, pxcfg_later },
+	{ "tcp-request", PXS, pxcfg_later },
+	{ "tcp-response", PXS, pxcfg_later },
+	{ "stick-table", PXS, pxcfg_later },
+	{ "stick", PXS, pxcfg_later },
+	{ "cookie", PXS, pxcfg_later },
+	{ "compression", PXS, pxcfg_later },
+	{ "redirect", PXS, pxcfg_later },
+	{ "capture", PXS, pxcfg_later },
+	{ "declare", PXS, pxcfg_later },
+	{ "filter", PXS, pxcfg_later },
+	{ "use-server", PXS, pxcfg_later },
+	{ "hash-type", PXS, pxcfg_later },
+	{ "hash-balance-factor", PXS, pxcfg_later },
+	{ "http-after-response", PXS, pxcfg_later },
+	{ "default-server", PXS, pxcfg_later },
+	{ "server-template", PXS, pxcfg_later },
+	{ "fullconn", PXS, pxcfg_later },
+	{ "errorfiles", PXS, pxcfg_later },
+	{ "errorloc", PXS, pxcfg_later },
+	{ "errorloc302", PXS, pxcfg_later },
+	{ "errorloc303", PXS, pxcfg_later },
+	{ "http-error", PXS, pxcfg_later },
+	{ "dispatch", PXS, pxcfg_later },
+	{ "source", PXS, pxcfg_later },
+	{ "persist", PXS, pxcfg_later },
+	{ "force-persist", PXS, pxcfg_later },
+	{ "ignore-persist", PXS, pxcfg_later },
+	{ "retry-on", PXS, pxcfg_later },
+	{ "unique-id-format", PXS, pxcfg_later },
+	{ "unique-id-header", PXS, pxcfg_later },
+	{ "log-format", PXS, pxcfg_later },
+	{ "log-format-sd", PXS, pxcfg_later },
+	{ "error-log-format", PXS, pxcfg_later },
+	{ "log-tag", PXS, pxcfg_later },
+	{ "email-alert", PXS, pxcfg_later },
+	{ "monitor", PXS, pxcfg_later },
+	{ "monitor-net", PXS, pxcfg_later },
+	{ "rate-limit", PXS, pxcfg_later },
+	{ "bind-process", PXS, pxcfg_later },
+	{ "id", PXS, pxcfg_later },
+	{ "disabled", PXS, pxcfg_later },
+	{ "enabled", PXS, pxcfg_later },
+	{ "server-state-file-name", PXS, pxcfg_later },
+	{ "load-server-state-from-file", PXS, pxcfg_later },
+	{ "max-keep-alive-queue", PXS, pxcfg_later },
+	{ "max-session-srv-conns", PXS, pxcfg_later },
+	{ "http-send-name-header", PXS, pxcfg_later },
+	{ "guid", PXS, pxcfg_later },
+	{ "reqadd", PXS, pxcfg_later },
+	{ "reqrep", PXS, pxcfg_later },
+	{ "reqdel", PXS, pxcfg_later },
+	{ "rspadd", PXS, pxcfg_later },
+	{ "rsprep", PXS, pxcfg_later },
+	{ "rspdel", PXS, pxcfg_later },
+	{ "block", PXS, pxcfg_later },
+	{ "appsession", PXS, pxcfg_later },
+	{ NULL, 0, NULL },
+};
+
+CFG_REGISTER_KEYWORDS(pxcfg_kws);

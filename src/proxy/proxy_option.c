@@ -1,0 +1,330 @@
+/* The "option X" and "no option X" keywords of proxy sections (and "no log"): connection
+ * modes, forwardfor, redispatch, http-buffer-request, the obsolete http-use-htx, logging
+ * options (warned about: no logging yet) and the options of later issues, refused.
+ */
+#include <arpa/inet.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cfg/cfg.h>
+#include <proxy/proxy.h>
+#include <proxy/proxy_cfg.h>
+
+/* An option parser: args[a] is the option name, <neg> for "no option". */
+struct pxopt {
+	const char *name;
+	uint32_t cap;             /* PR_CAP_FE/BE needed (either one when both) */
+	int (*parse)(struct cfg_ctx *ctx, int a, bool neg);
+};
+
+/* http-keep-alive, http-server-close, httpclose: exclusive, the last one wins. */
+static int pxopt_http_mode(struct cfg_ctx *ctx, int a, bool neg, uint32_t flag)
+{
+	uint32_t *o = &ctx->px->options;
+
+	if (proxy_cfg_max_args(ctx, a, 1) < 0)
+		return -1;
+	if (neg) {
+		*o &= ~flag;
+		if (!(*o & PR_O_HTTP_MODE_MASK))
+			*o |= PR_O_HTTP_KAL;
+		return 0;
+	}
+	*o = (*o & ~PR_O_HTTP_MODE_MASK) | flag;
+	return 0;
+}
+
+static int pxopt_kal(struct cfg_ctx *ctx, int a, bool neg)
+{
+	return pxopt_http_mode(ctx, a, neg, PR_O_HTTP_KAL);
+}
+
+static int pxopt_scl(struct cfg_ctx *ctx, int a, bool neg)
+{
+	return pxopt_http_mode(ctx, a, neg, PR_O_HTTP_SCL);
+}
+
+static int pxopt_clo(struct cfg_ctx *ctx, int a, bool neg)
+{
+	return pxopt_http_mode(ctx, a, neg, PR_O_HTTP_CLO);
+}
+
+/* forceclose: HAProxy 1.x, removed in 2.x; closest is httpclose. */
+static int pxopt_forceclose(struct cfg_ctx *ctx, int a, bool neg)
+{
+	cfg_warn(ctx, "'option forceclose' is deprecated (removed in HAProxy 2.0); it is mapped "
+		 "to 'option httpclose'. Please use 'option httpclose' instead.");
+	return pxopt_http_mode(ctx, a, neg, PR_O_HTTP_CLO);
+}
+
+/* Simple boolean options (http-buffer-request). */
+static int pxopt_bool(struct cfg_ctx *ctx, int a, bool neg, uint32_t flag)
+{
+	if (proxy_cfg_max_args(ctx, a, 1) < 0)
+		return -1;
+	if (neg)
+		ctx->px->options &= ~flag;
+	else
+		ctx->px->options |= flag;
+	return 0;
+}
+
+static int pxopt_buf_req(struct cfg_ctx *ctx, int a, bool neg)
+{
+	return pxopt_bool(ctx, a, neg, PR_O_BUF_REQ);
+}
+
+/* Parses an IPv4 "NET[/BITS|/MASK]" into net/mask. Returns 0 or -1. */
+static int pxopt_parse_net4(const char *s, struct in_addr *net, struct in_addr *mask)
+{
+	char buf[64];
+	const char *slash = strchr(s, '/');
+	size_t len = slash ? (size_t)(slash - s) : strlen(s);
+	long bits;
+	char *end;
+
+	if (len >= sizeof(buf))
+		return -1;
+	memcpy(buf, s, len);
+	buf[len] = 0;
+	if (inet_pton(AF_INET, buf, net) != 1)
+		return -1;
+	mask->s_addr = htonl(0xffffffffu);
+	if (slash) {
+		if (strchr(slash + 1, '.')) {
+			if (inet_pton(AF_INET, slash + 1, mask) != 1)
+				return -1;
+		} else {
+			bits = strtol(slash + 1, &end, 10);
+			if (!slash[1] || *end || bits < 0 || bits > 32)
+				return -1;
+			mask->s_addr = bits ? htonl(0xffffffffu << (32 - bits)) : 0;
+		}
+	}
+	net->s_addr &= mask->s_addr;
+	return 0;
+}
+
+/* option forwardfor [except NET[/MASK]] [header NAME] [if-none] */
+static int pxopt_forwardfor(struct cfg_ctx *ctx, int a, bool neg)
+{
+	struct proxy *px = ctx->px;
+	const char *hdr = "X-Forwarded-For";
+	bool ifnone = false, except = false;
+	struct in_addr net = { 0 }, mask = { 0 };
+	int i;
+
+	if (neg) {
+		cfg_alert(ctx, "negation/default is not supported for option 'forwardfor'.");
+		return -1;
+	}
+	for (i = a + 1; i < ctx->nargs; i++) {
+		const char *w = ctx->args[i];
+
+		if (!strcmp(w, "if-none")) {
+			ifnone = true;
+		} else if (!strcmp(w, "header")) {
+			if (++i >= ctx->nargs || !*ctx->args[i]) {
+				cfg_alert(ctx, "'option forwardfor header' expects <header_name> as "
+					  "argument.");
+				return -1;
+			}
+			hdr = ctx->args[i];
+		} else if (!strcmp(w, "except")) {
+			if (++i >= ctx->nargs) {
+				cfg_alert(ctx, "'option forwardfor except' expects <address>[/mask] as "
+					  "argument.");
+				return -1;
+			}
+			if (strchr(ctx->args[i], ':'))
+				return proxy_cfg_later(ctx, "option forwardfor except <ipv6>",
+						       "IPv6 networks come in a later issue");
+			if (pxopt_parse_net4(ctx->args[i], &net, &mask) < 0) {
+				cfg_alert(ctx, "'option forwardfor except' expects <address>[/mask] as "
+					  "argument.");
+				return -1;
+			}
+			except = true;
+		} else {
+			cfg_alert(ctx, "'option forwardfor' only supports optional values: 'except', "
+				  "'header' and 'if-none'.");
+			return -1;
+		}
+	}
+	if (proxy_ist_set(&px->fwdfor_hdr, hdr) < 0)
+		return cfg_alert(ctx, "out of memory."), -1;
+	px->options |= PR_O_FWDFOR;
+	px->options = ifnone ? (px->options | PR_O_FF_IFNONE) : (px->options & ~PR_O_FF_IFNONE);
+	px->fwdfor_has_except = except;
+	px->fwdfor_except_net = net;
+	px->fwdfor_except_mask = mask;
+	return 0;
+}
+
+/* option redispatch [N]: N > 0 every Nth retry, -1 (default) the last retry, 0 never. */
+static int pxopt_redispatch(struct cfg_ctx *ctx, int a, bool neg)
+{
+	struct proxy *px = ctx->px;
+	long n = -1;
+
+	if (proxy_cfg_max_args(ctx, a, 2) < 0)
+		return -1;
+	if (neg) {
+		px->options &= ~PR_O_REDISP;
+		return 0;
+	}
+	if (a + 1 < ctx->nargs && cfg_parse_int_arg(ctx, ctx->args[a + 1], INT_MIN, INT_MAX, &n) < 0)
+		return -1;
+	if (n < -1)
+		return proxy_cfg_later(ctx, "option redispatch <negative>", "redispatching on the "
+				       "Nth retry before the last comes in a later issue; use -1 or "
+				       "a positive interval");
+	if (n == 0) {
+		px->options &= ~PR_O_REDISP;
+		return 0;
+	}
+	px->options |= PR_O_REDISP;
+	px->redispatch_every = n > 0 ? (int)n : 0;
+	return 0;
+}
+
+static int pxopt_htx(struct cfg_ctx *ctx, int a, bool neg)
+{
+	cfg_warn(ctx, "'%soption http-use-htx' is deprecated and ignored. The HTX mode is now the "
+		 "only supported mode.", neg ? "no " : "");
+	return 0;
+}
+
+static int pxopt_logging(struct cfg_ctx *ctx, int a, bool neg)
+{
+	cfg_warn(ctx, "logging is not supported yet: '%soption %s' has no effect.",
+		 neg ? "no " : "", ctx->args[a]);
+	return 0;
+}
+
+#define FEBE (PR_CAP_FE | PR_CAP_BE)
+static const struct pxopt pxopts[] = {
+	{ "http-keep-alive", FEBE, pxopt_kal },
+	{ "http-server-close", FEBE, pxopt_scl },
+	{ "httpclose", FEBE, pxopt_clo },
+	{ "forceclose", FEBE, pxopt_forceclose },
+	{ "forwardfor", FEBE, pxopt_forwardfor },
+	{ "redispatch", PR_CAP_BE, pxopt_redispatch },
+	{ "http-buffer-request", FEBE, pxopt_buf_req },
+	{ "http-use-htx", FEBE, pxopt_htx },
+	{ "httplog", FEBE, pxopt_logging },
+	{ "httpslog", FEBE, pxopt_logging },
+	{ "tcplog", FEBE, pxopt_logging },
+	{ "dontlognull", FEBE, pxopt_logging },
+	{ "dontlog-normal", FEBE, pxopt_logging },
+	{ "log-separate-errors", FEBE, pxopt_logging },
+	{ "logasap", FEBE, pxopt_logging },
+	{ "log-health-checks", FEBE, pxopt_logging },
+	{ NULL, 0, NULL },
+};
+
+/* Options of later issues, each with the reason given to the user. */
+static const char *const pxopt_later[][2] = {
+	{ "httpchk", "health checks come in a later issue" },
+	{ "ssl-hello-chk", "health checks come in a later issue" },
+	{ "tcp-check", "health checks come in a later issue" },
+	{ "mysql-check", "health checks come in a later issue" },
+	{ "pgsql-check", "health checks come in a later issue" },
+	{ "redis-check", "health checks come in a later issue" },
+	{ "smtpchk", "health checks come in a later issue" },
+	{ "ldap-check", "health checks come in a later issue" },
+	{ "spop-check", "health checks come in a later issue" },
+	{ "external-check", "health checks come in a later issue" },
+	{ "allbackups", "backup server policies come in a later issue" },
+	{ "abortonclose", "abortonclose comes in a later issue" },
+	{ "accept-invalid-http-request", "relaxed HTTP parsing comes in a later issue" },
+	{ "accept-invalid-http-response", "relaxed HTTP parsing comes in a later issue" },
+	{ "checkcache", "checkcache comes in a later issue" },
+	{ "clitcpka", "TCP keep-alive comes in a later issue" },
+	{ "srvtcpka", "TCP keep-alive comes in a later issue" },
+	{ "tcpka", "TCP keep-alive comes in a later issue" },
+	{ "contstats", "stats come in a later issue" },
+	{ "socket-stats", "stats come in a later issue" },
+	{ "disable-h2-upgrade", "HTTP/2 comes in a later issue" },
+	{ "h1-case-adjust-bogus-client", "header case adjustment comes in a later issue" },
+	{ "h1-case-adjust-bogus-server", "header case adjustment comes in a later issue" },
+	{ "http-ignore-probes", "http-ignore-probes comes with logging in a later issue" },
+	{ "http-no-delay", "http-no-delay comes in a later issue" },
+	{ "http-pretend-keepalive", "http-pretend-keepalive comes in a later issue" },
+	{ "http-restrict-req-hdr-names", "header name restrictions come in a later issue" },
+	{ "http_proxy", "the HTTP forward-proxy mode comes in a later issue" },
+	{ "http-tunnel", "removed in HAProxy 2.1; use 'option http-keep-alive'" },
+	{ "independent-streams", "independent-streams comes with TCP mode in a later issue" },
+	{ "nolinger", "nolinger comes in a later issue" },
+	{ "originalto", "originalto comes in a later issue" },
+	{ "persist", "persistence comes in a later issue" },
+	{ "prefer-last-server", "prefer-last-server comes in a later issue" },
+	{ "splice-auto", "splicing comes in a later issue" },
+	{ "splice-request", "splicing comes in a later issue" },
+	{ "splice-response", "splicing comes in a later issue" },
+	{ "tcp-smart-accept", "tcp-smart-accept comes in a later issue" },
+	{ "tcp-smart-connect", "tcp-smart-connect comes in a later issue" },
+	{ "transparent", "transparent proxying comes in a later issue" },
+	{ "idle-close-on-response", "idle-close-on-response comes in a later issue" },
+};
+
+/* Parses "option NAME ..." with args[a] the name. */
+static int pxopt_dispatch(struct cfg_ctx *ctx, int a, bool neg)
+{
+	const char *name = a < ctx->nargs ? ctx->args[a] : "";
+	const struct pxopt *o;
+	size_t i;
+
+	if (!ctx->px)
+		return -1;
+	for (o = pxopts; o->name; o++) {
+		if (strcmp(o->name, name) != 0)
+			continue;
+		if (!proxy_cfg_has_cap(ctx, o->cap, name))
+			return 0;
+		return o->parse(ctx, a, neg);
+	}
+	for (i = 0; i < sizeof(pxopt_later) / sizeof(pxopt_later[0]); i++) {
+		if (strcmp(pxopt_later[i][0], name) == 0) {
+			char what[96];
+
+			snprintf(what, sizeof(what), "option %s", name);
+			return proxy_cfg_later(ctx, what, pxopt_later[i][1]);
+		}
+	}
+	if (!*name)
+		cfg_alert(ctx, "'%soption' expects an option name.", neg ? "no " : "");
+	else
+		cfg_alert(ctx, "unknown option '%s'.", name);
+	return -1;
+}
+
+static int pxopt_kw_option(struct cfg_ctx *ctx)
+{
+	return pxopt_dispatch(ctx, 1, false);
+}
+
+/* "no option X" and "no log". */
+static int pxopt_kw_no(struct cfg_ctx *ctx)
+{
+	const char *what = ctx->nargs > 1 ? ctx->args[1] : "";
+
+	if (!strcmp(what, "option"))
+		return pxopt_dispatch(ctx, 2, true);
+	if (!strcmp(what, "log")) {
+		cfg_warn(ctx, "logging is not supported yet: 'no log' has no effect.");
+		return 0;
+	}
+	cfg_alert(ctx, "'no' is only supported before 'option' and 'log' (got 'no %s').", what);
+	return -1;
+}
+
+static const struct cfg_kw pxopt_kws[] = {
+	{ "option", CFG_SEC_PROXIES, pxopt_kw_option },
+	{ "no", CFG_SEC_PROXIES, pxopt_kw_no },
+	{ NULL, 0, NULL },
+};
+
+CFG_REGISTER_KEYWORDS(pxopt_kws);

@@ -1,0 +1,313 @@
+/* HTTP analysis of a stream: waiting for and checking the request headers, the request
+ * analyzers in HAProxy's order (monitor-uri, frontend rules, backend choice, backend rules,
+ * forwardfor, http-buffer-request), and the response analyzers (interim responses, body
+ * framing, connection mode, response rules, serialization towards the client).
+ */
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <sys/socket.h>
+#include <base/buf.h>
+#include <conn/connection.h>
+#include <event/loop.h>
+#include <http/h1.h>
+#include <http/status.h>
+#include <mux/h1.h>
+#include <proc/global-t.h>
+#include <proxy/proxy-t.h>
+#include <stream/stream.h>
+
+static void h1_limits_get(struct h1_limits *lim)
+{
+	lim->max_hdr_block = global.tune_bufsize - global.tune_maxrewrite;
+	lim->max_hdr = global.tune_maxhdr;
+	lim->accept_payload_any_method = global.h1_accept_payload_any_method;
+}
+
+static struct proxy *choose_backend(struct stream *s)
+{
+	struct proxy *fe = s->fe;
+
+	if (!list_empty(&fe->switching_rules)) {
+		struct switching_rule *r = list_elem(fe->switching_rules.next,
+						     struct switching_rule, list);
+
+		return r->be;
+	}
+	if (fe->defbe)
+		return fe->defbe;
+	return (fe->cap & PR_CAP_BE) ? fe : NULL;
+}
+
+/* Adds X-Forwarded-For (or the configured name) with the client address. */
+static int add_forwardfor(struct stream *s)
+{
+	struct proxy *px = (s->be->options & PR_O_FWDFOR) ? s->be : s->fe;
+	const struct sockaddr_storage *ss = &s->front->peer;
+	struct ist name = px->fwdfor_hdr.len ? px->fwdfor_hdr : IST("X-Forwarded-For");
+
+	if (px->options & PR_O_FF_IFNONE) {
+		for (uint16_t i = 0; i < s->req.nhdr; i++)
+			if (!s->req.hdr[i].skip && ist_ieq(s->req.hdr[i].n, name))
+				return 0;
+	}
+	if (ss->ss_family == AF_INET) {
+		const struct sockaddr_in *in = (const void *)ss;
+
+		if (px->fwdfor_has_except &&
+		    (in->sin_addr.s_addr & px->fwdfor_except_mask.s_addr) ==
+			    (px->fwdfor_except_net.s_addr & px->fwdfor_except_mask.s_addr))
+			return 0;
+		inet_ntop(AF_INET, &in->sin_addr, s->scratch, sizeof(s->scratch));
+	} else if (ss->ss_family == AF_INET6) {
+		const struct sockaddr_in6 *in6 = (const void *)ss;
+
+		inet_ntop(AF_INET6, &in6->sin6_addr, s->scratch, sizeof(s->scratch));
+	} else {
+		return 0; /* unix socket: no address to give */
+	}
+	return http_hdr_add(s, &s->req, name, ist_str(s->scratch));
+}
+
+/* Runs <px>'s request rules; returns 1 to go on, else the step result of the reply. */
+static int run_req_rules(struct stream *s, struct proxy *px, int *ret)
+{
+	struct act_rule *final = NULL;
+	int r = http_rules_run(s, &px->http_req_rules, &s->req, &final);
+
+	if (r == RULES_CONT)
+		return 1;
+	if (r == RULES_ERROR) {
+		*ret = stream_reply_error(s, 500, false);
+		return 0;
+	}
+	if (final->type == ACT_DENY) {
+		*ret = stream_reply_error(s, final->status ? final->status : 403, false);
+		return 0;
+	}
+	/* return */
+	s->front->obuf.data = 0;
+	if (b_get(&s->front->obuf) < 0 || http_reply_write(&s->front->obuf, final) < 0) {
+		*ret = stream_reply_error(s, 500, false);
+		return 0;
+	}
+	*ret = stream_reply_local(s);
+	return 0;
+}
+
+/* The request headers are complete and valid: run the request analyzers. */
+static int ana_request(struct stream *s)
+{
+	struct h1_msg *m = &s->req;
+	struct proxy *fe = s->fe, *be;
+	int ret;
+
+	fe->cum_req++;
+	if ((m->flags & H1_MF_CONN_CLO) || (!(m->flags & H1_MF_VER_11) && !(m->flags & H1_MF_CONN_KAL)) ||
+	    (fe->options & PR_O_HTTP_CLO) || th_ctx->stopping)
+		s->flags |= SF_FRONT_CLOSE;
+	if ((m->flags & H1_MF_FORCE_CLOSE) && !global.h1_keep_open_on_insecure_te)
+		s->flags |= SF_FRONT_CLOSE | SF_BACK_CLOSE;
+	if (m->flags & H1_MF_CHNK)
+		h1_xfer_init(&s->reqx, XFER_CHUNKED, 0);
+	else if (m->flags & H1_MF_CLEN)
+		h1_xfer_init(&s->reqx, XFER_CLEN, m->body_len);
+	else
+		h1_xfer_init(&s->reqx, XFER_NONE, 0);
+
+	if (fe->monitor_uri.len && ist_eq(m->uri, fe->monitor_uri))
+		return stream_reply_error(s, 200, false);
+	if (!run_req_rules(s, fe, &ret))
+		return ret;
+	be = choose_backend(s);
+	if (!be)
+		return stream_reply_error(s, 503, false);
+	s->be = be;
+	if (be != fe && !run_req_rules(s, be, &ret))
+		return ret;
+	if ((fe->options | be->options) & (PR_O_HTTP_SCL | PR_O_HTTP_CLO))
+		s->flags |= SF_BACK_CLOSE;
+	if (((fe->options | be->options) & PR_O_FWDFOR) && add_forwardfor(s) < 0)
+		return stream_reply_error(s, 500, false);
+	if (((fe->options | be->options) & PR_O_BUF_REQ) && !s->reqx.done) {
+		s->state = SS_REQ_BODY_WAIT;
+		return 1;
+	}
+	return stream_connect_server(s);
+}
+
+int ana_wait_request(struct stream *s)
+{
+	struct conn *f = s->front;
+	struct h1_limits lim;
+	int ret;
+
+	h1_limits_get(&lim);
+	for (;;) {
+		if (f->ibuf.data) {
+			ret = h1_parse_headers(b_head(&f->ibuf), f->ibuf.data, &s->req, false, &lim);
+			if (ret > 0)
+				break;
+			if (ret < 0)
+				return stream_reply_error(s, s->req.err_code ? s->req.err_code : 400, true);
+		}
+		if (conn_recv(f) > 0)
+			continue;
+		if (f->flags & (CO_FL_RD_EOF | CO_FL_ERROR))
+			return stream_abort(s); /* client gave up before a full request */
+		return 0;
+	}
+	return ana_request(s);
+}
+
+/* option http-buffer-request: wait until the whole body is in the buffer, or the buffer
+ * is full, before connecting. */
+int ana_wait_body(struct stream *s)
+{
+	struct conn *f = s->front;
+	struct buf *ib = &f->ibuf;
+	static const char cont[] = "HTTP/1.1 100 Continue\r\n\r\n";
+
+	if ((s->req.flags & H1_MF_EXPECT_100) && !(s->flags & SF_SENT_100)) {
+		s->flags |= SF_SENT_100;
+		http_hdr_del(&s->req, IST("Expect"));
+		if (b_get(&f->obuf) == 0)
+			b_putblk(&f->obuf, cont, sizeof(cont) - 1);
+		if (conn_flush(f) < 0)
+			return stream_abort(s);
+	}
+	for (;;) {
+		uint64_t have = ib->data - s->req.hdr_len;
+
+		if (s->reqx.mode == XFER_CLEN && have >= s->reqx.remain)
+			break;
+		if (s->reqx.mode == XFER_CHUNKED) {
+			struct h1_chunk ck = { 0 };
+			int done = 0;
+
+			if (h1_chunk_scan(&ck, b_head(ib) + s->req.hdr_len, (size_t)have,
+					  global.tune_bufsize, &done) < 0)
+				return stream_reply_error(s, 400, true);
+			if (done)
+				break;
+		}
+		if (!b_room(ib) && !ib->head)
+			break; /* buffer full: forward what we have */
+		if (conn_recv(f) > 0)
+			continue;
+		if (f->flags & (CO_FL_RD_EOF | CO_FL_ERROR))
+			return stream_abort(s);
+		return 0;
+	}
+	return stream_connect_server(s);
+}
+
+/* Response rules of <px>: deny turns the response into an error. Returns 1 to go on. */
+static int run_res_rules(struct stream *s, struct proxy *px, int *ret)
+{
+	struct act_rule *final = NULL;
+	int r = http_rules_run(s, &px->http_res_rules, &s->rsp, &final);
+
+	if (r == RULES_CONT)
+		return 1;
+	if (r == RULES_ERROR || final->type != ACT_DENY)
+		*ret = stream_server_error(s, 500);
+	else
+		*ret = stream_server_error(s, final->status ? final->status : 502);
+	return 0;
+}
+
+static const char *rsp_conn_hdr(const struct stream *s, bool tunnel)
+{
+	if (tunnel)
+		return "upgrade";
+	if (s->flags & SF_FRONT_CLOSE)
+		return (s->req.flags & H1_MF_VER_11) ? "close" : NULL;
+	return (s->req.flags & H1_MF_VER_11) ? NULL : "keep-alive";
+}
+
+/* The response headers are complete: choose framing and modes, run the rules, and
+ * serialize them towards the client. */
+static int ana_response(struct stream *s)
+{
+	struct h1_msg *m = &s->rsp;
+	struct conn *f = s->front, *b = s->back;
+	bool tunnel = false;
+	enum xfer_mode mode;
+	int ret;
+
+	if (m->status == 101 && (s->req.flags & H1_MF_CONN_UPG))
+		tunnel = true;
+	else if ((s->req.flags & H1_MF_METH_CONNECT) && m->status >= 200 && m->status < 300)
+		tunnel = true;
+	if (tunnel)
+		mode = XFER_TUNNEL;
+	else if (h1_resp_bodyless(m->status, s->req.flags & H1_MF_METH_HEAD))
+		mode = XFER_NONE;
+	else if (m->flags & H1_MF_CHNK)
+		mode = XFER_CHUNKED;
+	else if (m->flags & H1_MF_CLEN)
+		mode = XFER_CLEN;
+	else
+		mode = XFER_EOF;
+	if (mode == XFER_EOF)
+		s->flags |= SF_FRONT_CLOSE | SF_BACK_CLOSE;
+	if ((m->flags & H1_MF_CONN_CLO) || (!(m->flags & H1_MF_VER_11) && !(m->flags & H1_MF_CONN_KAL)))
+		s->flags |= SF_BACK_CLOSE;
+	if (m->flags & H1_MF_FORCE_CLOSE)
+		s->flags |= SF_FRONT_CLOSE | SF_BACK_CLOSE;
+	if (th_ctx->stopping)
+		s->flags |= SF_FRONT_CLOSE;
+
+	if (!run_res_rules(s, s->be, &ret))
+		return ret;
+	if (s->fe != s->be && !run_res_rules(s, s->fe, &ret))
+		return ret;
+	if (h1_write_response(&f->obuf, m, rsp_conn_hdr(s, tunnel)) < 0)
+		return stream_server_error(s, 502);
+	b_del(&b->ibuf, m->hdr_len);
+	s->flags |= SF_RSP_HDRS_SENT;
+	h1_xfer_init(&s->rspx, mode, m->body_len);
+	if (tunnel) {
+		h1_xfer_init(&s->reqx, XFER_TUNNEL, 0);
+		s->flags &= ~SF_REQ_DONE;
+		s->state = SS_TUNNEL;
+	}
+	return 1;
+}
+
+int ana_wait_response(struct stream *s)
+{
+	struct conn *b = s->back, *f = s->front;
+	struct h1_limits lim;
+	int ret;
+
+	h1_limits_get(&lim);
+	for (;;) {
+		if (b->ibuf.data) {
+			ret = h1_parse_headers(b_head(&b->ibuf), b->ibuf.data, &s->rsp, true, &lim);
+			if (ret < 0)
+				return stream_server_error(s, 502);
+			if (ret > 0 && s->rsp.status >= 200)
+				return ana_response(s);
+			if (ret > 0 && s->rsp.status == 101 && (s->req.flags & H1_MF_CONN_UPG))
+				return ana_response(s);
+			if (ret > 0) {
+				/* interim response (100 Continue...): pass it on, wait for more */
+				if (h1_write_response(&f->obuf, &s->rsp, NULL) < 0)
+					return stream_server_error(s, 502);
+				b_del(&b->ibuf, s->rsp.hdr_len);
+				if (conn_flush(f) < 0)
+					return stream_abort(s);
+				continue;
+			}
+		}
+		if (conn_recv(b) > 0) {
+			b->flags |= CO_FL_GOT_DATA;
+			continue;
+		}
+		if (b->flags & (CO_FL_RD_EOF | CO_FL_ERROR))
+			return stream_server_error(s, 502);
+		return 0;
+	}
+}

@@ -1,0 +1,517 @@
+/* Streams: creation when a request starts, the state machine that moves an exchange from
+ * request headers to server assignment, connect (with retries and redispatch), exchange,
+ * local replies and tunnels, the deadlines of each state, and the end of the exchange
+ * (keep-alive or close on each side). Loop thread only.
+ */
+#include <string.h>
+#include <backend/backend.h>
+#include <backend/server-t.h>
+#include <base/buf.h>
+#include <base/pool.h>
+#include <conn/connection.h>
+#include <event/loop.h>
+#include <http/status.h>
+#include <mux/h1.h>
+#include <proc/global-t.h>
+#include <proxy/proxy.h>
+#include <stream/stream.h>
+
+#define TURNAROUND_MAX_MS 1000
+
+DECLARE_POOL(pool_stream, "stream", sizeof(struct stream))
+static uint16_t stream_hdr_cap;
+
+static void stream_process(struct stream *s);
+
+static void stream_free(struct stream *s)
+{
+	timer_del(&s->tmr);
+	tasklet_cancel(&s->tl);
+	backend_unqueue(s);
+	backend_release_slot(s);
+	pool_free(&pool_stream, s);
+}
+
+/* Continues after a step returned <ret> outside stream_process(). */
+static void stream_continue(struct stream *s, int ret)
+{
+	if (ret >= 0)
+		stream_process(s);
+}
+
+/* Closes the back connection of <s>, if any, without keeping it. */
+static void stream_drop_back(struct stream *s)
+{
+	if (!s->back)
+		return;
+	s->back->strm = NULL;
+	conn_close(s->back);
+	s->back = NULL;
+}
+
+/* Ends the exchange: parks or closes the back connection, frees the stream, and lets the
+ * front side wait for the next request or close. Returns -1 (stream gone). */
+static int stream_end(struct stream *s)
+{
+	struct conn *f = s->front, *b = s->back;
+	uint32_t both = SF_REQ_DONE | SF_RSP_DONE;
+	bool kal = !(s->flags & SF_FRONT_CLOSE) && (s->flags & SF_REQ_DONE) &&
+		   !(f->flags & (CO_FL_RD_EOF | CO_FL_ERROR)) && !th_ctx->stopping;
+
+	if (b) {
+		b->strm = NULL;
+		s->back = NULL;
+		if (!(s->flags & SF_BACK_CLOSE) && (s->flags & both) == both)
+			h1_back_park(b);
+		else
+			conn_close(b);
+	}
+	stream_free(s);
+	h1_front_end_stream(f, kal);
+	return -1;
+}
+
+int stream_abort(struct stream *s)
+{
+	struct conn *f = s->front;
+
+	stream_drop_back(s);
+	stream_free(s);
+	f->obuf.data = 0;
+	h1_front_end_stream(f, false);
+	return -1;
+}
+
+int stream_reply_local(struct stream *s)
+{
+	stream_drop_back(s);
+	backend_unqueue(s);
+	backend_release_slot(s);
+	timer_del(&s->tmr);
+	if (!(s->flags & SF_REQ_HDRS_SENT) && s->req.hdr_len) {
+		b_del(&s->front->ibuf, s->req.hdr_len);
+		s->flags |= SF_REQ_HDRS_SENT;
+	}
+	if (s->reqx.done)
+		s->flags |= SF_REQ_DONE;
+	s->state = SS_LOCAL_REPLY;
+	return 1;
+}
+
+int stream_reply_error(struct stream *s, int status, bool close)
+{
+	const struct errorfile *ef = proxy_errorfile(s->be ? s->be : s->fe, status);
+	struct ist msg = ef ? ef->msg : http_error_message(status);
+	struct buf *ob = &s->front->obuf;
+
+	s->err_status = status;
+	if (close || status == 400 || status == 408)
+		s->flags |= SF_FRONT_CLOSE;
+	ob->data = 0;
+	if (b_get(ob) < 0 || b_putblk(ob, msg.ptr, (uint32_t)msg.len) < 0)
+		return stream_abort(s);
+	return stream_reply_local(s);
+}
+
+int stream_server_error(struct stream *s, int status)
+{
+	stream_drop_back(s);
+	if (s->flags & SF_RSP_HDRS_SENT)
+		return stream_abort(s); /* too late for an error page */
+	if (!(s->flags & SF_REQ_DONE))
+		s->flags |= SF_FRONT_CLOSE; /* the request body cannot be resynchronized */
+	return stream_reply_error(s, status, false);
+}
+
+/* Connection string for the request sent to the server. */
+static const char *req_conn_hdr(const struct stream *s)
+{
+	if (s->req.flags & H1_MF_CONN_UPG)
+		return "upgrade";
+	if (s->flags & SF_BACK_CLOSE)
+		return (s->req.flags & H1_MF_VER_11) ? "close" : NULL;
+	return (s->req.flags & H1_MF_VER_11) ? NULL : "keep-alive";
+}
+
+/* The back connection is usable: serialize the request headers into it. */
+static int stream_established(struct stream *s)
+{
+	struct conn *f = s->front, *b = s->back;
+
+	timer_set(&b->tmr, 0);
+	if (h1_write_request(&b->obuf, &s->req, req_conn_hdr(s)) < 0)
+		return stream_server_error(s, 500);
+	b_del(&f->ibuf, s->req.hdr_len);
+	s->flags |= SF_REQ_HDRS_SENT;
+	if (s->reqx.done)
+		s->flags |= SF_REQ_DONE;
+	b->last_act = now_ms();
+	s->state = SS_EXCHANGE;
+	return 1;
+}
+
+static int stream_try_connect(struct stream *s)
+{
+	struct conn *b = h1_back_take_idle(s->srv);
+
+	if (b) {
+		s->flags |= SF_REUSED_CONN;
+	} else {
+		s->flags &= ~SF_REUSED_CONN;
+		b = h1_back_connect(s->srv);
+		if (!b)
+			return -2; /* immediate failure: the caller retries */
+	}
+	b->strm = s;
+	s->back = b;
+	if (b->flags & CO_FL_CONNECTING) {
+		s->state = SS_CONNECTING;
+		b->last_act = now_ms();
+		timer_set(&b->tmr, tick_add(s->be->timeout.connect));
+		return 0;
+	}
+	return stream_established(s);
+}
+
+static int stream_assign_and_connect(struct stream *s, struct server *avoid, bool front_q);
+
+/* A connection attempt failed: retry the same server after a pause, redispatch on the
+ * last retry (option redispatch), or answer 503 when retries are exhausted. */
+static int stream_conn_failed(struct stream *s)
+{
+	struct proxy *be = s->be;
+	struct server *prev = s->srv;
+
+	stream_drop_back(s);
+	if (--s->conn_retries < 0) {
+		backend_release_slot(s);
+		return stream_reply_error(s, 503, false);
+	}
+	if ((be->options & PR_O_REDISP) &&
+	    (be->redispatch_every > 0 ? (be->retries - s->conn_retries) % be->redispatch_every == 0
+				      : s->conn_retries == 0)) {
+		backend_release_slot(s);
+		s->srv = NULL;
+		return stream_assign_and_connect(s, prev, false);
+	}
+	s->state = SS_TURNAROUND;
+	{
+		int ms = be->timeout.connect;
+
+		if (!ms || ms > TURNAROUND_MAX_MS)
+			ms = TURNAROUND_MAX_MS;
+		timer_set(&s->tmr, tick_add(ms));
+	}
+	return 0;
+}
+
+static int stream_connect_now(struct stream *s)
+{
+	int ret = stream_try_connect(s);
+
+	return ret == -2 ? stream_conn_failed(s) : ret;
+}
+
+static int stream_assign_and_connect(struct stream *s, struct server *avoid, bool front_q)
+{
+	if (!(s->flags & SF_HAS_SLOT)) {
+		int ret = backend_assign(s, avoid, front_q);
+
+		if (ret == ASSIGN_NOSRV)
+			return stream_reply_error(s, 503, false);
+		if (ret == ASSIGN_QUEUED) {
+			int ms = s->be->timeout.queue ? s->be->timeout.queue : s->be->timeout.connect;
+
+			s->state = SS_QUEUED;
+			timer_set(&s->tmr, tick_add(ms));
+			return 0;
+		}
+	}
+	return stream_connect_now(s);
+}
+
+int stream_connect_server(struct stream *s)
+{
+	s->conn_retries = s->be->retries;
+	return stream_assign_and_connect(s, NULL, false);
+}
+
+static int stream_connecting(struct stream *s)
+{
+	int ret = h1_back_check_connect(s->back);
+
+	if (ret == 0)
+		return 0;
+	if (ret < 0)
+		return stream_conn_failed(s);
+	return stream_established(s);
+}
+
+/* Request body, response headers and body, in both directions as far as possible. */
+static int stream_exchange(struct stream *s)
+{
+	struct conn *f = s->front, *b = s->back;
+	int progress = 0, ret;
+
+	if (!(s->flags & SF_REQ_DONE)) {
+		ret = h1_xfer(f, b, &s->reqx);
+		if (ret == XFER_ERR_SRC)
+			return stream_abort(s);
+		if (ret == XFER_ERR_DST)
+			return stream_server_error(s, 502);
+		progress |= ret;
+		if (s->reqx.done)
+			s->flags |= SF_REQ_DONE;
+	}
+	if (b->obuf.data && conn_flush(b) < 0)
+		return stream_server_error(s, 502);
+	if (!(s->flags & SF_RSP_HDRS_SENT)) {
+		ret = ana_wait_response(s);
+		if (ret < 0)
+			return ret;
+		if (s->state != SS_EXCHANGE)
+			return 1;
+		progress |= ret;
+	}
+	if ((s->flags & SF_RSP_HDRS_SENT) && !(s->flags & SF_RSP_DONE)) {
+		ret = h1_xfer(b, f, &s->rspx);
+		if (ret < 0)
+			return stream_abort(s);
+		progress |= ret;
+		if (s->rspx.done)
+			s->flags |= SF_RSP_DONE;
+	}
+	if (f->obuf.data && conn_flush(f) < 0)
+		return stream_abort(s);
+	if ((s->flags & SF_RSP_DONE) && !f->obuf.data) {
+		if (!(s->flags & SF_REQ_DONE))
+			s->flags |= SF_FRONT_CLOSE | SF_BACK_CLOSE;
+		return stream_end(s);
+	}
+	return progress;
+}
+
+static int stream_local(struct stream *s)
+{
+	struct conn *f = s->front;
+	int ret;
+
+	if (s->flags & SF_FRONT_CLOSE)
+		return stream_end(s); /* the graceful close flushes the reply */
+	if (!(s->flags & SF_REQ_DONE)) {
+		ret = h1_xfer(f, NULL, &s->reqx);
+		if (ret < 0) {
+			s->flags |= SF_FRONT_CLOSE;
+			return stream_end(s);
+		}
+		if (s->reqx.done)
+			s->flags |= SF_REQ_DONE;
+	}
+	if (f->obuf.data && conn_flush(f) < 0)
+		return stream_abort(s);
+	if (!f->obuf.data && (s->flags & SF_REQ_DONE))
+		return stream_end(s);
+	return 0;
+}
+
+static int stream_tunnel(struct stream *s)
+{
+	struct conn *f = s->front, *b = s->back;
+	int progress = 0, ret;
+
+	if (f->obuf.data && conn_flush(f) < 0)
+		return stream_abort(s);
+	if (!s->reqx.done) {
+		ret = h1_xfer(f, b, &s->reqx);
+		if (ret < 0)
+			return stream_abort(s);
+		progress |= ret;
+		if (s->reqx.done)
+			conn_shutw(b);
+	}
+	if (!s->rspx.done) {
+		ret = h1_xfer(b, f, &s->rspx);
+		if (ret < 0)
+			return stream_abort(s);
+		progress |= ret;
+		if (s->rspx.done)
+			conn_shutw(f);
+	}
+	if (s->reqx.done && s->rspx.done) {
+		s->flags |= SF_FRONT_CLOSE | SF_BACK_CLOSE;
+		return stream_end(s);
+	}
+	return progress;
+}
+
+static uint64_t deadline(uint64_t last, int ms)
+{
+	return ms > 0 ? last + (uint64_t)ms : 0;
+}
+
+/* Arms the deadlines of the state <s> waits in. */
+static void stream_set_timers(struct stream *s)
+{
+	const struct proxy_timeouts *fto = &s->fe->timeout;
+	const struct proxy_timeouts *bto = s->be ? &s->be->timeout : fto;
+	struct conn *f = s->front, *b = s->back;
+
+	switch (s->state) {
+	case SS_REQ_HDRS:
+	case SS_REQ_BODY_WAIT:
+		timer_set(&f->tmr, fto->http_request ? deadline(s->req_start, fto->http_request)
+						     : deadline(f->last_act, fto->client));
+		break;
+	case SS_EXCHANGE: {
+		bool front_wait = !(s->flags & SF_REQ_DONE) || f->obuf.data ||
+				  ((s->flags & SF_RSP_HDRS_SENT) && !(f->flags & CO_FL_CAN_SEND));
+
+		timer_set(&f->tmr, front_wait ? deadline(f->last_act, fto->client) : 0);
+		timer_set(&b->tmr, (s->flags & SF_RSP_DONE) ? 0 : deadline(b->last_act, bto->server));
+		break;
+	}
+	case SS_LOCAL_REPLY:
+		timer_set(&f->tmr, deadline(f->last_act, fto->client));
+		break;
+	case SS_TUNNEL: {
+		uint64_t last = MAX(f->last_act, b->last_act);
+		int fms = fto->tunnel ? fto->tunnel : fto->client;
+		int bms = bto->tunnel ? bto->tunnel : bto->server;
+
+		if ((f->flags & CO_FL_WR_SHUT) && fto->client_fin)
+			fms = fto->client_fin;
+		if ((b->flags & CO_FL_WR_SHUT) && bto->server_fin)
+			bms = bto->server_fin;
+		timer_set(&f->tmr, deadline(last, fms));
+		timer_set(&b->tmr, deadline(last, bms));
+		break;
+	}
+	default:
+		break; /* QUEUED, TURNAROUND, CONNECTING: armed when entering the state */
+	}
+}
+
+static void stream_process(struct stream *s)
+{
+	int ret;
+
+	do {
+		switch (s->state) {
+		case SS_REQ_HDRS:
+			ret = ana_wait_request(s);
+			break;
+		case SS_REQ_BODY_WAIT:
+			ret = ana_wait_body(s);
+			break;
+		case SS_CONNECTING:
+			ret = stream_connecting(s);
+			break;
+		case SS_EXCHANGE:
+			ret = stream_exchange(s);
+			break;
+		case SS_LOCAL_REPLY:
+			ret = stream_local(s);
+			break;
+		case SS_TUNNEL:
+			ret = stream_tunnel(s);
+			break;
+		default:
+			ret = 0;
+			break;
+		}
+	} while (ret > 0);
+	if (ret == 0)
+		stream_set_timers(s);
+}
+
+/* A deadline of <s> expired: on connection <c> (front or back), or the stream's own
+ * timer when <c> is NULL. */
+static void stream_timeout(struct stream *s, struct conn *c)
+{
+	int ret;
+
+	switch (s->state) {
+	case SS_REQ_HDRS:
+	case SS_REQ_BODY_WAIT:
+		ret = stream_reply_error(s, 408, true);
+		break;
+	case SS_QUEUED:
+		backend_unqueue(s);
+		ret = stream_reply_error(s, 503, false);
+		break;
+	case SS_TURNAROUND:
+		ret = stream_connect_now(s);
+		break;
+	case SS_CONNECTING:
+		ret = stream_conn_failed(s);
+		break;
+	case SS_EXCHANGE:
+		if (c && c == s->back)
+			ret = stream_server_error(s, 504);
+		else
+			ret = stream_abort(s);
+		break;
+	default:
+		ret = stream_abort(s);
+		break;
+	}
+	stream_continue(s, ret);
+}
+
+static void stream_tmr_cb(struct timer *t)
+{
+	stream_timeout(container_of(t, struct stream, tmr), NULL);
+}
+
+/* A queued stream was told a slot may be free. */
+static void stream_tl_cb(struct tasklet *tl)
+{
+	struct stream *s = container_of(tl, struct stream, tl);
+
+	if (s->state == SS_QUEUED)
+		stream_continue(s, stream_assign_and_connect(s, NULL, true));
+}
+
+static int stream_start(struct conn *front)
+{
+	struct stream *s = pool_alloc(&pool_stream);
+
+	if (!s)
+		return -1;
+	memset(s, 0, offsetof(struct stream, hdrs));
+	s->front = front;
+	s->fe = front->px;
+	s->hdr_cap = stream_hdr_cap;
+	s->req.hdr = s->hdrs;
+	s->req.max_hdr = global.tune_maxhdr;
+	s->rsp.hdr = s->hdrs + stream_hdr_cap;
+	s->rsp.max_hdr = global.tune_maxhdr;
+	s->req_start = now_ms();
+	s->tmr.cb = stream_tmr_cb;
+	tasklet_init(&s->tl, stream_tl_cb);
+	list_init(&s->queue);
+	s->state = SS_REQ_HDRS;
+	front->strm = s;
+	stream_process(s);
+	return 0;
+}
+
+static void stream_wake(struct stream *s)
+{
+	stream_process(s);
+}
+
+static const struct h1_stream_ops stream_ops = {
+	.start = stream_start,
+	.wake = stream_wake,
+	.timeout = stream_timeout,
+};
+
+/* Sizes the stream pool from tune.http.maxhdr (rewrites get 32 extra slots) and plugs the
+ * stream layer into the mux. Before any thread runs. */
+void stream_init_runtime(void)
+{
+	stream_hdr_cap = (uint16_t)(global.tune_maxhdr + 32);
+	pool_stream.size = sizeof(struct stream) + 2 * stream_hdr_cap * sizeof(struct h1_hdr);
+	h1_register_stream_ops(&stream_ops);
+}

@@ -1,0 +1,277 @@
+"""Fixtures for the integration suite: free ports, the proxy under test, test backends, nginx.
+
+Owns: starting and stopping every process and server the tests use (each stopped by its own
+PID: SIGTERM, bounded wait, SIGKILL), the config-text helpers, and the `ours` / `v32`
+markers. HAPROXY_BIN selects the binary (default <repo>/haproxy); when it is Debian's
+/usr/sbin/haproxy (2.6) the suite runs as a reference check and skips the project-specific
+(`ours`) tests and those where HAProxy 3.2 behaves differently from 2.6 (`v32`).
+"""
+
+import os
+import pathlib
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+import pytest
+
+HERE = pathlib.Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from backend import Backend  # noqa: E402
+
+REPO = HERE.parent.parent
+HAPROXY_BIN = os.environ.get("HAPROXY_BIN", str(REPO / "haproxy"))
+IS_REF = os.path.realpath(HAPROXY_BIN) == "/usr/sbin/haproxy"
+NGINX_BIN = "/usr/sbin/nginx"
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "ours: behaviour specific to hapx (skipped on Debian's haproxy)")
+    config.addinivalue_line("markers", "v32: HAProxy 3.2 behaviour that 2.6 does not have (skipped on 2.6)")
+
+
+def pytest_collection_modifyitems(config, items):
+    if not IS_REF:
+        return
+    skip_ours = pytest.mark.skip(reason="hapx-specific; HAPROXY_BIN is Debian's haproxy")
+    skip_v32 = pytest.mark.skip(reason="HAProxy 3.2 behaviour; Debian ships 2.6")
+    for item in items:
+        if "ours" in item.keywords:
+            item.add_marker(skip_ours)
+        if "v32" in item.keywords:
+            item.add_marker(skip_v32)
+
+
+def free_port():
+    """A TCP port on 127.0.0.1 that nothing listens on right now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_port(port, timeout=10.0, proc=None):
+    """Wait (bounded) until 127.0.0.1:port accepts; False on timeout or if proc died."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc is not None and proc.poll() is not None:
+            return False
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                return True
+        except OSError:
+            time.sleep(0.05)
+    return False
+
+
+def stop_pid_proc(proc, timeout=5.0):
+    """SIGTERM the Popen, wait bounded, then SIGKILL. Returns the exit code."""
+    if proc.poll() is None:
+        try:
+            proc.send_signal(signal.SIGTERM)
+        except ProcessLookupError:
+            pass
+        try:
+            proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=timeout)
+    return proc.returncode
+
+
+def stop_pid(pid, timeout=5.0):
+    """Stop a process we do not own as a Popen (daemon child) by its PID."""
+    try:
+        os.kill(pid, signal.SIGTERM)
+    except ProcessLookupError:
+        return
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if not pid_alive(pid):
+            return
+        time.sleep(0.05)
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
+def pid_alive(pid):
+    try:
+        with open("/proc/%d/status" % pid) as f:
+            for line in f:
+                if line.startswith("State:"):
+                    return "Z" not in line.split()[1]
+    except OSError:
+        return False
+    return True
+
+
+def run_haproxy(args, timeout=20, env=None):
+    """Run the binary to completion (for -v, -c, -cc ...); returns CompletedProcess."""
+    e = dict(os.environ)
+    if env:
+        e.update(env)
+    return subprocess.run([HAPROXY_BIN] + list(args), capture_output=True, text=True,
+                          timeout=timeout, env=e)
+
+
+def server_lines(servers, opts=""):
+    """Lines `server NAME 127.0.0.1:PORT OPTS` for Backends or (name, port) tuples."""
+    out = []
+    for s in servers:
+        name, port = (s.name, s.port) if isinstance(s, Backend) else s
+        out.append("server %s 127.0.0.1:%d %s" % (name, port, opts))
+    return out
+
+
+def make_cfg(port, servers=(), glob=(), defaults=(), listen=(), srv_opts="", extra=""):
+    """A `listen px` config on 127.0.0.1:port over servers; extra lines per section."""
+    lines = ["global"] + ["    " + x for x in glob]
+    lines += ["defaults", "    mode http", "    timeout connect 2s",
+              "    timeout client 30s", "    timeout server 30s"]
+    lines += ["    " + x for x in defaults]
+    lines += ["listen px", "    bind 127.0.0.1:%d" % port]
+    lines += ["    " + x for x in listen]
+    lines += ["    " + x for x in server_lines(servers, srv_opts)]
+    return "\n".join(lines) + "\n" + extra
+
+
+class Proxy:
+    """The proxy under test, running in the foreground on a config written to tmp."""
+
+    def __init__(self, tmp, cfg, args=(), ports=(), name="haproxy"):
+        self.cfg_path = tmp / ("%s.cfg" % name)
+        self.cfg_path.write_text(cfg)
+        self.out_path = tmp / ("%s.out" % name)
+        self.err_path = tmp / ("%s.err" % name)
+        self.out = open(self.out_path, "wb")
+        self.err = open(self.err_path, "wb")
+        self.proc = subprocess.Popen([HAPROXY_BIN, "-f", str(self.cfg_path)] + list(args),
+                                     stdout=self.out, stderr=self.err,
+                                     stdin=subprocess.DEVNULL)
+        self.pid = self.proc.pid
+        for p in ports:
+            if not wait_port(p, 10.0, self.proc):
+                self.stop()
+                pytest.fail("proxy did not listen on %d; stderr:\n%s" % (p, self.stderr()))
+
+    def stderr(self):
+        self.err.flush()
+        return self.err_path.read_text(errors="replace")
+
+    def alive(self):
+        return self.proc.poll() is None
+
+    def rss_kib(self):
+        """Resident set size of the proxy process in KiB (VmRSS)."""
+        with open("/proc/%d/status" % self.pid) as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1])
+        return 0
+
+    def stop(self):
+        rc = stop_pid_proc(self.proc)
+        self.out.close()
+        self.err.close()
+        return rc
+
+
+@pytest.fixture
+def proxy(tmp_path):
+    """Factory: proxy(cfg_text, ports=[...], args=[...]) -> running Proxy."""
+    started = []
+
+    def start(cfg, ports=(), args=(), name=None):
+        p = Proxy(tmp_path, cfg, args, ports, name or "haproxy%d" % len(started))
+        started.append(p)
+        return p
+
+    try:
+        yield start
+    finally:
+        for p in started:
+            p.stop()
+
+
+@pytest.fixture
+def backends():
+    """Factory: backends(n) -> list of n started Backends named s1..sn (or names=[...])."""
+    started = []
+
+    def make(n=1, names=None):
+        names = names or ["s%d" % (i + 1) for i in range(n)]
+        bs = [Backend(nm).start() for nm in names]
+        started.extend(bs)
+        return bs
+
+    try:
+        yield make
+    finally:
+        for b in started:
+            b.stop()
+
+
+@pytest.fixture
+def backend(backends):
+    return backends(1)[0]
+
+
+@pytest.fixture
+def port():
+    return free_port()
+
+
+@pytest.fixture
+def nginx(tmp_path):
+    """Factory: nginx() -> (port, docroot) of a foreground nginx serving docroot."""
+    procs = []
+
+    def start():
+        if not os.path.exists(NGINX_BIN):
+            pytest.skip("nginx not installed")
+        root = tmp_path / "ngx"
+        (root / "www").mkdir(parents=True, exist_ok=True)
+        (root / "tmp").mkdir(exist_ok=True)
+        p = free_port()
+        conf = root / "nginx.conf"
+        t = root / "tmp"
+        conf.write_text(f"""
+daemon off;
+master_process off;
+worker_processes 1;
+pid {root}/nginx.pid;
+error_log {root}/error.log warn;
+events {{ worker_connections 256; }}
+http {{
+    access_log off;
+    client_body_temp_path {t}/body;
+    proxy_temp_path {t}/proxy;
+    fastcgi_temp_path {t}/fcgi;
+    uwsgi_temp_path {t}/uwsgi;
+    scgi_temp_path {t}/scgi;
+    default_type application/octet-stream;
+    server {{
+        listen 127.0.0.1:{p};
+        root {root}/www;
+        location = /hello {{ return 200 "hello from nginx\\n"; }}
+    }}
+}}
+""")
+        proc = subprocess.Popen([NGINX_BIN, "-c", str(conf), "-p", str(root)],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                stdin=subprocess.DEVNULL)
+        procs.append(proc)
+        if not wait_port(p, 10.0, proc):
+            pytest.fail("nginx did not start: %s" % (root / "error.log").read_text()
+                        if (root / "error.log").exists() else "nginx did not start")
+        return p, root / "www"
+
+    try:
+        yield start
+    finally:
+        for proc in procs:
+            stop_pid_proc(proc)
