@@ -71,6 +71,8 @@ void ha_warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void ha_notice(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 extern int cfg_errors;    /* alerts printed so far */
+/* True while the configuration is read and checked: messages carry "config : " then. */
+extern bool cfg_phase;
 extern int cfg_warnings;  /* warnings printed so far */
 
 /* Loads one file or a directory (its *.cfg in sorted order). Returns 0 or -1 (errors were

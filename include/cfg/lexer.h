@@ -19,10 +19,10 @@ struct cfg_tokens {
  * out[0..outsz) as NUL-terminated strings referenced by tok->args. Rules (HAProxy's):
  * words are separated by spaces/tabs; '#' outside quotes starts a comment; "..." allows
  * spaces and expands ${VAR}; '...' is fully literal; a backslash escapes the next
- * character outside single quotes (\\ \" \' \# \space, \r \n \t \xHH); ${VAR} outside quotes
- * expands as well, and an unquoted expansion of a variable containing spaces yields several
- * words; ${VAR-default} uses the default when VAR is unset; an unset variable expands to an
- * empty string (an empty word is dropped unless it was quoted: "" yields an empty word).
+ * character outside single quotes (\\ \" \' \# \space, \r \n \t \xHH); as in HAProxy,
+ * ${VAR} is expanded only inside double quotes ("${VAR[*]}" splits a value into several
+ * words); ${VAR-default} uses the default when VAR is unset; an unset variable expands to
+ * an empty string (an empty word is dropped unless it was quoted: "" yields an empty word).
  * Returns 0 on success, -1 with a message in err[0..errsz) on an unterminated quote, an
  * unterminated "${", a bad \x escape, too many words (over 64) or output overflow.
  */

@@ -53,6 +53,14 @@ int proxy_cfg_max_args(struct cfg_ctx *ctx, int skip, int max);
  */
 int proxy_cfg_later(struct cfg_ctx *ctx, const char *what, const char *why);
 
+/* Parses a time (default unit ms) or a decimal integer in [min, max] for the sub-keyword
+ * <kw> (e.g. "timeout client", "weight"), printing an alert naming <kw> on error.
+ * Return 0 or -1.
+ */
+int proxy_cfg_time(struct cfg_ctx *ctx, const char *kw, const char *s, int *ms);
+int proxy_cfg_int(struct cfg_ctx *ctx, const char *kw, const char *s, long min, long max,
+		  long *out);
+
 /* Stores a copy of the complete HTTP response msg[0..len) as the errorfile of <status>
  * (replacing a previous one). Returns 0, or -1 on allocation failure or table full.
  */

@@ -78,31 +78,32 @@ static const char *const srv_later[][2] = {
 static int srv_opt_int(struct cfg_ctx *ctx, const struct server *srv, int *i, long min, long max,
 		       long *out)
 {
+	char kw[320];
+
+	snprintf(kw, sizeof(kw), "server %s/%s' : '%s", srv->px->id, srv->id, ctx->args[*i]);
 	if (*i + 1 >= ctx->nargs) {
-		cfg_alert(ctx, "'server %s/%s' : '%s' expects an integer argument.",
-			  srv->px->id, srv->id, ctx->args[*i]);
+		cfg_alert(ctx, "'%s' expects an integer argument.", kw);
 		return -1;
 	}
-	return cfg_parse_int_arg(ctx, ctx->args[++*i], min, max, out);
+	return proxy_cfg_int(ctx, kw, ctx->args[++*i], min, max, out);
 }
 
 /* Health-check tuning options: validated, no effect until health checks exist. */
 static int srv_opt_check_tuning(struct cfg_ctx *ctx, const struct server *srv, int *i)
 {
 	const char *opt = ctx->args[*i];
+	char kw[320];
+	long v;
 	int ms;
 
+	snprintf(kw, sizeof(kw), "server %s/%s' : '%s", srv->px->id, srv->id, opt);
 	if (*i + 1 >= ctx->nargs) {
-		cfg_alert(ctx, "'server %s/%s' : '%s' expects an argument.", srv->px->id, srv->id,
-			  opt);
+		cfg_alert(ctx, "'%s' expects an argument.", kw);
 		return -1;
 	}
-	if (!strcmp(opt, "rise") || !strcmp(opt, "fall")) {
-		long v;
-
-		return cfg_parse_int_arg(ctx, ctx->args[++*i], 1, INT_MAX, &v);
-	}
-	return cfg_parse_time_arg(ctx, ctx->args[++*i], &ms);
+	if (!strcmp(opt, "rise") || !strcmp(opt, "fall"))
+		return proxy_cfg_int(ctx, kw, ctx->args[++*i], 1, INT_MAX, &v);
+	return proxy_cfg_time(ctx, kw, ctx->args[++*i], &ms);
 }
 
 /* Parses option args[*i] of server <srv>, advancing *i past its value. Returns 0 or -1. */
@@ -152,10 +153,9 @@ static int srv_parse_opt(struct cfg_ctx *ctx, struct server *srv, int *i)
 		return srv_opt_check_tuning(ctx, srv, i);
 	for (k = 0; k < sizeof(srv_later) / sizeof(srv_later[0]); k++) {
 		if (!strcmp(opt, srv_later[k][0])) {
-			char what[160];
-
-			snprintf(what, sizeof(what), "server option '%s'", opt);
-			return proxy_cfg_later(ctx, what, srv_later[k][1]);
+			cfg_alert(ctx, "'server %s/%s' : option '%s' is not supported yet (%s)",
+				  srv->px->id, srv->id, opt, srv_later[k][1]);
+			return -1;
 		}
 	}
 	cfg_alert(ctx, "'server %s/%s' : unknown keyword '%s'.", srv->px->id, srv->id, opt);

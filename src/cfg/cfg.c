@@ -408,7 +408,7 @@ static int cfg_load_file(const char *path)
 	fclose(f);
 	if (cfg_errors == errors)
 		return 0;
-	ha_alert("Error(s) found in configuration file : %s", path);
+	cfg_emit(CFG_LVL_SUMMARY, NULL, 0, "", "Error(s) found in configuration file : %s", path);
 	return -1;
 }
 

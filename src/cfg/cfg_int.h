@@ -10,6 +10,7 @@ enum cfg_level {
 	CFG_LVL_NOTICE = 0,
 	CFG_LVL_WARNING,
 	CFG_LVL_ALERT,
+	CFG_LVL_SUMMARY,   /* printed as an alert, not counted: sums up errors already counted */
 };
 
 /* Prints "[LEVEL]  (PID) : config : [parsing [FILE:LINE]SEP]MSG" to stderr (no location when

@@ -15,11 +15,13 @@
 
 int cfg_errors;
 int cfg_warnings;
+bool cfg_phase = true;
 
 static const char *const cfg_level_tag[] = {
 	[CFG_LVL_NOTICE] = "[NOTICE]   ",
 	[CFG_LVL_WARNING] = "[WARNING]  ",
 	[CFG_LVL_ALERT] = "[ALERT]    ",
+	[CFG_LVL_SUMMARY] = "[ALERT]    ",
 };
 
 /* See cfg_int.h. Counts alerts and warnings even when quiet; only alerts always print. */
@@ -33,7 +35,7 @@ void cfg_vemit(enum cfg_level lvl, const char *file, int line, const char *sep, 
 		cfg_errors++;
 	else if (lvl == CFG_LVL_WARNING)
 		cfg_warnings++;
-	if (lvl != CFG_LVL_ALERT && global.quiet)
+	if (lvl != CFG_LVL_ALERT && lvl != CFG_LVL_SUMMARY && global.quiet)
 		return;
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	len = strlen(msg);
@@ -41,7 +43,8 @@ void cfg_vemit(enum cfg_level lvl, const char *file, int line, const char *sep, 
 		msg[--len] = '\0';
 	if (file)
 		snprintf(loc, sizeof(loc), "parsing [%s:%d]%s", file, line, sep);
-	fprintf(stderr, "%s(%d) : config : %s%s\n", cfg_level_tag[lvl], (int)getpid(), loc, msg);
+	fprintf(stderr, "%s(%d) : %s%s%s\n", cfg_level_tag[lvl], (int)getpid(),
+		cfg_phase ? "config : " : "", loc, msg);
 }
 
 void cfg_emit(enum cfg_level lvl, const char *file, int line, const char *sep, const char *fmt,

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include <base/addr.h>
+#include <base/parse.h>
 #include <cfg/cfg.h>
 #include <conn/bind_cfg.h>
 #include <proxy/proxy-t.h>
@@ -263,8 +264,12 @@ static int bind_opt_int(struct cfg_ctx *ctx, int *i, int *out)
 			  ctx->args[*i]);
 		return -1;
 	}
-	if (cfg_parse_int_arg(ctx, ctx->args[++*i], 0, INT_MAX, &v) < 0)
+	if (parse_long(ctx->args[*i + 1], 0, INT_MAX, &v) < 0) {
+		cfg_alert(ctx, "'bind %s' : '%s' expects an integer argument between 0 and %d, "
+			  "got '%s'.", ctx->args[1], ctx->args[*i], INT_MAX, ctx->args[*i + 1]);
 		return -1;
+	}
+	++*i;
 	*out = (int)v;
 	return 0;
 }

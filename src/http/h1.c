@@ -45,7 +45,7 @@ struct h1_ctx {
 /* Returns the first byte of p[0..end) not in class <m>, or <end>. */
 static inline const char *h1_span(const char *p, const char *end, uint8_t m)
 {
-	while (end - p >= 4) {
+	while (end - p >= 8) {
 		if (!(h1_cc[(uint8_t)p[0]] & m))
 			return p;
 		if (!(h1_cc[(uint8_t)p[1]] & m))
@@ -54,11 +54,80 @@ static inline const char *h1_span(const char *p, const char *end, uint8_t m)
 			return p + 2;
 		if (!(h1_cc[(uint8_t)p[3]] & m))
 			return p + 3;
-		p += 4;
+		if (!(h1_cc[(uint8_t)p[4]] & m))
+			return p + 4;
+		if (!(h1_cc[(uint8_t)p[5]] & m))
+			return p + 5;
+		if (!(h1_cc[(uint8_t)p[6]] & m))
+			return p + 6;
+		if (!(h1_cc[(uint8_t)p[7]] & m))
+			return p + 7;
+		p += 8;
 	}
 	while (p < end && (h1_cc[(uint8_t)*p] & m))
 		p++;
 	return p;
+}
+
+static inline uint64_t h1_ld64(const char *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static inline uint32_t h1_ld32(const char *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+#define H1_B(x) (0x0101010101010101ULL * (x))
+
+/* Nonzero when one of the 8 bytes of <x> is below <n> (n <= 128); exact as a boolean. */
+#define H1_HAS_LESS(x, n) (((x) - H1_B(n)) & ~(x) & H1_B(0x80))
+
+/* Nonzero when one of the 8 bytes of <x> is above <n> (n <= 127); exact as a boolean. */
+#define H1_HAS_MORE(x, n) ((((x) + H1_B(127 - (n))) | (x)) & H1_B(0x80))
+
+/* h1_span(C_VAL) eight bytes at a time. The lowest flagged byte of H1_HAS_LESS is always a
+ * true match, so on little-endian machines the first CTL or DEL of a word is found with one
+ * ctz; an HTAB there is skipped and the scan goes on.
+ */
+static inline const char *h1_span_val(const char *p, const char *end)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	while (end - p >= 8) {
+		uint64_t x = h1_ld64(p), d = x ^ H1_B(0x7f);
+		uint64_t m = H1_HAS_LESS(x, 0x20) | H1_HAS_LESS(d, 1);
+
+		if (!m) {
+			p += 8;
+			continue;
+		}
+		p += __builtin_ctzll(m) >> 3;
+		if (*p != '\t')
+			return p;
+		p++;
+	}
+#endif
+	return h1_span(p, end, C_VAL);
+}
+
+/* h1_span(C_URI) eight bytes at a time: 0x21..0x7e only. */
+static inline const char *h1_span_uri(const char *p, const char *end)
+{
+	while (end - p >= 8) {
+		uint64_t x = h1_ld64(p);
+
+		if (H1_HAS_LESS(x, 0x21) | H1_HAS_MORE(x, 0x7e))
+			break;
+		p += 8;
+	}
+	return h1_span(p, end, C_URI);
 }
 
 /* Records an error at <p> (400-class code for requests, 502 for responses); returns NULL. */
@@ -79,6 +148,8 @@ static inline const char *h1_more(struct h1_ctx *c)
 /* Expects CRLF or a bare LF at <p>; returns the start of the next line. */
 static inline const char *h1_eol(struct h1_ctx *c, const char *p)
 {
+	if (c->end - p >= 2 && p[0] == '\r' && p[1] == '\n')
+		return p + 2;
 	if (p >= c->end)
 		return h1_more(c);
 	if (*p == '\n')
@@ -92,24 +163,9 @@ static inline const char *h1_eol(struct h1_ctx *c, const char *p)
 	return p + 2;
 }
 
-static inline uint64_t h1_ld64(const char *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
-static inline uint32_t h1_ld32(const char *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
-/* Case-insensitive compare of token bytes <n> with lowercase <lc> made only of letters and
- * '-' (OR-ing 0x20 is exact there: no other token byte folds onto those).
+/* Case-insensitive compare of validated name or value bytes <n> with <lc>, made only of
+ * lowercase letters, digits and '-'. OR-ing 0x20 is exact there: the only other bytes that
+ * fold onto those are CTLs, which never reach this point.
  */
 static inline bool h1_lc_eq(const char *n, const char *lc, size_t len)
 {
@@ -157,22 +213,9 @@ static uint16_t h1_hdr_intern(const char *n, size_t len)
 	return H1_HDR_OTHER;
 }
 
-/* Case-insensitive compare of any bytes with a lowercase ASCII word. */
-static bool h1_word_ieq(struct ist v, const char *lc, size_t len)
+static inline bool h1_word_ieq(struct ist v, const char *lc, size_t len)
 {
-	size_t i;
-
-	if (v.len != len)
-		return false;
-	for (i = 0; i < len; i++) {
-		unsigned char ch = (unsigned char)v.ptr[i];
-
-		if (ch >= 'A' && ch <= 'Z')
-			ch |= 0x20;
-		if (ch != (unsigned char)lc[i])
-			return false;
-	}
-	return true;
+	return v.len == len && h1_lc_eq(v.ptr, lc, len);
 }
 
 /* Cuts the next comma-separated item of v[0..end) into <item> (spaces and tabs trimmed);
@@ -180,8 +223,11 @@ static bool h1_word_ieq(struct ist v, const char *lc, size_t len)
  */
 static const char *h1_list_next(const char *p, const char *end, struct ist *item)
 {
-	const char *comma = memchr(p, ',', end - p);
-	const char *e = comma ? comma : end;
+	const char *e = p, *comma;
+
+	while (e < end && *e != ',')
+		e++;
+	comma = e < end ? e : NULL;
 
 	while (p < e && (*p == ' ' || *p == '\t'))
 		p++;
@@ -245,6 +291,10 @@ static void h1_hdr_conn(struct h1_ctx *c, struct ist v)
 	const char *p = v.ptr, *end = v.ptr + v.len;
 	struct ist item;
 
+	if (h1_word_ieq(v, "keep-alive", 10)) { /* the common single token */
+		c->msg->flags |= H1_MF_CONN_KAL;
+		return;
+	}
 	do {
 		p = h1_list_next(p, end, &item);
 		if (h1_word_ieq(item, "close", 5))
@@ -302,6 +352,11 @@ static const char *h1_version(struct h1_ctx *c, const char *p)
 	size_t avail = c->end - p;
 	size_t n = avail < 7 ? avail : 7;
 
+	if (avail >= 8 && h1_ld64(p) == h1_ld64("HTTP/1.1")) {
+		c->msg->flags |= H1_MF_VER_11;
+		c->msg->vsn = ist2(p, 8);
+		return p + 8;
+	}
 	if (memcmp(p, "HTTP/1.", n) != 0)
 		return h1_err(c, p, 400);
 	if (avail < 8)
@@ -343,7 +398,7 @@ static const char *h1_req_line(struct h1_ctx *c, const char *p)
 	while (q < c->end && *q == ' ')
 		q++;
 	u = q;
-	q = h1_span(q, c->end, C_URI);
+	q = h1_span_uri(q, c->end);
 	if (q >= c->end)
 		return h1_more(c);
 	if (q == u || *q != ' ')
@@ -402,9 +457,11 @@ static const char *h1_hdr_line(struct h1_ctx *c, const char *p)
 	if (q == p || *q != ':')
 		return h1_err(c, q, 400); /* empty name, space before ':', obs-fold, bad byte */
 	v = q + 1;
+	if (v < c->end && *v == ' ')
+		v++;
 	while (v < c->end && (*v == ' ' || *v == '\t'))
 		v++;
-	ve = h1_span(v, c->end, C_VAL);
+	ve = h1_span_val(v, c->end);
 	next = h1_eol(c, ve);
 	if (!next)
 		return NULL;

@@ -1,16 +1,18 @@
 /* HTTP/1.1 serialization of parsed messages: the start line, the kept headers and the
  * connection header chosen by the stream, in one pass into an output buffer.
  */
-#include <stdio.h>
+#include <stdint.h>
 #include <string.h>
 #include <base/buf.h>
 #include <http/status.h>
 #include <mux/h1.h>
 
-static bool hdr_is_hop(const struct h1_hdr *h)
+#define HOP_BY_HOP_IDS ((1u << H1_HDR_CONNECTION) | (1u << H1_HDR_PROXY_CONNECTION) | \
+			(1u << H1_HDR_KEEP_ALIVE))
+
+static inline bool hdr_is_hop(const struct h1_hdr *h)
 {
-	return h->skip || h->id == H1_HDR_CONNECTION || h->id == H1_HDR_PROXY_CONNECTION ||
-	       h->id == H1_HDR_KEEP_ALIVE;
+	return h->skip | ((HOP_BY_HOP_IDS >> h->id) & 1u);
 }
 
 /* Bytes needed for the headers of <m> and the connection header. */
@@ -33,15 +35,58 @@ static char *put(char *p, const void *src, size_t len)
 	return p + len;
 }
 
-/* Copies a header name in lower case, as HAProxy emits them. */
+/* Lower-cases the ASCII letters of 8 bytes at once. Valid for bytes below 0x80 (header
+ * names are token characters): b + 0x3f has bit 7 set from 'A' up, b + 0x25 from 'Z' + 1
+ * up, so their XOR flags exactly 'A'..'Z', and bit 7 >> 2 is the 0x20 case bit. */
+static inline uint64_t lower8(uint64_t x)
+{
+	uint64_t hi = ((x + 0x3f3f3f3f3f3f3f3fULL) ^ (x + 0x2525252525252525ULL)) &
+		      0x8080808080808080ULL;
+
+	return x | (hi >> 2);
+}
+
+static inline void lower8_at(char *dst, const char *src)
+{
+	uint64_t w;
+
+	memcpy(&w, src, 8);
+	w = lower8(w);
+	memcpy(dst, &w, 8);
+}
+
+static inline void lower4_at(char *dst, const char *src)
+{
+	uint32_t w, hi;
+
+	memcpy(&w, src, 4);
+	hi = ((w + 0x3f3f3f3fU) ^ (w + 0x25252525U)) & 0x80808080U;
+	w |= hi >> 2;
+	memcpy(dst, &w, 4);
+}
+
+/* Copies a header name in lower case, as HAProxy emits them. Lengths of 4 and more are
+ * done in words, the last one overlapping the previous ones. */
 static char *put_name(char *p, struct ist n)
 {
-	for (size_t i = 0; i < n.len; i++) {
-		unsigned char c = (unsigned char)n.ptr[i];
+	size_t i = 0, len = n.len;
 
-		p[i] = (char)((unsigned int)(c - 'A') < 26u ? c + 32 : c);
+	if (len >= 8) {
+		for (; i + 8 <= len; i += 8)
+			lower8_at(p + i, n.ptr + i);
+		if (i < len)
+			lower8_at(p + len - 8, n.ptr + len - 8);
+	} else if (len >= 4) {
+		lower4_at(p, n.ptr);
+		lower4_at(p + len - 4, n.ptr + len - 4);
+	} else {
+		for (; i < len; i++) {
+			unsigned char c = (unsigned char)n.ptr[i];
+
+			p[i] = (char)((unsigned int)(c - 'A') < 26u ? c + 32 : c);
+		}
 	}
-	return p + n.len;
+	return p + len;
 }
 
 static void hdrs_write(char *p, const struct h1_msg *m, const char *conn_hdr)
@@ -98,13 +143,16 @@ int h1_write_request(struct buf *b, const struct h1_msg *m, const char *conn_hdr
 int h1_write_response(struct buf *b, const struct h1_msg *m, const char *conn_hdr)
 {
 	struct ist reason = m->reason;
-	char sl[16];
-	size_t need, sll;
+	char sl[13] = "HTTP/1.1 000 ";
+	int st = m->status % 1000;
+	size_t need, sll = sizeof(sl);
 	char *p;
 
 	if (!reason.len)
 		reason = ist_str(http_reason(m->status));
-	sll = (size_t)snprintf(sl, sizeof(sl), "HTTP/1.1 %03d ", m->status % 1000);
+	sl[9] = (char)('0' + st / 100);
+	sl[10] = (char)('0' + st / 10 % 10);
+	sl[11] = (char)('0' + st % 10);
 	need = sll + reason.len + 2 + hdrs_size(m, conn_hdr);
 	p = reserve(b, need);
 	if (!p)

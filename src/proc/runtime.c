@@ -26,6 +26,13 @@
 
 static struct fd_handler sig_handler;
 static bool graceful_pending;
+static struct timer hard_stop_timer;
+
+/* hard-stop-after expired during a graceful stop: end now, whatever is in flight. */
+static void hard_stop_cb(struct timer *t)
+{
+	th_ctx->stopped = true;
+}
 
 /* Raises RLIMIT_NOFILE to fit maxconn (two fds per proxied connection) and derives a
  * default maxconn from the limit when none was set, as HAProxy does. */
@@ -69,6 +76,7 @@ int runtime_prepare(void)
 {
 	struct proxy *px;
 
+	cfg_phase = false;
 	if (global.tune_maxrewrite >= global.tune_bufsize / 2)
 		global.tune_maxrewrite = global.tune_bufsize / 2;
 	buf_pool_setup(global.tune_bufsize);
@@ -102,12 +110,16 @@ int listeners_bind_all(void)
 				li->accept = h1_front_accept;
 				if (listener_bind(li, backlog, err, sizeof(err)) == 0)
 					continue;
-				ha_alert("Starting frontend %s: cannot bind socket (%s) [%s]\n",
-					 px->id, err, addr_to_str(&li->addr, addr, sizeof(addr)));
+				ha_alert("Binding [%s:%d] for frontend %s: cannot bind socket (%s) for [%s]\n",
+					 bc->file, bc->line, px->id, err,
+					 addr_to_str(&li->addr, addr, sizeof(addr)));
 				errors++;
 			}
 		}
 	}
+	if (errors)
+		ha_alert("[%s.main()] Some protocols failed to start their listeners! Exiting.\n",
+			 "haproxy");
 	return errors ? -1 : 0;
 }
 
@@ -159,6 +171,10 @@ static void sig_iocb(struct fd_handler *h, uint32_t events)
 			if (!th_ctx->stopping) {
 				th_ctx->stopping = true;
 				graceful_pending = true;
+				if (global.hard_stop_after) {
+					hard_stop_timer.cb = hard_stop_cb;
+					timer_set(&hard_stop_timer, tick_add(global.hard_stop_after));
+				}
 			}
 			break;
 		default:

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <base/parse.h>
 #include <cfg/cfg.h>
 #include <conn/bind_cfg.h>
 #include <proxy/proxy.h>
@@ -51,6 +52,39 @@ int proxy_cfg_max_args(struct cfg_ctx *ctx, int skip, int max)
 int proxy_cfg_later(struct cfg_ctx *ctx, const char *what, const char *why)
 {
 	cfg_alert(ctx, "'%s' is not supported yet (%s)", what, why);
+	return -1;
+}
+
+int proxy_cfg_time(struct cfg_ctx *ctx, const char *kw, const char *s, int *ms)
+{
+	const char *bad;
+	int v = 0;
+
+	bad = parse_time_ms(s, 1, &v);
+	if (!bad) {
+		*ms = v;
+		return 0;
+	}
+	if (v == -1)
+		cfg_alert(ctx, "timer overflow in argument '%s' to '%s', maximum value is "
+			  "2147483647 ms (~24.8 days).", s, kw);
+	else if (bad == s)
+		cfg_alert(ctx, "'%s' expects <time> as argument, got '%s'.", kw, s);
+	else
+		cfg_alert(ctx, "unexpected character '%c' in '%s'", *bad, kw);
+	return -1;
+}
+
+int proxy_cfg_int(struct cfg_ctx *ctx, const char *kw, const char *s, long min, long max,
+		  long *out)
+{
+	if (parse_long(s, min, max, out) == 0)
+		return 0;
+	if (min == LONG_MIN && max == LONG_MAX)
+		cfg_alert(ctx, "'%s' expects an integer argument, got '%s'.", kw, s);
+	else
+		cfg_alert(ctx, "'%s' expects an integer argument between %ld and %ld, got '%s'.", kw,
+			  min, max, s);
 	return -1;
 }
 
@@ -219,7 +253,7 @@ static int pxcfg_set_timeout(struct cfg_ctx *ctx, const struct pxcfg_timeout *t,
 		cfg_alert(ctx, "'%s' expects an integer value (in milliseconds)", kw);
 		return -1;
 	}
-	if (proxy_cfg_max_args(ctx, arg, 1) < 0 || cfg_parse_time_arg(ctx, ctx->args[arg], &ms) < 0)
+	if (proxy_cfg_max_args(ctx, arg, 1) < 0 || proxy_cfg_time(ctx, kw, ctx->args[arg], &ms) < 0)
 		return -1;
 	if (!proxy_cfg_has_cap(ctx, t->cap, kw))
 		return 0;
@@ -520,9 +554,13 @@ static int pxcfg_http_reuse(struct cfg_ctx *ctx)
 	if (!proxy_cfg_has_cap(ctx, PR_CAP_BE, "http-reuse") || !strcmp(ctx->args[1], "safe"))
 		return 0;
 	if (!strcmp(ctx->args[1], "never") || !strcmp(ctx->args[1], "aggressive") ||
-	    !strcmp(ctx->args[1], "always"))
-		return proxy_cfg_later(ctx, ctx->args[1], "only 'http-reuse safe' (the default) "
-				       "is supported for now");
+	    !strcmp(ctx->args[1], "always")) {
+		char what[64];
+
+		snprintf(what, sizeof(what), "http-reuse %s", ctx->args[1]);
+		return proxy_cfg_later(ctx, what, "only 'http-reuse safe' (the default) is "
+				       "supported for now");
+	}
 	cfg_alert(ctx, "'http-reuse' only supports 'never', 'safe', 'aggressive', 'always'");
 	return -1;
 }

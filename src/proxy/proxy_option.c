@@ -175,7 +175,8 @@ static int pxopt_redispatch(struct cfg_ctx *ctx, int a, bool neg)
 		px->options &= ~PR_O_REDISP;
 		return 0;
 	}
-	if (a + 1 < ctx->nargs && cfg_parse_int_arg(ctx, ctx->args[a + 1], INT_MIN, INT_MAX, &n) < 0)
+	if (a + 1 < ctx->nargs &&
+	    proxy_cfg_int(ctx, "option redispatch", ctx->args[a + 1], INT_MIN, INT_MAX, &n) < 0)
 		return -1;
 	if (n < -1)
 		return proxy_cfg_later(ctx, "option redispatch <negative>", "redispatching on the "

@@ -11,7 +11,7 @@ import httpc
 import pytest
 from backend import Reader
 from conftest import free_port, make_cfg
-from test_errors import PAGE_503
+from test_errors import PAGE_408, PAGE_503
 from test_proxy import ws_open
 
 
@@ -22,13 +22,18 @@ def closed_after(s, timeout):
     return time.monotonic() - t0 if closed else None
 
 
-def test_timeout_client_mid_body(proxy, backend, port):
+def test_timeout_client_mid_headers(proxy, backend, port):
+    # no timeout http-request: timeout client bounds an incomplete request head (408)
     proxy(make_cfg(port, [backend], defaults=["timeout client 1s"]), ports=[port])
     with httpc.connect(port, timeout=6) as s:
-        s.sendall(b"POST / HTTP/1.1\r\nHost: t\r\nContent-Length: 10\r\n\r\nhello")
-        t = closed_after(s, 5)
-    assert t is not None, "connection still open 5 s after timeout client 1s"
+        s.sendall(b"GET / HTTP/1.1\r\nHost: t\r\n")
+        t0 = time.monotonic()
+        data, closed = httpc.recv_until_close(s, 5)
+        t = time.monotonic() - t0
+    assert closed, "connection still open 5 s after timeout client 1s"
+    assert data == PAGE_408
     assert 0.8 <= t < 4
+    assert len(backend.requests) == 0
 
 
 def test_timeout_client_idle_before_request(proxy, backend, port):
@@ -174,14 +179,5 @@ def test_timeout_server_504_then_next_request_ok(proxy, backend, port):
     assert r.status == 200
 
 
-def test_timeout_client_fin(proxy, backend, port):
-    # the client half-closes after a request whose answer never comes: client-fin (1s)
-    # bounds how long the proxy keeps the half-closed connection, not timeout client (30s)
-    proxy(make_cfg(port, [backend], defaults=["timeout client-fin 1s", "timeout server 30s"]),
-          ports=[port])
-    with httpc.connect(port, timeout=8) as s:
-        s.sendall(b"GET /?delay=20 HTTP/1.1\r\nHost: t\r\n\r\n")
-        s.shutdown(socket.SHUT_WR)
-        t = closed_after(s, 6)
-    assert t is not None, "half-closed client kept beyond timeout client-fin"
-    assert t < 4
+# Not tested: timeout client-fin / server-fin. HAProxy 2.6 keeps a half-closed client
+# waiting for a slow server until timeout server, so no reliable client-visible check.

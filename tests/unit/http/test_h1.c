@@ -613,3 +613,30 @@ TEST(h1_split_every_offset)
 		check_prefixes_invalid(bad_req[i], false);
 	check_prefixes_invalid("HTTP/1.1 2000 OK\r\n\r\n", true);
 }
+
+/* Every byte value at every position of a long value and target: the word-at-a-time scans
+ * must agree with the byte rules.
+ */
+TEST(h1_all_bytes_value_and_target)
+{
+	char s[128];
+	int b, k, n;
+
+	for (b = 0; b < 256; b++) {
+		bool val_ok = (b >= 0x20 && b != 0x7f) || b == '\t';
+		bool uri_ok = b > 0x20 && b < 0x7f;
+
+		for (k = 0; k < 20; k++) {
+			n = snprintf(s, sizeof(s), "GET / HTTP/1.1\r\nX: a%s\r\n\r\n",
+				     "bcdefghijklmnopqrstuvwxyz");
+			s[20 + k] = (char)b;
+			if ((parse_lim(s, n, false, &lim_dflt) > 0) != val_ok)
+				test_fail(__FILE__, __LINE__, "value byte 0x%02x at %d", b, k);
+			n = snprintf(s, sizeof(s), "GET /%s HTTP/1.1\r\n\r\n",
+				     "abcdefghijklmnopqrstuvwxyz");
+			s[6 + k] = (char)b;
+			if ((parse_lim(s, n, false, &lim_dflt) > 0) != uri_ok)
+				test_fail(__FILE__, __LINE__, "target byte 0x%02x at %d", b, k);
+		}
+	}
+}
