@@ -44,7 +44,8 @@ struct conn {
 	struct proxy *px;         /* front: frontend; back: backend */
 	struct listener *li;      /* front: accepting listener */
 	struct server *srv;       /* back: target server */
-	struct list idle;         /* back: in srv->per_thr[tid].idle while parked */
+	struct list idle;         /* back: in srv->per_thr[tid].idle while parked;
+				   * front: in the thread's idle front list between requests */
 	uint32_t nb_req;          /* front: requests served on this connection */
 	uint32_t front_state;     /* front: FC_* (mux/h1) */
 	uint64_t last_act;        /* ms of the last byte received or sent */

@@ -32,6 +32,8 @@ int h1_front_accept(struct listener *li, int fd, const struct sockaddr_storage *
 void h1_front_end_stream(struct conn *c, bool keep_alive);
 /* Sends what is left in c->obuf, shuts the write side, drains input briefly, closes. */
 void h1_front_close_gracefully(struct conn *c);
+/* Closes every front connection of this thread waiting for a request (graceful stop). */
+void h1_front_close_idle(void);
 
 /* back side (mux/h1_back.c) */
 /* Returns an idle connection to <srv> owned by this thread, or NULL. */
@@ -43,6 +45,8 @@ struct conn *h1_back_connect(struct server *srv);
 int h1_back_check_connect(struct conn *c);
 /* Parks <c> in its server's idle list (or closes it when the list is full). */
 void h1_back_park(struct conn *c);
+/* Closes every parked connection of this thread to <srv>. */
+void h1_back_close_idle(struct server *srv);
 void h1_back_init_server(struct server *srv);
 
 /* serialization (mux/h1_out.c): writes the start line, every header not marked skip and

@@ -143,3 +143,11 @@ void h1_back_init_server(struct server *srv)
 	for (int i = 0; i < MAX_THREADS; i++)
 		list_init(&srv->per_thr[i].idle);
 }
+
+void h1_back_close_idle(struct server *srv)
+{
+	struct conn *c;
+
+	while ((c = h1_back_take_idle(srv)))
+		conn_close(c);
+}

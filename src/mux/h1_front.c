@@ -24,6 +24,23 @@ enum front_state {
 
 static const struct h1_stream_ops *stream_ops;
 
+/* Front connections waiting for a request, closed at once by a graceful stop. */
+static __thread struct list idle_fronts = { NULL, NULL };
+
+static void front_set_idle(struct conn *c)
+{
+	c->front_state = FC_IDLE;
+	if (!idle_fronts.next)
+		list_init(&idle_fronts);
+	list_append(&idle_fronts, &c->idle);
+}
+
+static void front_set_busy(struct conn *c, uint32_t state)
+{
+	c->front_state = state;
+	list_delete(&c->idle);
+}
+
 void h1_register_stream_ops(const struct h1_stream_ops *ops)
 {
 	stream_ops = ops;
@@ -46,7 +63,7 @@ static void front_close(struct conn *c)
 static void front_idle_process(struct conn *c)
 {
 	if (c->ibuf.data || conn_recv(c) > 0) {
-		c->front_state = FC_STREAM;
+		front_set_busy(c, FC_STREAM);
 		if (stream_ops->start(c) < 0)
 			front_close(c);
 		return;
@@ -136,7 +153,7 @@ int h1_front_accept(struct listener *li, int fd, const struct sockaddr_storage *
 	c->li = li;
 	c->px = li->bind->px;
 	c->peer = *peer;
-	c->front_state = FC_IDLE;
+	front_set_idle(c);
 	c->tl.process = front_tasklet;
 	timer_set(&c->tmr, front_idle_deadline(c));
 	return 0;
@@ -150,7 +167,7 @@ void h1_front_end_stream(struct conn *c, bool keep_alive)
 		h1_front_close_gracefully(c);
 		return;
 	}
-	c->front_state = FC_IDLE;
+	front_set_idle(c);
 	b_release_if_empty(&c->ibuf);
 	timer_set(&c->tmr, front_idle_deadline(c));
 	if (c->ibuf.data || (c->flags & (CO_FL_CAN_RECV | CO_FL_RD_EOF)))
@@ -160,7 +177,7 @@ void h1_front_end_stream(struct conn *c, bool keep_alive)
 void h1_front_close_gracefully(struct conn *c)
 {
 	c->strm = NULL;
-	c->front_state = FC_DRAINING;
+	front_set_busy(c, FC_DRAINING);
 	c->tl.process = NULL;
 	tasklet_cancel(&c->tl);
 	b_del(&c->ibuf, c->ibuf.data);
@@ -168,4 +185,14 @@ void h1_front_close_gracefully(struct conn *c)
 	if (!c->obuf.data)
 		conn_shutw(c);
 	front_drain_process(c);
+}
+
+void h1_front_close_idle(void)
+{
+	struct conn *c, *tmp;
+
+	if (!idle_fronts.next)
+		return;
+	list_for_each_entry_safe(c, tmp, &idle_fronts, idle)
+		front_close(c);
 }

@@ -10,6 +10,7 @@
 #include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <backend/backend.h>
+#include <backend/server-t.h>
 #include <base/addr.h>
 #include <base/buf.h>
 #include <base/pool.h>
@@ -205,10 +206,17 @@ static int signals_init(void)
 /* Graceful stop: once listeners are closed, the loop ends when no connection is left. */
 static bool stop_check(void)
 {
+	struct proxy *px;
+
 	if (graceful_pending) {
 		graceful_pending = false;
 		listeners_stop_all();
 	}
+	/* nothing waits on idle connections: close them as they appear */
+	h1_front_close_idle();
+	for (px = proxies; px; px = px->next)
+		for (struct server *srv = px->srv; srv; srv = srv->next)
+			h1_back_close_idle(srv);
 	return th_ctx->nb_conns == 0;
 }
 

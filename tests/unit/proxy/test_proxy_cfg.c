@@ -265,13 +265,16 @@ TEST(proxy_cfg_listen_with_address)
 	int n = 0;
 
 	pxt_setup();
+	setenv("PXT_FD", "7", 1);
 	pxt_load("defaults\n  mode http\n" PXT_TIMEOUTS
 		 "listen webcluster 127.0.0.1:8090,[::1]:8091\n"
 		 "  bind :9000-9002 name web maxconn 50 backlog 20 v4v6\n"
 		 "  bind ipv6@:9010 v6only\n"
 		 "  bind unix@@DIR@/s.sock\n"
 		 "  bind fd@5\n"
-		 "  server web1 127.0.0.1:8091\n", &r);
+		 "  server web1 127.0.0.1:8091\n"
+		 "  bind 'fd@${PXT_FD}'\n"
+		 "  server web2 ipv4@localhost:8092\n", &r);
 	CHECK_INT(r.errors + r.check, 0);
 	px = proxy_find("webcluster", PR_CAP_FE);
 	CHECK(px != NULL);
@@ -286,7 +289,12 @@ TEST(proxy_cfg_listen_with_address)
 		}
 		CHECK(bc->px == px);
 	}
-	CHECK_INT(n, 2 + 3 + 1 + 1 + 1);
+	CHECK_INT(n, 2 + 3 + 1 + 1 + 1 + 1);
+	if (px->srv && px->srv->next) {
+		char buf[64];
+
+		CHECK_STR(addr_to_str(&px->srv->next->addr, buf, sizeof(buf)), "127.0.0.1:8092");
+	}
 	bc = list_elem(px->binds.next->next, struct bind_conf, list);
 	CHECK_STR(bc->name, "web");
 	CHECK_INT(bc->maxconn, 50);
@@ -299,9 +307,12 @@ TEST(proxy_cfg_listen_with_address)
 	bc = list_elem(bc->list.next, struct bind_conf, list);
 	CHECK(bc->v6only);
 	CHECK_STR(pxt_addr(pxt_first_listener(px)), "127.0.0.1:8090");
-	bc = list_elem(px->binds.prev, struct bind_conf, list);
+	bc = list_elem(px->binds.prev->prev, struct bind_conf, list);
 	l = list_elem(bc->listeners.next, struct listener, list);
 	CHECK_INT(l->inherited_fd, 5);
+	bc = list_elem(px->binds.prev, struct bind_conf, list);
+	l = list_elem(bc->listeners.next, struct listener, list);
+	CHECK_INT(l->inherited_fd, 7);
 out:
 	pxt_cleanup();
 }
