@@ -12,6 +12,8 @@
 #include <cfg/cfg.h>
 #include <proxy/proxy-t.h>
 
+struct act_rule;
+
 /* Creates a proxy <name> with capabilities <cap> (PR_CAP_DEF for a defaults section)
  * defined at <file>:<line>, starting as a copy of the settings of <defpx> (mode, options,
  * timeouts, retries, maxconn, backlog, default_backend, balance, forwardfor, monitor-uri,
@@ -65,6 +67,9 @@ int proxy_cfg_int(struct cfg_ctx *ctx, const char *kw, const char *s, long min, 
  * (replacing a previous one). Returns 0, or -1 on allocation failure or table full.
  */
 int proxy_set_errorfile(struct proxy *px, int status, const char *msg, size_t len);
+
+/* Frees a rule and every view it owns (all of them: see stream/http_act_cfg.c). */
+void proxy_rule_free(struct act_rule *r);
 
 /* Replaces the owned string view <dst> with a copy of <s> (NULL or "" gives an empty view).
  * Returns 0 or -1 on allocation failure (dst unchanged).

@@ -192,8 +192,7 @@ const char *proxy_type_str(const struct proxy *px)
 	return "proxy";
 }
 
-/* Frees a rule: every view of an act_rule is owned (see stream/http_act_cfg.c). */
-static void proxy_free_rule(struct act_rule *r)
+void proxy_rule_free(struct act_rule *r)
 {
 	int i;
 
@@ -216,7 +215,7 @@ static void proxy_free_rules(struct list *head)
 
 	list_for_each_entry_safe(r, rt, head, list) {
 		list_delete(&r->list);
-		proxy_free_rule(r);
+		proxy_rule_free(r);
 	}
 }
 

@@ -505,7 +505,8 @@ static int pxcfg_errorfile(struct cfg_ctx *ctx)
 	}
 	if (proxy_cfg_max_args(ctx, 1, 2) < 0)
 		return -1;
-	code = strtol(ctx->args[1], NULL, 10);
+	if (parse_long(ctx->args[1], 0, 999, &code) < 0)
+		code = 0;
 	for (i = 0; codes[i] && codes[i] != code; i++)
 		;
 	if (!codes[i]) {

@@ -323,23 +323,6 @@ static int act_parse_other(struct act_line *al)
 	return -1;
 }
 
-static void act_rule_free(struct act_rule *r)
-{
-	int i;
-
-	for (i = 0; i < r->nb_hdrs; i++) {
-		free((char *)r->hdrs[i].name.ptr);
-		free((char *)r->hdrs[i].value.ptr);
-	}
-	free(r->hdrs);
-	free((char *)r->name.ptr);
-	free((char *)r->value.ptr);
-	free((char *)r->content_type.ptr);
-	free((char *)r->body.ptr);
-	free(r->file);
-	free(r);
-}
-
 /* Parses the action at args[1] into <r>. */
 static int act_parse_action(struct act_line *al, struct act_rule *r)
 {
@@ -392,7 +375,7 @@ static int act_kw_parse(struct cfg_ctx *ctx)
 	}
 	r->line = ctx->line;
 	if (act_parse_action(&al, r) < 0) {
-		act_rule_free(r);
+		proxy_rule_free(r);
 		return -1;
 	}
 	list_append(al.req ? &ctx->px->http_req_rules : &ctx->px->http_res_rules, &r->list);
