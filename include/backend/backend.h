@@ -30,5 +30,8 @@ int backend_init(struct proxy *px);
 /* Smooth weighted round-robin over the usable servers of <px> (lb_rr.c). Returns the
  * server, or NULL with *all_full set when usable servers exist but all are full. */
 struct server *lb_rr_pick(struct proxy *px, struct server *avoid, bool *all_full);
+/* leastconn and random(N), same contract (lb_lc_rand.c). */
+struct server *lb_lc_pick(struct proxy *px, struct server *avoid, bool *all_full);
+struct server *lb_rand_pick(struct proxy *px, struct server *avoid, bool *all_full);
 
 #endif

@@ -83,6 +83,8 @@ struct proxy {
 	struct server *srv;       /* first server, config order */
 	int srv_count;
 	int lbalgo;               /* enum lb_algo */
+	int lb_draws;             /* random(N): servers drawn per pick (default 2) */
+	unsigned int lb_cursor;   /* runtime: leastconn rotation among equally loaded servers */
 	const struct lb_ops *lb;  /* set when runtime state is built */
 	void *lb_ctx;             /* LB private state (per group: issue #3) */
 
@@ -117,8 +119,8 @@ struct switching_rule {
 
 enum lb_algo {
 	LB_ALGO_ROUNDROBIN = 0,   /* roundrobin and static-rr */
-	LB_ALGO_RANDOM,           /* random: later issue; refused for now */
-	LB_ALGO_LEASTCONN,        /* leastconn: later issue; refused for now */
+	LB_ALGO_RANDOM,           /* random[(N)]: best of N weighted draws */
+	LB_ALGO_LEASTCONN,        /* leastconn: fewest connections per weight */
 };
 
 #endif

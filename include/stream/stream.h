@@ -18,6 +18,9 @@ int stream_connect_server(struct stream *s);
 /* Sends the error page for <status> (errorfile or canned) and ends the exchange; closes
  * the front connection afterwards when <close> or for 400/408. */
 int stream_reply_error(struct stream *s, int status, bool close);
+/* The same for errors HAProxy's H1 mux sends itself (parsing errors, request timeout):
+ * raw page bytes, and the front connection closes. */
+int stream_reply_mux_error(struct stream *s, int status);
 /* Sends a response already written into the front output buffer. */
 int stream_reply_local(struct stream *s);
 /* The server side failed before a response was forwarded: 502/503/504. */

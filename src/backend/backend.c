@@ -30,7 +30,17 @@ int backend_assign(struct stream *s, struct server *avoid, bool front_of_queue)
 	bool all_full;
 	struct server *srv;
 
-	srv = lb_rr_pick(be, avoid, &all_full);
+	switch (be->lbalgo) {
+	case LB_ALGO_LEASTCONN:
+		srv = lb_lc_pick(be, avoid, &all_full);
+		break;
+	case LB_ALGO_RANDOM:
+		srv = lb_rand_pick(be, avoid, &all_full);
+		break;
+	default:
+		srv = lb_rr_pick(be, avoid, &all_full);
+		break;
+	}
 	if (srv) {
 		s->srv = srv;
 		HA_ATOMIC_INC(&srv->cur_conns);

@@ -3,6 +3,7 @@
  * order), including the odd bytes of its texts ("400 Bad request", the '.' in 501, the '>'
  * in 431, 407 titled "Unauthorized"), since tools and tests compare them.
  */
+#include <base/compiler.h>
 #include <http/status.h>
 
 /* Reason phrase for <status>; classes as HAProxy names them for unknown codes. */
@@ -92,72 +93,92 @@ const char *http_reason(int status)
 	return "Other";
 }
 
-/* <title> is "NNN Reason", <len> the body length as a string literal (checked by the unit
- * tests), <extra> more header lines.
+/* Every canned page once: status, "NNN Reason" title, body length as a string literal
+ * (checked by the unit tests), whether it closes, and the text. The stream layer sends the
+ * pages with lower-case header names (they go through HAProxy's internal message format);
+ * the H1 mux sends its own errors (parsing, request timeout) raw, with HAProxy's original
+ * mixed-case headers and connection header before content-type.
  */
-#define ERR_PAGE(title, len, extra, text)                                              \
-	IST("HTTP/1.1 " title "\r\n"                                                   \
-	    "content-length: " len "\r\n"                                              \
-	    "cache-control: no-cache\r\n"                                              \
-	    "content-type: text/html\r\n" extra "\r\n"                                 \
-	    "<html><body><h1>" title "</h1>\n" text "\n</body></html>\n")
+#define HTTP_ERR_PAGES(X)                                                              \
+	X(500, "500 Internal Server Error", "97", NOCLOSE,                             \
+	  "An internal server error occurred.") /* first: the fallback */             \
+	X(200, "200 OK", "58", NOCLOSE, "Service ready.")                              \
+	X(400, "400 Bad request", "90", CLOSE, "Your browser sent an invalid request.") \
+	X(401, "401 Unauthorized", "112", NOCLOSE,                                     \
+	  "You need a valid user and password to access this content.")               \
+	X(403, "403 Forbidden", "93", NOCLOSE, "Request forbidden by administrative rules.") \
+	X(404, "404 Not Found", "83", NOCLOSE, "The resource could not be found.")     \
+	X(405, "405 Method Not Allowed", "146", NOCLOSE,                               \
+	  "A request was made of a resource using a request method not supported "    \
+	  "by that resource")                                                          \
+	X(407, "407 Unauthorized", "112", NOCLOSE,                                     \
+	  "You need a valid user and password to access this content.")               \
+	X(408, "408 Request Time-out", "110", CLOSE,                                   \
+	  "Your browser didn't send a complete request in time.")                     \
+	X(410, "410 Gone", "114", NOCLOSE,                                             \
+	  "The resource is no longer available and will not be available again.")     \
+	X(413, "413 Payload Too Large", "106", NOCLOSE,                                \
+	  "The request entity exceeds the maximum allowed.")                          \
+	X(414, "414 URI Too Long", "110", NOCLOSE,                                     \
+	  "The URI provided was too long for the server to process.")                 \
+	X(421, "421 Misdirected Request", "104", NOCLOSE,                              \
+	  "Request sent to a non-authoritative server.")                              \
+	X(422, "422 Unprocessable Content", "116", NOCLOSE,                            \
+	  "The server cannot process the contained instructions.")                    \
+	X(425, "425 Too Early", "80", NOCLOSE, "Your browser sent early data.")        \
+	X(429, "429 Too Many Requests", "117", NOCLOSE,                                \
+	  "You have sent too many requests in a given amount of time.")               \
+	X(431, "431 Request Header Fields Too Large", "106", NOCLOSE,                  \
+	  ">Request Header Fields Too Large.")                                         \
+	X(501, "501 Not Implemented", "136", NOCLOSE,                                  \
+	  ".The server does not support the functionality required to fulfill "        \
+	  "the request.")                                                              \
+	X(502, "502 Bad Gateway", "107", NOCLOSE,                                      \
+	  "The server returned an invalid or incomplete response.")                   \
+	X(503, "503 Service Unavailable", "107", NOCLOSE,                              \
+	  "No server is available to handle this request.")                           \
+	X(504, "504 Gateway Time-out", "92", NOCLOSE, "The server didn't respond in time.")
 
-#define ERR_CLOSE "connection: close\r\n"
+#define LC_CLOSE "connection: close\r\n"
+#define LC_NOCLOSE ""
+#define RAW_CLOSE "Connection: close\r\n"
+#define RAW_NOCLOSE ""
+#define ERR_BODY(title, text) "<html><body><h1>" title "</h1>\n" text "\n</body></html>\n"
+
+#define LC_PAGE(st, title, len, cl, text)                                              \
+	{ st, IST("HTTP/1.1 " title "\r\n"                                             \
+		  "content-length: " len "\r\n"                                        \
+		  "cache-control: no-cache\r\n"                                        \
+		  "content-type: text/html\r\n" LC_##cl "\r\n" ERR_BODY(title, text)) },
+#define RAW_PAGE(st, title, len, cl, text)                                             \
+	{ st, IST("HTTP/1.1 " title "\r\n"                                             \
+		  "Content-length: " len "\r\n"                                        \
+		  "Cache-Control: no-cache\r\n" RAW_##cl                                \
+		  "Content-Type: text/html\r\n\r\n" ERR_BODY(title, text)) },
 
 struct http_err_page {
 	int status;
 	struct ist msg;
 };
 
-static const struct http_err_page http_err_pages[] = {
-	{ 500, ERR_PAGE("500 Internal Server Error", "97", "",
-			"An internal server error occurred.") }, /* first: the fallback */
-	{ 200, ERR_PAGE("200 OK", "58", "", "Service ready.") },
-	{ 400, ERR_PAGE("400 Bad request", "90", ERR_CLOSE,
-			"Your browser sent an invalid request.") },
-	{ 401, ERR_PAGE("401 Unauthorized", "112", "",
-			"You need a valid user and password to access this content.") },
-	{ 403, ERR_PAGE("403 Forbidden", "93", "", "Request forbidden by administrative rules.") },
-	{ 404, ERR_PAGE("404 Not Found", "83", "", "The resource could not be found.") },
-	{ 405, ERR_PAGE("405 Method Not Allowed", "146", "",
-			"A request was made of a resource using a request method not supported "
-			"by that resource") },
-	{ 407, ERR_PAGE("407 Unauthorized", "112", "",
-			"You need a valid user and password to access this content.") },
-	{ 408, ERR_PAGE("408 Request Time-out", "110", ERR_CLOSE,
-			"Your browser didn't send a complete request in time.") },
-	{ 410, ERR_PAGE("410 Gone", "114", "",
-			"The resource is no longer available and will not be available again.") },
-	{ 413, ERR_PAGE("413 Payload Too Large", "106", "",
-			"The request entity exceeds the maximum allowed.") },
-	{ 414, ERR_PAGE("414 URI Too Long", "110", "",
-			"The URI provided was too long for the server to process.") },
-	{ 421, ERR_PAGE("421 Misdirected Request", "104", "",
-			"Request sent to a non-authoritative server.") },
-	{ 422, ERR_PAGE("422 Unprocessable Content", "116", "",
-			"The server cannot process the contained instructions.") },
-	{ 425, ERR_PAGE("425 Too Early", "80", "", "Your browser sent early data.") },
-	{ 429, ERR_PAGE("429 Too Many Requests", "117", "",
-			"You have sent too many requests in a given amount of time.") },
-	{ 431, ERR_PAGE("431 Request Header Fields Too Large", "106", "",
-			">Request Header Fields Too Large.") },
-	{ 501, ERR_PAGE("501 Not Implemented", "136", "",
-			".The server does not support the functionality required to fulfill "
-			"the request.") },
-	{ 502, ERR_PAGE("502 Bad Gateway", "107", "",
-			"The server returned an invalid or incomplete response.") },
-	{ 503, ERR_PAGE("503 Service Unavailable", "107", "",
-			"No server is available to handle this request.") },
-	{ 504, ERR_PAGE("504 Gateway Time-out", "92", "", "The server didn't respond in time.") },
-};
+static const struct http_err_page http_err_pages[] = { HTTP_ERR_PAGES(LC_PAGE) };
+static const struct http_err_page http_err_pages_raw[] = { HTTP_ERR_PAGES(RAW_PAGE) };
+
+static struct ist err_page_find(const struct http_err_page *tbl, size_t n, int status)
+{
+	for (size_t i = 0; i < n; i++)
+		if (tbl[i].status == status)
+			return tbl[i].msg;
+	return tbl[0].msg;
+}
 
 /* Canned page for <status>; the 500 page, as HAProxy does, for a status it has none for. */
 struct ist http_error_message(int status)
 {
-	size_t i;
+	return err_page_find(http_err_pages, ARRAY_SIZE(http_err_pages), status);
+}
 
-	for (i = 0; i < sizeof(http_err_pages) / sizeof(http_err_pages[0]); i++)
-		if (http_err_pages[i].status == status)
-			return http_err_pages[i].msg;
-	return http_err_pages[0].msg;
+struct ist http_error_message_raw(int status)
+{
+	return err_page_find(http_err_pages_raw, ARRAY_SIZE(http_err_pages_raw), status);
 }

@@ -288,9 +288,13 @@ static int global_resetenv(struct cfg_ctx *ctx)
 	return 0;
 }
 
-static int global_refuse_log(struct cfg_ctx *ctx)
+/* Logging comes in a later issue. Refusing "log" would make nearly every existing config
+ * unusable for a feature that does not change what clients see, so it is accepted with a
+ * warning that it has no effect (as "log" in proxies). */
+static int global_warn_log(struct cfg_ctx *ctx)
 {
-	return cfg_not_supported(ctx, "logging comes in a later issue");
+	cfg_warn(ctx, "logging is not supported yet: '%s' has no effect.", ctx->args[0]);
+	return 0;
 }
 
 static int global_refuse_priv(struct cfg_ctx *ctx)
@@ -345,9 +349,9 @@ static const struct cfg_kw global_kws[] = {
 	{ "presetenv", CFG_SEC_GLOBAL, global_setenv },
 	{ "unsetenv", CFG_SEC_GLOBAL, global_unsetenv },
 	{ "resetenv", CFG_SEC_GLOBAL, global_resetenv },
-	{ "log", CFG_SEC_GLOBAL, global_refuse_log },
-	{ "log-send-hostname", CFG_SEC_GLOBAL, global_refuse_log },
-	{ "log-tag", CFG_SEC_GLOBAL, global_refuse_log },
+	{ "log", CFG_SEC_GLOBAL, global_warn_log },
+	{ "log-send-hostname", CFG_SEC_GLOBAL, global_warn_log },
+	{ "log-tag", CFG_SEC_GLOBAL, global_warn_log },
 	{ "user", CFG_SEC_GLOBAL, global_refuse_priv },
 	{ "group", CFG_SEC_GLOBAL, global_refuse_priv },
 	{ "uid", CFG_SEC_GLOBAL, global_refuse_priv },

@@ -386,13 +386,36 @@ static int pxcfg_use_backend(struct cfg_ctx *ctx)
 	return 0;
 }
 
-/* balance ALGO: roundrobin and static-rr for now (static-rr runs as roundrobin: same
- * distribution, weights are simply not changeable at run time yet).
+/* "random", "random(N)": N in 1..100; returns the draws or -1. */
+static int pxcfg_random_draws(const char *a)
+{
+	long n = 2;
+
+	if (!strcmp(a, "random"))
+		return 2;
+	if (strncmp(a, "random(", 7) || a[strlen(a) - 1] != ')')
+		return -1;
+	{
+		char num[16];
+		size_t len = strlen(a) - 8;
+
+		if (!len || len >= sizeof(num))
+			return -1;
+		memcpy(num, a + 7, len);
+		num[len] = 0;
+		if (parse_long(num, 1, 100, &n) < 0)
+			return -1;
+	}
+	return (int)n;
+}
+
+/* balance ALGO: roundrobin, static-rr (runs as roundrobin: same distribution, weights are
+ * simply not changeable at run time yet), leastconn, random[(N)].
  */
 static int pxcfg_balance(struct cfg_ctx *ctx)
 {
 	static const char *const later[] = {
-		"leastconn", "random", "source", "uri", "url_param", "first", "hash",
+		"source", "uri", "url_param", "first", "hash",
 		"hdr(", "rdp-cookie", NULL,
 	};
 	const char *a = ctx->nargs > 1 ? ctx->args[1] : "";
@@ -404,6 +427,26 @@ static int pxcfg_balance(struct cfg_ctx *ctx)
 		if (proxy_cfg_max_args(ctx, 1, 1) < 0)
 			return -1;
 		ctx->px->lbalgo = LB_ALGO_ROUNDROBIN;
+		return 0;
+	}
+	if (!strcmp(a, "leastconn")) {
+		if (proxy_cfg_max_args(ctx, 1, 1) < 0)
+			return -1;
+		ctx->px->lbalgo = LB_ALGO_LEASTCONN;
+		return 0;
+	}
+	if (!strncmp(a, "random", 6)) {
+		int n = pxcfg_random_draws(a);
+
+		if (n < 0) {
+			cfg_alert(ctx, "'balance random' expects 'random' or 'random(<draws>)' with "
+				  "<draws> between 1 and 100, got '%s'.", a);
+			return -1;
+		}
+		if (proxy_cfg_max_args(ctx, 1, 1) < 0)
+			return -1;
+		ctx->px->lbalgo = LB_ALGO_RANDOM;
+		ctx->px->lb_draws = n;
 		return 0;
 	}
 	for (i = 0; later[i]; i++) {

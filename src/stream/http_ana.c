@@ -149,7 +149,7 @@ int ana_wait_request(struct stream *s)
 			if (ret > 0)
 				break;
 			if (ret < 0)
-				return stream_reply_error(s, s->req.err_code ? s->req.err_code : 400, true);
+				return stream_reply_mux_error(s, s->req.err_code ? s->req.err_code : 400);
 		}
 		if (conn_recv(f) > 0)
 			continue;

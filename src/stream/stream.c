@@ -98,10 +98,11 @@ int stream_reply_local(struct stream *s)
 	return 1;
 }
 
-int stream_reply_error(struct stream *s, int status, bool close)
+static int stream_reply_page(struct stream *s, int status, bool close, bool raw)
 {
 	const struct errorfile *ef = proxy_errorfile(s->be ? s->be : s->fe, status);
-	struct ist msg = ef ? ef->msg : http_error_message(status);
+	struct ist msg = ef ? ef->msg : raw ? http_error_message_raw(status)
+					    : http_error_message(status);
 	struct buf *ob = &s->front->obuf;
 
 	s->err_status = status;
@@ -111,6 +112,16 @@ int stream_reply_error(struct stream *s, int status, bool close)
 	if (b_get(ob) < 0 || b_putblk(ob, msg.ptr, (uint32_t)msg.len) < 0)
 		return stream_abort(s);
 	return stream_reply_local(s);
+}
+
+int stream_reply_error(struct stream *s, int status, bool close)
+{
+	return stream_reply_page(s, status, close, false);
+}
+
+int stream_reply_mux_error(struct stream *s, int status)
+{
+	return stream_reply_page(s, status, true, true);
 }
 
 int stream_server_error(struct stream *s, int status)
@@ -433,7 +444,7 @@ static void stream_timeout(struct stream *s, struct conn *c)
 	switch (s->state) {
 	case SS_REQ_HDRS:
 	case SS_REQ_BODY_WAIT:
-		ret = stream_reply_error(s, 408, true);
+		ret = stream_reply_mux_error(s, 408);
 		break;
 	case SS_QUEUED:
 		backend_unqueue(s);

@@ -432,6 +432,28 @@ TEST(proxy_cfg_old_timeouts_and_timeouts)
 	pxt_cleanup();
 }
 
+TEST(proxy_cfg_balance_algorithms)
+{
+	struct pxt_run r;
+	struct proxy *be;
+
+	pxt_setup();
+	pxt_load("defaults\n  mode http\n" PXT_TIMEOUTS
+		 "backend a\n  balance random\n  server s 127.0.0.1:1\n"
+		 "backend b\n  balance random(5)\n  server s 127.0.0.1:1\n"
+		 "backend c\n  balance leastconn\n  server s 127.0.0.1:1\n"
+		 "backend d\n  balance source\n  server s 127.0.0.1:1\n", &r);
+	PXT_HAS(&r, "t.cfg:16] : 'balance source' is not supported yet");
+	CHECK_INT(r.errors, 1);
+	be = proxy_find("a", PR_CAP_BE);
+	CHECK(be && be->lbalgo == LB_ALGO_RANDOM && be->lb_draws == 2);
+	be = proxy_find("b", PR_CAP_BE);
+	CHECK(be && be->lbalgo == LB_ALGO_RANDOM && be->lb_draws == 5);
+	be = proxy_find("c", PR_CAP_BE);
+	CHECK(be && be->lbalgo == LB_ALGO_LEASTCONN);
+	pxt_cleanup();
+}
+
 TEST(proxy_cfg_balance_and_misc)
 {
 	struct pxt_run r;
@@ -439,7 +461,7 @@ TEST(proxy_cfg_balance_and_misc)
 
 	pxt_setup();
 	pxt_load("defaults\n  mode http\n" PXT_TIMEOUTS
-		 "backend be\n  balance static-rr\n  balance leastconn\n  balance random\n"
+		 "backend be\n  balance static-rr\n  balance leastconn\n  balance random(300)\n"
 		 "  balance foo\n  stats enable\n  acl x path /\n  http-reuse safe\n"
 		 "  http-reuse always\n  log global\n  option httplog\n  no option httplog\n"
 		 "  option http-use-htx\n  option httpchk GET /\n  option foo\n"
@@ -448,9 +470,7 @@ TEST(proxy_cfg_balance_and_misc)
 		 "  server t 127.0.0.1:2 weight 300\n  server u 127.0.0.1:3 ssl\n"
 		 "  server v 127.0.0.1\n  server w nosuchhost.invalid:80\n  server y\n"
 		 "  server z 127.0.0.1:4 foo\n", &r);
-	PXT_HAS(&r, "t.cfg:8] : 'balance leastconn' is not supported yet (this algorithm comes "
-		"in a later issue; use 'roundrobin' for now)");
-	PXT_HAS(&r, "t.cfg:9] : 'balance random' is not supported yet");
+	PXT_HAS(&r, "t.cfg:9] : 'balance random' expects 'random' or 'random(<draws>)'");
 	PXT_HAS(&r, "t.cfg:10] : balance only supports");
 	PXT_HAS(&r, "t.cfg:11] : 'stats' is not supported yet (the stats page comes in a later "
 		"issue)");
@@ -474,9 +494,9 @@ TEST(proxy_cfg_balance_and_misc)
 	PXT_HAS(&r, "t.cfg:28] : 'server be/w' : could not resolve address 'nosuchhost.invalid'");
 	PXT_HAS(&r, "t.cfg:29] : 'server' expects <name> and <addr>[:<port>] as arguments.");
 	PXT_HAS(&r, "t.cfg:30] : 'server be/z' : unknown keyword 'foo'.");
-	CHECK_INT(r.errors, 17);
+	CHECK_INT(r.errors, 16);
 	be = proxy_find("be", PR_CAP_BE);
-	CHECK(be && be->srv_count == 1 && be->lbalgo == LB_ALGO_ROUNDROBIN);
+	CHECK(be && be->srv_count == 1 && be->lbalgo == LB_ALGO_LEASTCONN);
 	if (be && be->srv)
 		CHECK_INT(be->srv->flags, 0); /* "no-check" after "check" */
 	pxt_cleanup();

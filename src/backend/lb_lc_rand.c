@@ -1,0 +1,144 @@
+/* leastconn and random[(N)]: both pick among usable, non-full servers by load, where load
+ * is in-use connections per unit of weight. leastconn scans every server and rotates the
+ * starting point so that equally loaded servers take turns; random draws N servers with a
+ * probability proportional to their weight and keeps the least loaded (power of N
+ * choices). Backup servers are used only when no active server is usable.
+ */
+#include <stdint.h>
+#include <backend/backend.h>
+#include <backend/server-t.h>
+#include <base/atomic.h>
+#include <base/tinfo.h>
+
+static bool srv_usable(const struct server *s, bool backup)
+{
+	return !(s->flags & SRV_F_DISABLED) && s->weight > 0 &&
+	       !!(s->flags & SRV_F_BACKUP) == backup;
+}
+
+static bool srv_full(const struct server *s)
+{
+	return s->maxconn && HA_ATOMIC_LOAD_RLX(&s->cur_conns) >= s->maxconn;
+}
+
+/* true when a carries less load than b: cur_a / w_a < cur_b / w_b */
+static bool srv_less_loaded(const struct server *a, const struct server *b)
+{
+	uint64_t la = (uint64_t)(HA_ATOMIC_LOAD_RLX(&a->cur_conns) + 1) * (uint64_t)b->weight;
+	uint64_t lb = (uint64_t)(HA_ATOMIC_LOAD_RLX(&b->cur_conns) + 1) * (uint64_t)a->weight;
+
+	return la < lb;
+}
+
+static struct server *lc_round(struct proxy *px, bool backup, struct server *avoid,
+			       bool *usable)
+{
+	struct server *best = NULL, *s;
+	int n = 0, start;
+
+	*usable = false;
+	for (s = px->srv; s; s = s->next)
+		n++;
+	if (!n)
+		return NULL;
+	start = (int)(px->lb_cursor++ % (unsigned int)n);
+	for (int pass = 0; pass < 2; pass++) {
+		int i = 0;
+
+		for (s = px->srv; s; s = s->next, i++) {
+			if ((pass == 0) != (i >= start) || !srv_usable(s, backup))
+				continue;
+			*usable = true;
+			if (srv_full(s) || s == avoid)
+				continue;
+			if (!best || srv_less_loaded(s, best))
+				best = s;
+		}
+	}
+	if (!best && avoid && srv_usable(avoid, backup) && !srv_full(avoid))
+		best = avoid;
+	return best;
+}
+
+/* Per-thread xorshift: the draws need no quality beyond spreading load. */
+static uint32_t lb_rand(void)
+{
+	static __thread uint32_t state;
+
+	if (!state)
+		state = 2463534242u ^ (tid * 0x9e3779b9u);
+	state ^= state << 13;
+	state ^= state >> 17;
+	state ^= state << 5;
+	return state;
+}
+
+/* One weighted draw among usable, non-full servers; NULL if none. */
+static struct server *rand_draw(struct proxy *px, bool backup, struct server *avoid,
+				int total)
+{
+	int pick = (int)(lb_rand() % (uint32_t)total);
+
+	for (struct server *s = px->srv; s; s = s->next) {
+		if (!srv_usable(s, backup) || srv_full(s) || s == avoid)
+			continue;
+		if (pick < s->weight)
+			return s;
+		pick -= s->weight;
+	}
+	return NULL;
+}
+
+static struct server *rand_round(struct proxy *px, bool backup, struct server *avoid,
+				 bool *usable)
+{
+	struct server *best = NULL, *s;
+	int total = 0, draws = px->lb_draws > 0 ? px->lb_draws : 2;
+
+	*usable = false;
+	for (s = px->srv; s; s = s->next) {
+		if (!srv_usable(s, backup))
+			continue;
+		*usable = true;
+		if (!srv_full(s) && s != avoid)
+			total += s->weight;
+	}
+	if (!total)
+		return (avoid && srv_usable(avoid, backup) && !srv_full(avoid)) ? avoid : NULL;
+	for (int i = 0; i < draws; i++) {
+		s = rand_draw(px, backup, avoid, total);
+		if (s && (!best || srv_less_loaded(s, best)))
+			best = s;
+	}
+	return best;
+}
+
+static struct server *pick_with(struct proxy *px, struct server *avoid, bool *all_full,
+				struct server *(*round)(struct proxy *, bool, struct server *,
+							bool *))
+{
+	bool usable;
+	struct server *s = round(px, false, avoid, &usable);
+
+	*all_full = false;
+	if (s)
+		return s;
+	if (usable) {
+		*all_full = true;
+		return NULL;
+	}
+	s = round(px, true, avoid, &usable);
+	if (!s && usable)
+		*all_full = true;
+	return s;
+}
+
+struct server *lb_lc_pick(struct proxy *px, struct server *avoid, bool *all_full)
+{
+	return pick_with(px, avoid, all_full, lc_round);
+}
+
+struct server *lb_rand_pick(struct proxy *px, struct server *avoid, bool *all_full)
+{
+	return pick_with(px, avoid, all_full, rand_round);
+}
