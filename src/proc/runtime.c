@@ -91,9 +91,10 @@ int runtime_prepare(void)
 	return runtime_set_limits();
 }
 
-int listeners_bind_all(void)
+/* Calls <fn> on every listener of every frontend; returns the number of failures. */
+static int foreach_listener(int (*fn)(struct proxy *px, struct bind_conf *bc,
+				     struct listener *li))
 {
-	char err[256], addr[160];
 	struct proxy *px;
 	struct bind_conf *bc;
 	struct listener *li;
@@ -102,58 +103,55 @@ int listeners_bind_all(void)
 	for (px = proxies; px; px = px->next) {
 		if (!(px->cap & PR_CAP_FE))
 			continue;
-		list_for_each_entry(bc, &px->binds, list) {
-			list_for_each_entry(li, &bc->listeners, list) {
-				int backlog = bc->backlog ? bc->backlog :
-					      px->backlog ? px->backlog :
-					      px->maxconn ? px->maxconn : global.maxconn;
-
-				li->accept = h1_front_accept;
-				if (listener_bind(li, backlog, err, sizeof(err)) == 0)
-					continue;
-				ha_alert("Binding [%s:%d] for frontend %s: cannot bind socket (%s) for [%s]\n",
-					 bc->file, bc->line, px->id, err,
-					 addr_to_str(&li->addr, addr, sizeof(addr)));
-				errors++;
-			}
-		}
+		list_for_each_entry(bc, &px->binds, list)
+			list_for_each_entry(li, &bc->listeners, list)
+				errors += fn(px, bc, li) < 0;
 	}
-	if (errors)
-		ha_alert("[%s.main()] Some protocols failed to start their listeners! Exiting.\n",
-			 "haproxy");
-	return errors ? -1 : 0;
+	return errors;
+}
+
+static int listener_bind_one(struct proxy *px, struct bind_conf *bc, struct listener *li)
+{
+	char err[256], addr[160];
+	int backlog = bc->backlog ? bc->backlog : px->backlog ? px->backlog :
+		      px->maxconn ? px->maxconn : global.maxconn;
+
+	li->accept = h1_front_accept;
+	if (listener_bind(li, backlog, err, sizeof(err)) == 0)
+		return 0;
+	ha_alert("Binding [%s:%d] for frontend %s: cannot bind socket (%s) for [%s]\n", bc->file,
+		 bc->line, px->id, err, addr_to_str(&li->addr, addr, sizeof(addr)));
+	return -1;
+}
+
+int listeners_bind_all(void)
+{
+	if (!foreach_listener(listener_bind_one))
+		return 0;
+	ha_alert("[%s.main()] Some protocols failed to start their listeners! Exiting.\n",
+		 "haproxy");
+	return -1;
+}
+
+static int listener_stop_one(struct proxy *px, struct bind_conf *bc, struct listener *li)
+{
+	listener_stop(li);
+	return 0;
+}
+
+static int listener_enable_one(struct proxy *px, struct bind_conf *bc, struct listener *li)
+{
+	return listener_enable(li);
 }
 
 static void listeners_stop_all(void)
 {
-	struct proxy *px;
-	struct bind_conf *bc;
-	struct listener *li;
-
-	for (px = proxies; px; px = px->next) {
-		if (!(px->cap & PR_CAP_FE))
-			continue;
-		list_for_each_entry(bc, &px->binds, list)
-			list_for_each_entry(li, &bc->listeners, list)
-				listener_stop(li);
-	}
+	foreach_listener(listener_stop_one);
 }
 
 static int listeners_enable_all(void)
 {
-	struct proxy *px;
-	struct bind_conf *bc;
-	struct listener *li;
-
-	for (px = proxies; px; px = px->next) {
-		if (!(px->cap & PR_CAP_FE))
-			continue;
-		list_for_each_entry(bc, &px->binds, list)
-			list_for_each_entry(li, &bc->listeners, list)
-				if (listener_enable(li) < 0)
-					return -1;
-	}
-	return 0;
+	return foreach_listener(listener_enable_one) ? -1 : 0;
 }
 
 /* Signals arrive through a signalfd polled by the loop: SIGTERM/SIGINT stop at once,
