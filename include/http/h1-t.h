@@ -30,6 +30,7 @@ struct h1_hdr {
 	struct ist v;     /* value, leading/trailing spaces and tabs trimmed */
 	uint16_t id;      /* enum h1_hdr_id */
 	uint16_t skip;    /* set by later stages to drop the header on output */
+	uint16_t folded;  /* the value spans obs-fold line breaks: output them as spaces */
 };
 
 /* Message flags (h1_msg.flags) */

@@ -59,6 +59,7 @@ int h1_write_response(struct buf *b, const struct h1_msg *m, const char *conn_hd
 /* body forwarding (mux/h1_xfer.c) */
 #define XFER_ERR_SRC (-1)   /* framing error or premature close on the source side */
 #define XFER_ERR_DST (-2)   /* write error on the destination */
+#define XFER_ERR_FRAMING (-3) /* invalid chunked framing from the source */
 /* Forwards as much of <x>'s body as possible from src->ibuf (reading src when empty) to
  * <dst> (after dst->obuf; NULL discards). Returns 1 if bytes moved, 0 if waiting, or an
  * XFER_ERR_* code. Sets x->done at the end of the body.

@@ -67,6 +67,8 @@ void conn_update_events(struct conn *c, uint32_t events)
 		c->flags |= CO_FL_CAN_SEND;
 	if (events & (EPOLLHUP | EPOLLERR))
 		c->flags |= CO_FL_HUP;
+	if (events & EPOLLRDHUP)
+		c->flags |= CO_FL_RDHUP;
 }
 
 int conn_recv(struct conn *c)
@@ -90,7 +92,7 @@ int conn_recv(struct conn *c)
 	if (ret > 0) {
 		c->last_act = now_ms();
 		b->data += (uint32_t)ret;
-		if ((size_t)ret < room && !(c->flags & CO_FL_HUP))
+		if ((size_t)ret < room && !(c->flags & (CO_FL_HUP | CO_FL_RDHUP)))
 			c->flags &= ~CO_FL_CAN_RECV;
 		return (int)ret;
 	}

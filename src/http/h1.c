@@ -237,11 +237,15 @@ static const char *h1_list_next(const char *p, const char *end, struct ist *item
 	return comma ? comma + 1 : NULL;
 }
 
-/* Content-Length: digits, or a comma list of identical values. 0 or -1 (error). */
-static int h1_hdr_clen(struct h1_ctx *c, struct ist v)
+/* Content-Length: digits, or a comma list of identical values. 0 or -1 (error). As
+ * HAProxy does, only one value goes on: a repeated header is marked skip and a list is
+ * narrowed to its first item.
+ */
+static int h1_hdr_clen(struct h1_ctx *c, struct h1_hdr *h)
 {
+	struct ist v = h->v, item, first = { NULL, 0 };
 	const char *p = v.ptr, *end = v.ptr + v.len;
-	struct ist item;
+	bool dup = c->cl_seen;
 	uint64_t val;
 	size_t i;
 
@@ -259,10 +263,16 @@ static int h1_hdr_clen(struct h1_ctx *c, struct ist v)
 		}
 		if (c->cl_seen && val != c->msg->body_len)
 			return -1;
+		if (!first.ptr)
+			first = item;
 		c->cl_seen = true;
 		c->msg->body_len = val;
 	} while (p);
 	c->msg->flags |= H1_MF_CLEN;
+	if (dup)
+		h->skip = 1;
+	else
+		h->v = first;
 	return 0;
 }
 
@@ -319,11 +329,11 @@ static void h1_hdr_upgrade(struct h1_ctx *c, struct ist v)
 }
 
 /* Applies a well-known header to the message flags; 0, or -1 with the error recorded. */
-static int h1_hdr_apply(struct h1_ctx *c, const struct h1_hdr *h)
+static int h1_hdr_apply(struct h1_ctx *c, struct h1_hdr *h)
 {
 	switch (h->id) {
 	case H1_HDR_CONTENT_LENGTH:
-		if (h1_hdr_clen(c, h->v) < 0)
+		if (h1_hdr_clen(c, h) < 0)
 			return h1_err(c, h->v.ptr, 400), -1;
 		break;
 	case H1_HDR_TRANSFER_ENCODING:
@@ -449,6 +459,7 @@ static const char *h1_hdr_line(struct h1_ctx *c, const char *p)
 {
 	struct h1_msg *msg = c->msg;
 	const char *q, *v, *ve, *next;
+	uint16_t folded = 0;
 	struct h1_hdr *h;
 
 	q = h1_span(p, c->end, C_TOK);
@@ -465,6 +476,15 @@ static const char *h1_hdr_line(struct h1_ctx *c, const char *p)
 	next = h1_eol(c, ve);
 	if (!next)
 		return NULL;
+	/* obs-fold: a line starting with SP/HT continues the value; like HAProxy we accept it
+	 * and the serializer turns the line breaks into spaces */
+	while (next < c->end && (*next == ' ' || *next == '\t')) {
+		folded = 1;
+		ve = h1_span_val(next, c->end);
+		next = h1_eol(c, ve);
+		if (!next)
+			return NULL;
+	}
 	while (ve > v && (ve[-1] == ' ' || ve[-1] == '\t'))
 		ve--;
 	if (msg->nhdr >= c->max_hdr)
@@ -473,6 +493,7 @@ static const char *h1_hdr_line(struct h1_ctx *c, const char *p)
 	h->n = ist2(p, q - p);
 	h->v = ist2(v, ve - v);
 	h->skip = 0;
+	h->folded = folded;
 	h->id = h1_hdr_intern(p, q - p);
 	if (h->id != H1_HDR_OTHER && h1_hdr_apply(c, h) < 0)
 		return NULL;

@@ -98,7 +98,13 @@ static void hdrs_write(char *p, const struct h1_msg *m, const char *conn_hdr)
 			continue;
 		p = put_name(p, h->n);
 		p = put(p, ": ", 2);
-		p = put(p, h->v.ptr, h->v.len);
+		if (unlikely(h->folded)) {
+			for (size_t j = 0; j < h->v.len; j++)
+				p[j] = (h->v.ptr[j] == '\r' || h->v.ptr[j] == '\n') ? ' ' : h->v.ptr[j];
+			p += h->v.len;
+		} else {
+			p = put(p, h->v.ptr, h->v.len);
+		}
 		p = put(p, "\r\n", 2);
 	}
 	if (conn_hdr) {

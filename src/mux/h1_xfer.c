@@ -100,7 +100,7 @@ int h1_xfer(struct conn *src, struct conn *dst, struct h1_xfer *x)
 		int64_t avail = xfer_available(ib, x), sent;
 
 		if (avail < 0)
-			return XFER_ERR_SRC;
+			return XFER_ERR_FRAMING;
 		if (!avail) {
 			if (conn_recv(src) > 0)
 				continue;

@@ -266,7 +266,11 @@ static int stream_exchange(struct stream *s)
 
 	if (!(s->flags & SF_REQ_DONE)) {
 		ret = h1_xfer(f, b, &s->reqx);
-		if (ret == XFER_ERR_SRC)
+		if (ret == XFER_ERR_FRAMING && !(s->flags & SF_RSP_HDRS_SENT)) {
+			stream_drop_back(s);
+			return stream_reply_mux_error(s, 400);
+		}
+		if (ret == XFER_ERR_SRC || ret == XFER_ERR_FRAMING)
 			return stream_abort(s);
 		if (ret == XFER_ERR_DST)
 			return stream_server_error(s, 502);

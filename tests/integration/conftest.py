@@ -29,8 +29,10 @@ NGINX_BIN = "/usr/sbin/nginx"
 
 
 def pytest_configure(config):
-    config.addinivalue_line("markers", "ours: behaviour specific to hapx (skipped on Debian's haproxy)")
-    config.addinivalue_line("markers", "v32: HAProxy 3.2 behaviour that 2.6 does not have (skipped on 2.6)")
+    config.addinivalue_line("markers",
+                            "ours: behaviour specific to hapx (skipped on Debian's haproxy)")
+    config.addinivalue_line("markers",
+                            "v32: HAProxy 3.2 behaviour that 2.6 lacks (skipped on 2.6)")
 
 
 def pytest_collection_modifyitems(config, items):

@@ -5,16 +5,13 @@ under examples/. Messages are checked on the parts HAProxy and hapx share (`[ALE
 `[file:line]`, the keyword); hapx-only behaviour is marked `ours`.
 """
 
-import os
 import re
 import socket
 import subprocess
-import time
 
 import httpc
 import pytest
-from conftest import (HAPROXY_BIN, REPO, free_port, make_cfg, pid_alive, run_haproxy,
-                      stop_pid, wait_port)
+from conftest import HAPROXY_BIN, REPO, free_port, make_cfg, pid_alive, run_haproxy, stop_pid
 
 OK_CFG = """defaults
     mode http

@@ -41,7 +41,8 @@ PAGE_502 = (b"HTTP/1.1 502 Bad Gateway\r\ncontent-length: 107\r\ncache-control: 
             b"content-type: text/html\r\n\r\n"
             b"<html><body><h1>502 Bad Gateway</h1>\nThe server returned an invalid or incomplete "
             b"response.\n</body></html>\n")
-PAGE_503 = (b"HTTP/1.1 503 Service Unavailable\r\ncontent-length: 107\r\ncache-control: no-cache\r\n"
+PAGE_503 = (b"HTTP/1.1 503 Service Unavailable\r\ncontent-length: 107\r\n"
+            b"cache-control: no-cache\r\n"
             b"content-type: text/html\r\n\r\n"
             b"<html><body><h1>503 Service Unavailable</h1>\nNo server is available to handle "
             b"this request.\n</body></html>\n")

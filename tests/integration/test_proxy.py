@@ -10,7 +10,6 @@ import hashlib
 import os
 import re
 import shutil
-import socket
 import subprocess
 import threading
 import time

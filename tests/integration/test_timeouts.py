@@ -10,7 +10,7 @@ import time
 import httpc
 import pytest
 from backend import Reader
-from conftest import free_port, make_cfg
+from conftest import make_cfg
 from test_errors import PAGE_408, PAGE_503
 from test_proxy import ws_open
 
