@@ -163,6 +163,7 @@ def test_sigusr1_finishes_inflight_request(proxy, backend, port):
     data, closed = httpc.recv_until_close(idle, 3)
     if not IS_REF:  # HAProxy 2.6 keeps a never-used connection until its timeout
         assert closed and data == b""  # the idle connection was closed at once
+    idle.close()
     t.join(10)
     assert result["r"].status == 200
     p.proc.wait(timeout=5)
