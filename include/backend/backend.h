@@ -27,6 +27,14 @@ void backend_unqueue(struct stream *s);
 /* Builds the LB state of <px> (runtime_prepare). Returns 0 or -1. */
 int backend_init(struct proxy *px);
 
+/* Runs one LB <round> over the active servers, then over the backups when no active
+ * server is usable. <round> returns the chosen server and sets *usable when the tier has
+ * usable servers (full or not). Returns the server, or NULL with *all_full set when the
+ * stream should queue. */
+struct server *lb_pick_tiered(struct proxy *px, struct server *avoid, bool *all_full,
+			      struct server *(*round)(struct proxy *px, bool backup,
+						      struct server *avoid, bool *usable));
+
 /* Smooth weighted round-robin over the usable servers of <px> (lb_rr.c). Returns the
  * server, or NULL with *all_full set when usable servers exist but all are full. */
 struct server *lb_rr_pick(struct proxy *px, struct server *avoid, bool *all_full);

@@ -2,6 +2,8 @@
 #ifndef BACKEND_SERVER_H
 #define BACKEND_SERVER_H
 
+#include <stdbool.h>
+#include <base/atomic.h>
 #include <base/compiler.h>
 #include <base/list.h>
 #include <backend/server-t.h>
@@ -13,5 +15,18 @@ struct srv_per_thread {
 	struct list idle;         /* struct conn, most recently parked first */
 	int nb_idle;
 } ALIGNED_CL;
+
+/* May take traffic in the tier <backup> (active or backup servers). */
+static inline bool srv_usable(const struct server *s, bool backup)
+{
+	return !(s->flags & SRV_F_DISABLED) && s->weight > 0 &&
+	       !!(s->flags & SRV_F_BACKUP) == backup;
+}
+
+/* Every slot allowed by "maxconn" is taken. */
+static inline bool srv_full(const struct server *s)
+{
+	return s->maxconn && HA_ATOMIC_LOAD_RLX(&s->cur_conns) >= s->maxconn;
+}
 
 #endif

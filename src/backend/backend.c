@@ -24,6 +24,26 @@ int backend_init(struct proxy *px)
 	return 0;
 }
 
+struct server *lb_pick_tiered(struct proxy *px, struct server *avoid, bool *all_full,
+			      struct server *(*round)(struct proxy *px, bool backup,
+						      struct server *avoid, bool *usable))
+{
+	bool usable;
+	struct server *s = round(px, false, avoid, &usable);
+
+	*all_full = false;
+	if (s)
+		return s;
+	if (usable) {
+		*all_full = true; /* active servers exist: wait for one rather than use backups */
+		return NULL;
+	}
+	s = round(px, true, avoid, &usable);
+	if (!s && usable)
+		*all_full = true;
+	return s;
+}
+
 int backend_assign(struct stream *s, struct server *avoid, bool front_of_queue)
 {
 	struct proxy *be = s->be;

@@ -6,20 +6,9 @@
  */
 #include <stdint.h>
 #include <backend/backend.h>
-#include <backend/server-t.h>
+#include <backend/server.h>
 #include <base/atomic.h>
 #include <base/tinfo.h>
-
-static bool srv_usable(const struct server *s, bool backup)
-{
-	return !(s->flags & SRV_F_DISABLED) && s->weight > 0 &&
-	       !!(s->flags & SRV_F_BACKUP) == backup;
-}
-
-static bool srv_full(const struct server *s)
-{
-	return s->maxconn && HA_ATOMIC_LOAD_RLX(&s->cur_conns) >= s->maxconn;
-}
 
 /* true when a carries less load than b: cur_a / w_a < cur_b / w_b */
 static bool srv_less_loaded(const struct server *a, const struct server *b)
@@ -113,32 +102,12 @@ static struct server *rand_round(struct proxy *px, bool backup, struct server *a
 	return best;
 }
 
-static struct server *pick_with(struct proxy *px, struct server *avoid, bool *all_full,
-				struct server *(*round)(struct proxy *, bool, struct server *,
-							bool *))
-{
-	bool usable;
-	struct server *s = round(px, false, avoid, &usable);
-
-	*all_full = false;
-	if (s)
-		return s;
-	if (usable) {
-		*all_full = true;
-		return NULL;
-	}
-	s = round(px, true, avoid, &usable);
-	if (!s && usable)
-		*all_full = true;
-	return s;
-}
-
 struct server *lb_lc_pick(struct proxy *px, struct server *avoid, bool *all_full)
 {
-	return pick_with(px, avoid, all_full, lc_round);
+	return lb_pick_tiered(px, avoid, all_full, lc_round);
 }
 
 struct server *lb_rand_pick(struct proxy *px, struct server *avoid, bool *all_full)
 {
-	return pick_with(px, avoid, all_full, rand_round);
+	return lb_pick_tiered(px, avoid, all_full, rand_round);
 }

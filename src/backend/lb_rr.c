@@ -6,18 +6,8 @@
  */
 #include <stddef.h>
 #include <backend/backend.h>
-#include <backend/server-t.h>
+#include <backend/server.h>
 #include <base/atomic.h>
-
-static bool srv_usable(const struct server *s)
-{
-	return !(s->flags & SRV_F_DISABLED) && s->weight > 0;
-}
-
-static bool srv_full(const struct server *s)
-{
-	return s->maxconn && HA_ATOMIC_LOAD_RLX(&s->cur_conns) >= s->maxconn;
-}
 
 /* One smooth-WRR round over servers whose backup flag equals <backup>. */
 static struct server *rr_round(struct proxy *px, bool backup, struct server *avoid,
@@ -27,7 +17,7 @@ static struct server *rr_round(struct proxy *px, bool backup, struct server *avo
 	int total = 0, usable = 0;
 
 	for (s = px->srv; s; s = s->next) {
-		if (!!(s->flags & SRV_F_BACKUP) != backup || !srv_usable(s))
+		if (!srv_usable(s, backup))
 			continue;
 		usable++;
 		if (srv_full(s))
@@ -39,8 +29,7 @@ static struct server *rr_round(struct proxy *px, bool backup, struct server *avo
 		if (!best || s->lb_cur_weight > best->lb_cur_weight)
 			best = s;
 	}
-	if (!best && avoid && !srv_full(avoid) && srv_usable(avoid) &&
-	    !!(avoid->flags & SRV_F_BACKUP) == backup)
+	if (!best && avoid && !srv_full(avoid) && srv_usable(avoid, backup))
 		best = avoid; /* the only usable one: retry it rather than fail */
 	else if (best)
 		best->lb_cur_weight -= total;
@@ -50,18 +39,5 @@ static struct server *rr_round(struct proxy *px, bool backup, struct server *avo
 
 struct server *lb_rr_pick(struct proxy *px, struct server *avoid, bool *all_full)
 {
-	bool usable;
-	struct server *s = rr_round(px, false, avoid, &usable);
-
-	*all_full = false;
-	if (s)
-		return s;
-	if (usable) {
-		*all_full = true;
-		return NULL;
-	}
-	s = rr_round(px, true, avoid, &usable);
-	if (!s && usable)
-		*all_full = true;
-	return s;
+	return lb_pick_tiered(px, avoid, all_full, rr_round);
 }

@@ -26,6 +26,21 @@ void test_fail(const char *file, int line, const char *fmt, ...)
 	cur_failed = 1;
 }
 
+void test_write_file(const char *dir, const char *name, const char *text)
+{
+	char path[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	if (!f) {
+		test_fail(__FILE__, __LINE__, "cannot create %s", path);
+		return;
+	}
+	fputs(text, f);
+	fclose(f);
+}
+
 int main(int argc, char **argv)
 {
 	struct unit_test *rev = NULL, *t, *next;

@@ -19,6 +19,9 @@ void test_register(struct unit_test *t);
 void test_fail(const char *file, int line, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/* Writes <text> to <dir>/<name>; records a failure when the file cannot be created. */
+void test_write_file(const char *dir, const char *name, const char *text);
+
 #define TEST(tname)                                                              \
 	static void test_##tname(void);                                          \
 	static struct unit_test utest_##tname = { #tname, __FILE__, test_##tname, 0 }; \

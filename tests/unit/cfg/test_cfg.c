@@ -80,17 +80,7 @@ static char cfgt_dir[64];
 
 static void cfgt_write(const char *name, const char *text)
 {
-	char path[128];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", cfgt_dir, name);
-	f = fopen(path, "w");
-	if (!f) {
-		test_fail(__FILE__, __LINE__, "cannot create %s", path);
-		return;
-	}
-	fputs(text, f);
-	fclose(f);
+	test_write_file(cfgt_dir, name, text);
 }
 
 /* Loads <name> inside the temporary directory ("" = the directory itself), with stderr

@@ -31,17 +31,7 @@ static char pxt_dir[64];
 
 static void pxt_write(const char *name, const char *text)
 {
-	char path[128];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", pxt_dir, name);
-	f = fopen(path, "w");
-	if (!f) {
-		test_fail(__FILE__, __LINE__, "cannot create %s", path);
-		return;
-	}
-	fputs(text, f);
-	fclose(f);
+	test_write_file(pxt_dir, name, text);
 }
 
 /* Writes <text> as t.cfg (with "@DIR@" replaced by the temporary directory), loads and
