@@ -20,7 +20,7 @@ enum front_state {
 	FC_DRAINING,    /* closing: output flushed then write side shut, input discarded */
 };
 
-#define DRAIN_TIMEOUT_MS 1000
+#define DRAIN_TIMEOUT_MS 1000 /* lingering after our FIN when no client-fin is set */
 
 static const struct h1_stream_ops *stream_ops;
 
@@ -181,7 +181,9 @@ void h1_front_close_gracefully(struct conn *c)
 	c->tl.process = NULL;
 	tasklet_cancel(&c->tl);
 	b_del(&c->ibuf, c->ibuf.data);
-	timer_set(&c->tmr, tick_add(DRAIN_TIMEOUT_MS));
+	/* the client-side half-closed phase: "timeout client-fin" when set */
+	timer_set(&c->tmr, tick_add(c->px->timeout.client_fin ? c->px->timeout.client_fin
+							      : DRAIN_TIMEOUT_MS));
 	if (!c->obuf.data)
 		conn_shutw(c);
 	front_drain_process(c);
