@@ -110,6 +110,23 @@ asan: unit-asan
 haproxy-asan: $(LIB_OBJS) $(MAIN_OBJ)
 	$(CC) $(OPT_CFLAGS) $(EXTRA_LDFLAGS) -o $@ $^ $(LIBS)
 
+# Issue 3 checks: aarch64 cross build with LSE atomics checked in the disassembly and the unit
+# tests run under qemu; ThreadSanitizer build ./haproxy-tsan and a threaded load under it.
+.PHONY: check-arm64 tsan tsan-check
+check-arm64:
+	@scripts/check-arm64.sh
+
+TSAN_FLAGS := -fsanitize=thread -fno-omit-frame-pointer
+tsan:	# -Wno-tsan: gcc warns that TSan does not model HA_BARRIER's fence
+	$(MAKE) BUILD=build/tsan EXTRA_CFLAGS="$(TSAN_FLAGS) -Wno-tsan" EXTRA_LDFLAGS="$(TSAN_FLAGS)" \
+		OPT_CFLAGS="-O1 -g" haproxy-tsan
+
+haproxy-tsan: $(LIB_OBJS) $(MAIN_OBJ)
+	$(CC) $(OPT_CFLAGS) $(EXTRA_LDFLAGS) -o $@ $^ $(LIBS)
+
+tsan-check: tsan
+	@scripts/tsan-check.sh
+
 integration: haproxy
 	python3 -m pytest -q -x tests/integration
 
@@ -135,6 +152,8 @@ test: deps
 	$(MAKE) format-check
 	$(MAKE) examples-check
 	$(MAKE) integration
+	$(MAKE) check-arm64
+	$(MAKE) tsan-check
 
 bench: deps haproxy
 	@bench/run.sh

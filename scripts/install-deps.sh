@@ -11,6 +11,7 @@ PKGS=(
 	python3 python3-pytest
 	curl socat wrk netcat-openbsd iproute2 procps util-linux openssl
 	nginx-light haproxy valgrind clang-format
+	gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user
 )
 SERVICES=(nginx haproxy)
 

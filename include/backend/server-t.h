@@ -9,6 +9,7 @@
 #include <sys/socket.h>
 #include <base/compiler.h>
 #include <base/list.h>
+#include <stats/counters-t.h>
 
 struct proxy;
 struct srv_per_thread;
@@ -33,6 +34,7 @@ struct server {
 	int cur_conns;            /* connections in use (atomic) */
 	/* runtime: owned by the LB code (per group from issue #3) */
 	int lb_cur_weight;        /* smooth weighted round-robin current weight */
+	struct be_counters *cnt;  /* runtime: one block per thread group */
 	/* runtime: per thread, only touched by its thread */
 	struct srv_per_thread *per_thr; /* idle connections, allocated by runtime_prepare */
 };

@@ -22,6 +22,11 @@
 #define HA_COUNTER_ADD(p, v)       ((void)__atomic_add_fetch((p), (v), __ATOMIC_RELAXED))
 #define HA_COUNTER_INC(p)          HA_COUNTER_ADD((p), 1)
 #define HA_COUNTER_DEC(p)          ((void)__atomic_sub_fetch((p), 1, __ATOMIC_RELAXED))
+/* A counter written by one thread only and read by others: a relaxed load and store, no
+ * locked instruction, yet no data race for the readers. */
+#define HA_OWNER_ADD(p, v) \
+	__atomic_store_n((p), __atomic_load_n((p), __ATOMIC_RELAXED) + (v), __ATOMIC_RELAXED)
+#define HA_OWNER_INC(p)            HA_OWNER_ADD((p), 1)
 #define HA_BARRIER()               __atomic_thread_fence(__ATOMIC_SEQ_CST)
 
 #endif

@@ -1,6 +1,7 @@
-/* Listening sockets at run time: binding, accepting in batches, pausing when a maxconn
- * limit is reached and resuming when a connection ends. Loop thread only (one thread for
- * now; issue #3 gives each group its own sockets).
+/* Listening sockets at run time: binding each address as one socket per shard (per
+ * thread group by default), registering shards in the pollers of the threads that serve
+ * them, accepting in batches and handing each connection to the least loaded thread of
+ * the group, pausing when a maxconn limit is reached and resuming when a connection ends.
  */
 #ifndef CONN_LISTENER_H
 #define CONN_LISTENER_H
@@ -10,19 +11,21 @@
 /* Connections accepted and still open, process-wide (atomic): global maxconn. */
 extern int actconn;
 
-/* Stops accepting on <li> and closes its socket (graceful stop). */
-void listener_stop(struct listener *li);
-
-/* Called by the front side when one of its connections ends. */
-void listener_release(struct listener *li);
-
-
-#endif
-
-/* Binds (or adopts for fd@N) <li>'s socket and listens with <backlog>. Returns 0, or -1
- * with the reason in err[0..errsz).
+/* Binds (or adopts for fd@N) <li>'s sockets, one per shard, and listens with <backlog>.
+ * Before threads start. Returns 0, or -1 with the reason in err[0..errsz).
  */
 int listener_bind(struct listener *li, int backlog, char *err, size_t errsz);
 
-/* Adds <li> to the calling thread's poller. Returns 0 or -1. */
+/* Registers the shards of <li> that the calling thread serves in its poller. */
 int listener_enable(struct listener *li);
+
+/* Removes every registration of the calling thread (graceful stop). */
+void listeners_thread_disable(void);
+
+/* Closes <li>'s sockets once no thread polls them any more. */
+void listener_close(struct listener *li);
+
+/* Called by the thread owning a front connection of <li> when it ends. */
+void listener_release(struct listener *li);
+
+#endif

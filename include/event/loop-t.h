@@ -29,8 +29,21 @@ struct tasklet {
 	void (*process)(struct tasklet *tl);
 };
 
+struct inbox_item;
+
+/* Written by other threads, on its own cache line: kept in sync with event/inbox.h. */
+struct thread_shared {
+	struct inbox_item *inbox_head; /* LIFO of items pushed by other threads (atomic) */
+	int inbox_notified;       /* an eventfd write is pending (atomic) */
+	int load;                 /* front connections owned or being handed over (atomic):
+				   * the accept distribution compares it between threads */
+	bool stop;                /* immediate stop requested (atomic) */
+} ALIGNED_CL;
+
 struct thread_ctx {
+	/* owner only */
 	int epfd;
+	int tid;
 	uint64_t now_ms;          /* monotonic milliseconds, updated once per loop turn */
 	struct timer **heap;      /* min-heap on <queued> */
 	uint32_t heap_len, heap_cap;
@@ -38,8 +51,12 @@ struct thread_ctx {
 	bool stopping;            /* graceful stop requested */
 	bool stopped;             /* loop must exit */
 	unsigned int nb_conns;    /* connections owned by this thread */
+	struct fd_handler inbox_h; /* the inbox eventfd */
+	struct thread_shared sh;  /* written by other threads */
 } ALIGNED_CL;
 
 extern __thread struct thread_ctx *th_ctx;
+/* Every running thread's context, for handing work over and comparing loads. */
+extern struct thread_ctx *ha_thread_ctx[];
 
 #endif

@@ -14,6 +14,11 @@ int runtime_prepare(void);
  */
 int listeners_bind_all(void);
 
+/* Per thread: registers the listeners the calling thread serves. Returns 0 or -1. */
+int listeners_enable_thread(void);
+/* Closes every listening socket (no thread polls them any more). */
+void listeners_close_all(void);
+
 /* Starts the event loop(s) and runs until SIGTERM/SIGINT (immediate stop) or SIGUSR1
  * (graceful: stop accepting, finish in-flight requests). <ready> is called once every loop
  * is ready to serve (the daemon launcher uses it to report success). Returns the process

@@ -10,6 +10,7 @@
 #include <netinet/in.h>
 #include <base/ist.h>
 #include <base/list.h>
+#include <stats/counters-t.h>
 
 struct server;
 struct lb_ops;
@@ -103,10 +104,12 @@ struct proxy {
 	struct list queue;
 	int nbpend;
 
-	/* runtime counters: process-wide until issue #3 makes them per group (atomics) */
+	/* runtime: current values, process-wide atomics (limits compare against them) */
 	int feconn;               /* current frontend connections */
 	int beconn;               /* current backend streams */
-	uint64_t cum_req;         /* requests seen (frontend) */
+	/* runtime: traffic counters, one block per thread group (runtime_prepare) */
+	struct fe_counters *fe_cnt;
+	struct be_counters *be_cnt;
 };
 
 struct switching_rule {

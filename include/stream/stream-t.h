@@ -66,6 +66,8 @@ struct stream {
 	enum stream_state state;
 	int conn_retries;         /* connection attempts left */
 	int err_status;           /* status of the error being sent, 0 if none */
+	int status;               /* status of the response sent to the client, 0 if none */
+	uint16_t tid;             /* thread owning the stream (its front connection's) */
 	uint64_t req_start;       /* ms, when the request started (for timeout http-request) */
 	struct timer tmr;         /* queue, turnaround, http-request deadline */
 	struct tasklet tl;        /* wake-up from a dequeue */

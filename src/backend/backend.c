@@ -9,6 +9,7 @@
 #include <base/tinfo.h>
 #include <event/loop.h>
 #include <mux/h1.h>
+#include <stats/counters.h>
 
 int backend_init(struct proxy *px)
 {
@@ -65,6 +66,9 @@ int backend_assign(struct stream *s, struct server *avoid, bool front_of_queue)
 		s->srv = srv;
 		HA_ATOMIC_INC(&srv->cur_conns);
 		s->flags |= SF_HAS_SLOT;
+		CNT_INC(be->be_cnt, cum_sess);
+		CNT_INC(srv->cnt, cum_sess);
+		CNT_INC(srv->cnt, cum_lbconn);
 		return ASSIGN_OK;
 	}
 	if (!all_full)

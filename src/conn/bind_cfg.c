@@ -1,7 +1,7 @@
 /* The "bind" keyword of frontend and listen sections: one struct bind_conf per line and one
  * struct listener per address and port (fd = -1 until the runtime binds it). Addresses are
- * parsed by base/addr; the options of later issues (TLS, PROXY protocol, threads...) are
- * refused with a reason. Parse time only.
+ * parsed by base/addr, "thread" and "shards" by thread/thread_cfg; the options of later
+ * issues (TLS, PROXY protocol...) are refused with a reason. Parse time only.
  */
 #include <limits.h>
 #include <netinet/in.h>
@@ -14,6 +14,7 @@
 #include <cfg/cfg.h>
 #include <conn/bind_cfg.h>
 #include <proxy/proxy-t.h>
+#include <thread/thread_cfg.h>
 
 void bind_conf_free(struct bind_conf *bc)
 {
@@ -218,9 +219,7 @@ static const struct bind_later bind_later_opts[] = {
 	{ "ca-sign-file", "TLS comes in a later issue" },
 	{ "accept-proxy", "the PROXY protocol comes in a later issue" },
 	{ "accept-netscaler-cip", "the NetScaler CIP protocol comes in a later issue" },
-	{ "thread", "thread binding comes with threads in issue #3" },
-	{ "process", "nbproc was removed; thread binding comes with threads in issue #3" },
-	{ "shards", "listener shards come with threads in issue #3" },
+	{ "process", "nbproc was removed in HAProxy 2.5; use 'thread' instead" },
 	{ "transparent", "transparent binding comes in a later issue" },
 	{ "interface", "interface binding comes in a later issue" },
 	{ "namespace", "network namespaces come in a later issue" },
@@ -274,6 +273,55 @@ static int bind_opt_int(struct cfg_ctx *ctx, int *i, int *out)
 	return 0;
 }
 
+/* "thread [G/]RANGE[,...]": the threads serving the bind; several "thread" options on one
+ * line add up (their forms may not be mixed). Resolved by thread_cfg_check().
+ */
+static int bind_opt_thread(struct cfg_ctx *ctx, struct bind_conf *bc, int *i)
+{
+	struct thread_set ts;
+	char err[256];
+	int g;
+
+	if (*i + 1 >= ctx->nargs) {
+		cfg_alert(ctx, "'bind %s' : 'thread' expects a thread set such as '1-4', 'odd' "
+			  "or '2/1-4'.", ctx->args[1]);
+		return -1;
+	}
+	if (thread_set_parse(ctx->args[++*i], &ts, err, sizeof(err)) < 0) {
+		cfg_alert(ctx, "'bind %s' : 'thread' : %s", ctx->args[1], err);
+		return -1;
+	}
+	if (bc->has_thread_set && bc->thread_set.is_abs != ts.is_abs) {
+		cfg_alert(ctx, "'bind %s' : 'thread' : absolute thread numbers and group-relative "
+			  "ones (G/...) cannot be mixed.", ctx->args[1]);
+		return -1;
+	}
+	bc->thread_set.is_abs = ts.is_abs;
+	bc->thread_set.abs |= ts.abs;
+	bc->thread_set.grps |= ts.grps;
+	for (g = 0; g < MAX_TGROUPS; g++)
+		bc->thread_set.rel[g] |= ts.rel[g];
+	bc->has_thread_set = true;
+	return 0;
+}
+
+/* "shards by-group|by-thread|N": sockets per listener, resolved by thread_cfg_check(). */
+static int bind_opt_shards(struct cfg_ctx *ctx, struct bind_conf *bc, int *i)
+{
+	char err[256];
+
+	if (*i + 1 >= ctx->nargs) {
+		cfg_alert(ctx, "'bind %s' : 'shards' expects 'by-group', 'by-thread' or a number.",
+			  ctx->args[1]);
+		return -1;
+	}
+	if (thread_shards_parse(ctx->args[++*i], &bc->shards, err, sizeof(err)) < 0) {
+		cfg_alert(ctx, "'bind %s' : 'shards' : %s", ctx->args[1], err);
+		return -1;
+	}
+	return 0;
+}
+
 /* Parses one option at args[*i] (advancing *i past its value). Returns 0 or -1. */
 static int bind_parse_opt(struct cfg_ctx *ctx, struct bind_conf *bc, int *i)
 {
@@ -301,6 +349,10 @@ static int bind_parse_opt(struct cfg_ctx *ctx, struct bind_conf *bc, int *i)
 		bc->v6only = true;
 		return 0;
 	}
+	if (!strcmp(opt, "thread"))
+		return bind_opt_thread(ctx, bc, i);
+	if (!strcmp(opt, "shards"))
+		return bind_opt_shards(ctx, bc, i);
 	for (l = bind_later_opts; l->name; l++) {
 		if (!strcmp(opt, l->name)) {
 			cfg_alert(ctx, "'bind' option '%s' is not supported yet (%s)", opt, l->why);

@@ -91,6 +91,8 @@ int conn_recv(struct conn *c)
 	ret = recv(c->h.fd, b_tail(b), room, 0);
 	if (ret > 0) {
 		c->last_act = now_ms();
+		c->bytes_out += (uint64_t)ret;
+		c->bytes_in += (uint64_t)ret;
 		b->data += (uint32_t)ret;
 		if ((size_t)ret < room && !(c->flags & (CO_FL_HUP | CO_FL_RDHUP)))
 			c->flags &= ~CO_FL_CAN_RECV;
@@ -127,6 +129,7 @@ ssize_t conn_sendv(struct conn *c, struct iovec *iov, int iovcnt)
 		size_t total = 0;
 
 		c->last_act = now_ms();
+		c->bytes_out += (uint64_t)ret;
 		for (int i = 0; i < iovcnt; i++)
 			total += iov[i].iov_len;
 		if ((size_t)ret < total)

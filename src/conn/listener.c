@@ -1,30 +1,60 @@
-/* Listening sockets: bind/adopt, accept in batches, pause on maxconn and resume when a
- * connection ends. Accepted sockets are handed to the listener's accept callback (the
- * front H1 mux). One thread for now; issue #3 gives each group its own socket.
+/* Listening sockets: one SO_REUSEPORT socket per shard (by default one per thread group),
+ * each polled by the threads of its group that serve the bind (EPOLLEXCLUSIVE, so one of
+ * them wakes). The thread that wakes accepts a batch and gives each connection to the
+ * least loaded of those threads, itself on ties, through the target's inbox. Limits
+ * (global, frontend, bind maxconn) pause a thread's registration; the end of a connection
+ * anywhere resumes every paused registration, through the inboxes of their threads.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <arpa/inet.h>
 #include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <base/atomic.h>
+#include <base/pool.h>
 #include <conn/listener.h>
+#include <event/inbox.h>
 #include <event/loop.h>
 #include <proc/global-t.h>
 #include <proxy/proxy-t.h>
+#include <stats/counters.h>
+#include <thread/thread-t.h>
 
 int actconn; /* process-wide: read and written with atomics */
 
-/* Listeners paused by a limit, owned by the loop thread. */
-static __thread struct list paused_listeners = { NULL, NULL };
+/* A connection accepted by one thread for another. */
+struct accept_item {
+	struct inbox_item it;
+	struct listener *li;
+	int fd;
+	struct sockaddr_storage peer;
+};
 
-static int listener_adopt(struct listener *li, char *err, size_t errsz)
+DECLARE_POOL(pool_accept_item, "accept_item", sizeof(struct accept_item))
+DECLARE_POOL(pool_li_reg, "listener_reg", sizeof(struct li_reg))
+
+static __thread struct li_reg *thread_regs;  /* this thread's registrations */
+static int paused_regs;                      /* paused registrations, all threads (atomic) */
+
+/* One resume request per thread, pushed at most once until it runs. */
+static struct resume_item {
+	struct inbox_item it;
+	int pending;                          /* atomic */
+} resume_items[MAX_THREADS];
+
+/* ---- binding ---- */
+
+static bool li_shardable(const struct listener *li)
+{
+	return li->inherited_fd < 0 && li->addr.ss_family != AF_UNIX;
+}
+
+static int sock_adopt(struct listener *li, char *err, size_t errsz)
 {
 	int fd = li->inherited_fd, acc = 0;
 	socklen_t l = sizeof(acc);
@@ -35,23 +65,20 @@ static int listener_adopt(struct listener *li, char *err, size_t errsz)
 	}
 	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
 	fcntl(fd, F_SETFD, FD_CLOEXEC);
-	li->fd = li->h.fd = fd;
-	return 0;
+	return fd;
 }
 
-int listener_bind(struct listener *li, int backlog, char *err, size_t errsz)
+/* A new listening socket for <li>; returns the fd or -1 (errno set). */
+static int sock_listen(struct listener *li, int backlog)
 {
-	int fam = li->addr.ss_family, one = 1, fd;
+	int fam = li->addr.ss_family, one = 1, fd, e;
 
-	if (li->inherited_fd >= 0)
-		return listener_adopt(li, err, errsz);
 	fd = socket(fam, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0)
-		goto fail;
+		return -1;
 	if (fam != AF_UNIX) {
 		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-		/* lets a new process bind next to an old one (-sf) and, with issue #3, one
-		 * socket per thread group */
+		/* shards of one address, and a new process next to an old one (-sf) */
 		setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one));
 	} else {
 		const struct sockaddr_un *un = (const void *)&li->addr;
@@ -64,27 +91,123 @@ int listener_bind(struct listener *li, int backlog, char *err, size_t errsz)
 
 		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &v6only, sizeof(v6only));
 	}
-	if (bind(fd, (const struct sockaddr *)&li->addr, li->addrlen) < 0)
-		goto fail_close;
-	if (listen(fd, backlog > 0 ? backlog : 1024) < 0)
-		goto fail_close;
-	li->fd = li->h.fd = fd;
-	return 0;
-fail_close:
-	{
-		int e = errno;
-
-		close(fd);
-		errno = e;
-	}
-fail:
-	snprintf(err, errsz, "%s", strerror(errno));
+	if (bind(fd, (const struct sockaddr *)&li->addr, li->addrlen) == 0 &&
+	    listen(fd, backlog > 0 ? backlog : 1024) == 0)
+		return fd;
+	e = errno;
+	close(fd);
+	errno = e;
 	return -1;
 }
 
-static bool listener_full(struct listener *li)
+/* Threads of group <g> serving <bc> (group-relative bits); all of them when the bind's
+ * thread set was not resolved. */
+static uint64_t bind_group_mask(const struct bind_conf *bc, int g)
 {
-	struct proxy *px = li->bind->px;
+	uint64_t all = thread_cfg.groups[g].count >= 64 ? ~0ULL
+			: (1ULL << thread_cfg.groups[g].count) - 1;
+	bool any = false;
+
+	for (int i = 0; i < thread_cfg.ngroups; i++)
+		any |= bc->thr_masks[i] != 0;
+	return any ? bc->thr_masks[g] & all : all;
+}
+
+/* Lays out the shards of <li> in out[] (fd not set): one per group (by-group, and for
+ * sockets that cannot be sharded), one per thread (by-thread), or N spread over the
+ * threads in order, never across a group boundary. Returns the count. */
+static int shard_plan(const struct listener *li, struct li_shard *out)
+{
+	const struct bind_conf *bc = li->bind;
+	int mode = bc->shards ? bc->shards : thread_cfg.default_shards;
+	int ngroups = thread_cfg.ngroups > 0 ? thread_cfg.ngroups : 1;
+	int total = 0, n = 0, k = 0, prev = -1;
+
+	if (!li_shardable(li))
+		mode = SHARDS_BY_GROUP;
+	for (int g = 0; g < ngroups; g++)
+		total += __builtin_popcountll(bind_group_mask(bc, g));
+	for (int g = 0; g < ngroups; g++) {
+		uint64_t m = bind_group_mask(bc, g);
+
+		prev = -1;
+		for (int t = 0; t < 64 && m; t++, m >>= 1) {
+			int idx;
+
+			if (!(m & 1))
+				continue;
+			idx = mode == SHARDS_BY_GROUP ? 0 : mode == SHARDS_BY_THREAD ? k
+			      : (int)((long)k * mode / total);
+			k++;
+			if (idx != prev) {
+				out[n] = (struct li_shard){ .li = (struct listener *)li, .fd = -1,
+							    .tgid = g + 1 };
+				n++;
+				prev = idx;
+			}
+			out[n - 1].thr_mask |= 1ULL << t;
+		}
+	}
+	return n;
+}
+
+int listener_bind(struct listener *li, int backlog, char *err, size_t errsz)
+{
+	struct li_shard plan[MAX_THREADS];
+	int n = shard_plan(li, plan);
+
+	li->shards = calloc((size_t)n, sizeof(*li->shards));
+	if (!li->shards) {
+		snprintf(err, errsz, "out of memory");
+		return -1;
+	}
+	for (int i = 0; i < n; i++) {
+		int fd;
+
+		if (i == 0 && li->inherited_fd >= 0) {
+			fd = sock_adopt(li, err, errsz);
+		} else {
+			if (i > 0 && !li_shardable(li)) /* an fd belongs to one group: dup it */
+				fd = fcntl(li->shards[0].fd, F_DUPFD_CLOEXEC, 0);
+			else
+				fd = sock_listen(li, backlog);
+			if (fd < 0)
+				snprintf(err, errsz, "%s", strerror(errno));
+		}
+		if (fd < 0) {
+			listener_close(li);
+			return -1;
+		}
+		li->shards[i] = plan[i];
+		li->shards[i].fd = fd;
+		li->nb_shards = i + 1;
+	}
+	li->fd = li->shards[0].fd;
+	return 0;
+}
+
+void listener_close(struct listener *li)
+{
+	for (int i = 0; i < li->nb_shards; i++)
+		if (li->shards[i].fd >= 0 && li->shards[i].fd != li->inherited_fd) {
+			close(li->shards[i].fd);
+			li->shards[i].fd = -1;
+		}
+	if (li->inherited_fd >= 0 && li->nb_shards) {
+		close(li->inherited_fd);
+		li->shards[0].fd = -1;
+	}
+	free(li->shards);
+	li->shards = NULL;
+	li->nb_shards = 0;
+	li->fd = -1;
+}
+
+/* ---- accepting ---- */
+
+static bool listener_full(const struct listener *li)
+{
+	const struct proxy *px = li->bind->px;
 
 	if (global.maxconn && HA_ATOMIC_LOAD_RLX(&actconn) >= global.maxconn)
 		return true;
@@ -93,19 +216,93 @@ static bool listener_full(struct listener *li)
 	return li->bind->maxconn && HA_ATOMIC_LOAD_RLX(&li->nbconn) >= li->bind->maxconn;
 }
 
-/* Stops polling <li> until listener_release() finds room: pending connections wait in
- * the kernel's backlog. */
-static void listener_pause(struct listener *li)
+/* Stops polling <reg> until a connection ends somewhere: pending connections wait in the
+ * kernel's backlog meanwhile. */
+static void reg_pause(struct li_reg *reg)
 {
-	if (!list_empty(&li->paused))
+	if (reg->paused)
 		return;
-	epoll_ctl(th_ctx->epfd, EPOLL_CTL_DEL, li->h.fd, NULL);
-	list_append(&paused_listeners, &li->paused);
+	epoll_ctl(th_ctx->epfd, EPOLL_CTL_DEL, reg->h.fd, NULL);
+	reg->paused = true;
+	HA_ATOMIC_INC(&paused_regs);
+}
+
+static int reg_add(struct li_reg *reg)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = &reg->h };
+
+	/* several threads poll this socket: wake only one of them per connection */
+	if (__builtin_popcountll(reg->sh->thr_mask) > 1)
+		ev.events |= EPOLLEXCLUSIVE;
+	return epoll_ctl(th_ctx->epfd, EPOLL_CTL_ADD, reg->h.fd, &ev);
+}
+
+/* The least loaded thread serving <sh>, the calling thread on ties. */
+static int pick_thread(const struct li_shard *sh)
+{
+	int base = thread_cfg.ngroups > 0 ? thread_cfg.groups[sh->tgid - 1].base : 0;
+	int best = (int)tid, best_load = -1;
+	uint64_t m = sh->thr_mask;
+
+	if ((int)tgid == sh->tgid && (m >> (tid - (unsigned)base)) & 1)
+		best_load = HA_ATOMIC_LOAD_RLX(&th_ctx->sh.load);
+	for (int t = base; m; t++, m >>= 1) {
+		int load;
+
+		struct thread_ctx *tc;
+
+		if (!(m & 1) || t == (int)tid || !(tc = HA_ATOMIC_LOAD(&ha_thread_ctx[t])))
+			continue;
+		load = HA_ATOMIC_LOAD_RLX(&tc->sh.load);
+		if (best_load < 0 || load < best_load) {
+			best = t;
+			best_load = load;
+		}
+	}
+	return best;
+}
+
+static void accept_here(struct listener *li, int fd, const struct sockaddr_storage *peer)
+{
+	if (li->accept(li, fd, peer) < 0) {
+		close(fd);
+		HA_ATOMIC_DEC(&th_ctx->sh.load);
+		listener_release(li);
+	}
+}
+
+static void accept_item_run(struct inbox_item *it)
+{
+	struct accept_item *ai = container_of(it, struct accept_item, it);
+
+	accept_here(ai->li, ai->fd, &ai->peer);
+	pool_free(&pool_accept_item, ai);
+}
+
+/* Hands an accepted connection to thread <t>; on memory shortage serves it here. */
+static void accept_dispatch(struct listener *li, int fd, const struct sockaddr_storage *peer,
+			    int t)
+{
+	struct accept_item *ai;
+
+	if (t != (int)tid && (ai = pool_alloc(&pool_accept_item))) {
+		ai->it.fn = accept_item_run;
+		ai->li = li;
+		ai->fd = fd;
+		ai->peer = *peer;
+		HA_ATOMIC_INC(&ha_thread_ctx[t]->sh.load);
+		HA_OWNER_INC(&activity[tid].accq_pushed);
+		inbox_push(t, &ai->it);
+		return;
+	}
+	HA_ATOMIC_INC(&th_ctx->sh.load);
+	accept_here(li, fd, peer);
 }
 
 static void listener_iocb(struct fd_handler *h, uint32_t events)
 {
-	struct listener *li = container_of(h, struct listener, h);
+	struct li_reg *reg = container_of(h, struct li_reg, h);
+	struct listener *li = reg->sh->li;
 	int budget = global.tune_maxaccept > 0 ? global.tune_maxaccept : 64;
 
 	while (budget--) {
@@ -114,13 +311,13 @@ static void listener_iocb(struct fd_handler *h, uint32_t events)
 		int fd;
 
 		if (listener_full(li)) {
-			listener_pause(li);
+			reg_pause(reg);
 			return;
 		}
 		fd = accept4(h->fd, (struct sockaddr *)&peer, &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (fd < 0) {
 			if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)
-				listener_pause(li); /* resumed when a connection ends */
+				reg_pause(reg); /* resumed when a connection ends */
 			if (errno == EINTR || errno == ECONNABORTED)
 				continue;
 			return;
@@ -128,44 +325,92 @@ static void listener_iocb(struct fd_handler *h, uint32_t events)
 		HA_ATOMIC_INC(&actconn);
 		HA_ATOMIC_INC(&li->nbconn);
 		HA_ATOMIC_INC(&li->bind->px->feconn);
-		if (li->accept(li, fd, &peer) < 0) {
-			close(fd);
-			listener_release(li);
+		CNT_INC(li->cnt, cum_conn);
+		CNT_INC(li->bind->px->fe_cnt, cum_conn);
+		HA_OWNER_INC(&activity[tid].accepted);
+		accept_dispatch(li, fd, &peer, pick_thread(reg->sh));
+	}
+}
+
+/* ---- registration, pause and resume ---- */
+
+int listener_enable(struct listener *li)
+{
+	int ltid = (int)tid - (thread_cfg.ngroups > 0 ? thread_cfg.groups[tgid - 1].base : 0);
+
+	for (int i = 0; i < li->nb_shards; i++) {
+		struct li_shard *sh = &li->shards[i];
+		struct li_reg *reg;
+
+		if (sh->tgid != (int)tgid || !((sh->thr_mask >> ltid) & 1))
+			continue;
+		reg = pool_alloc(&pool_li_reg);
+		if (!reg)
+			return -1;
+		memset(reg, 0, sizeof(*reg));
+		reg->h.fd = sh->fd;
+		reg->h.iocb = listener_iocb;
+		reg->sh = sh;
+		if (reg_add(reg) < 0) {
+			pool_free(&pool_li_reg, reg);
+			return -1;
+		}
+		reg->next = thread_regs;
+		thread_regs = reg;
+	}
+	return 0;
+}
+
+void listeners_thread_disable(void)
+{
+	while (thread_regs) {
+		struct li_reg *reg = thread_regs;
+
+		thread_regs = reg->next;
+		if (reg->paused)
+			HA_ATOMIC_DEC(&paused_regs);
+		else
+			epoll_ctl(th_ctx->epfd, EPOLL_CTL_DEL, reg->h.fd, NULL);
+		pool_free(&pool_li_reg, reg);
+	}
+}
+
+/* Re-adds the calling thread's paused registrations whose limits allow it. */
+static void resume_local(void)
+{
+	for (struct li_reg *reg = thread_regs; reg; reg = reg->next) {
+		if (!reg->paused || listener_full(reg->sh->li))
+			continue;
+		if (reg_add(reg) == 0) {
+			reg->paused = false;
+			HA_ATOMIC_DEC(&paused_regs);
 		}
 	}
 }
 
-int listener_enable(struct listener *li)
+static void resume_item_run(struct inbox_item *it)
 {
-	if (!paused_listeners.next)
-		list_init(&paused_listeners);
-	list_init(&li->paused);
-	li->h.iocb = listener_iocb;
-	return fd_register_listener(&li->h);
-}
+	struct resume_item *ri = container_of(it, struct resume_item, it);
 
-void listener_stop(struct listener *li)
-{
-	if (li->h.fd < 0)
-		return;
-	list_delete(&li->paused);
-	close(li->h.fd);
-	li->h.fd = li->fd = -1;
+	HA_ATOMIC_STORE(&ri->pending, 0);
+	resume_local();
 }
 
 void listener_release(struct listener *li)
 {
-	struct listener *l, *tmp;
-
 	HA_ATOMIC_DEC(&actconn);
 	HA_ATOMIC_DEC(&li->nbconn);
 	HA_ATOMIC_DEC(&li->bind->px->feconn);
-	if (!paused_listeners.next || list_empty(&paused_listeners))
+	if (!HA_ATOMIC_LOAD_RLX(&paused_regs))
 		return;
-	list_for_each_entry_safe(l, tmp, &paused_listeners, paused) {
-		if (l->h.fd < 0 || listener_full(l))
+	resume_local();
+	for (int t = 0; t < global.nbthread && t < MAX_THREADS; t++) {
+		struct resume_item *ri = &resume_items[t];
+
+		if (t == (int)tid || !HA_ATOMIC_LOAD(&ha_thread_ctx[t]) ||
+		    HA_ATOMIC_XCHG(&ri->pending, 1))
 			continue;
-		list_delete(&l->paused);
-		fd_register_listener(&l->h);
+		ri->it.fn = resume_item_run;
+		inbox_push(t, &ri->it);
 	}
 }

@@ -8,11 +8,14 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/epoll.h>
+#include <base/atomic.h>
 #include <event/loop.h>
+#include <stats/counters.h>
 #include <event/timer.h>
 #include <proc/global-t.h>
 
 __thread struct thread_ctx *th_ctx;
+struct thread_ctx *ha_thread_ctx[MAX_THREADS];
 
 void clock_update(void)
 {
@@ -29,6 +32,8 @@ int loop_init_thread(void)
 	if (!tc)
 		return -1;
 	memset(tc, 0, sizeof(*tc));
+	tc->tid = (int)tid;
+	tc->inbox_h.fd = -1;
 	tc->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (tc->epfd < 0) {
 		free(tc);
@@ -36,6 +41,7 @@ int loop_init_thread(void)
 	}
 	list_init(&tc->tasklets);
 	th_ctx = tc;
+	HA_ATOMIC_STORE(&ha_thread_ctx[tid], tc);
 	clock_update();
 	return 0;
 }
@@ -44,6 +50,7 @@ void loop_deinit_thread(void)
 {
 	if (!th_ctx)
 		return;
+	HA_ATOMIC_STORE(&ha_thread_ctx[tid], NULL);
 	close(th_ctx->epfd);
 	free(th_ctx->heap);
 	free(th_ctx);
@@ -103,6 +110,7 @@ void loop_run(bool (*idle_check)(void))
 			break;
 		if (tc->stopping && (delay < 0 || delay > 100))
 			delay = 100; /* re-check the graceful stop regularly */
+		HA_OWNER_INC(&activity[tid].loops);
 		n = epoll_wait(tc->epfd, evs, maxev, delay);
 		clock_update();
 		for (int i = 0; i < n; i++) {

@@ -7,6 +7,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/socket.h>
+#include <base/atomic.h>
 #include <base/buf.h>
 #include <conn/connection.h>
 #include <conn/listener.h>
@@ -56,6 +57,7 @@ static void front_close(struct conn *c)
 	struct listener *li = c->li;
 
 	conn_close(c);
+	HA_ATOMIC_DEC(&th_ctx->sh.load);
 	listener_release(li);
 }
 

@@ -1,7 +1,7 @@
 /* The "global" section: defines `struct global` with its defaults, registers the section
- * and its keywords (process settings, tune.*, environment edits), and refuses, with the
- * reason, the HAProxy global keywords that later issues implement. Applying the settings
- * (daemon, limits, buffers) is done by their owners, not here.
+ * and its keywords (process settings, threads into thread_cfg, tune.*, environment edits),
+ * and refuses, with the reason, the HAProxy global keywords that later issues implement.
+ * Applying the settings (daemon, limits, buffers, threads) is done by their owners.
  */
 #include <limits.h>
 #include <stdlib.h>
@@ -11,6 +11,7 @@
 #include <base/parse.h>
 #include <cfg/cfg.h>
 #include <proc/global-t.h>
+#include <thread/thread_cfg.h>
 
 struct global global = {
 	.nbthread = 1,
@@ -185,15 +186,162 @@ static int global_tune_maxaccept(struct cfg_ctx *ctx)
 	return 0;
 }
 
-static int global_nbthread(struct cfg_ctx *ctx)
+/* Parses the integer argument of a thread keyword, in min..max, with HAProxy's message. */
+static int global_thread_int(struct cfg_ctx *ctx, long min, long max, int *out)
 {
 	long v;
 
-	if (global_int(ctx, 1, 4096, &v) < 0)
+	if (cfg_need_args(ctx, 1) < 0)
 		return -1;
-	if (v > 1)
-		return cfg_not_supported(ctx, "multi-threading comes with issue #3");
-	global.nbthread = 1;
+	if (parse_long(ctx->args[1], LONG_MIN, LONG_MAX, &v) < 0) {
+		cfg_alert(ctx, "'%s' expects an integer argument, got '%s'.", ctx->args[0],
+			  ctx->args[1]);
+		return -1;
+	}
+	if (v < min || v > max) {
+		cfg_alert(ctx, "'%s' value must be between %ld and %ld (was %ld).", ctx->args[0],
+			  min, max, v);
+		return -1;
+	}
+	*out = (int)v;
+	return 0;
+}
+
+/* Parses a number in 1..max written in <str> (an argument of the keyword). */
+static int global_thread_int_at(struct cfg_ctx *ctx, const char *str, long max, int *out)
+{
+	long v;
+
+	if (parse_long(str, LONG_MIN, LONG_MAX, &v) < 0 || v < 1 || v > max) {
+		cfg_alert(ctx, "'%s' : thread group number must be between 1 and %ld (was '%s').",
+			  ctx->args[0], max, str);
+		return -1;
+	}
+	*out = (int)v;
+	return 0;
+}
+
+/* Replaces *<file> with a copy of the keyword's location. */
+static int global_set_loc(struct cfg_ctx *ctx, char **file, int *line)
+{
+	char *f = strdup(ctx->file ? ctx->file : "");
+
+	if (!f) {
+		cfg_alert(ctx, "out of memory.");
+		return -1;
+	}
+	free(*file);
+	*file = f;
+	*line = ctx->line;
+	return 0;
+}
+
+/* nbthread N: the threads to start (checked and applied by thread_cfg_check()). */
+static int global_nbthread(struct cfg_ctx *ctx)
+{
+	if (global_thread_int(ctx, 1, MAX_THREADS, &thread_cfg.nbthread) < 0)
+		return -1;
+	return global_set_loc(ctx, &thread_cfg.nbthread_file, &thread_cfg.nbthread_line);
+}
+
+static int global_thread_groups(struct cfg_ctx *ctx)
+{
+	if (global_thread_int(ctx, 1, MAX_TGROUPS, &thread_cfg.nbtgroups) < 0)
+		return -1;
+	return global_set_loc(ctx, &thread_cfg.nbtgroups_file, &thread_cfg.nbtgroups_line);
+}
+
+static int global_max_threads_per_group(struct cfg_ctx *ctx)
+{
+	return global_thread_int(ctx, 1, MAX_THREADS_PER_GROUP, &thread_cfg.max_per_group);
+}
+
+/* thread-group G RANGE...: absolute threads of group G; several lines accumulate. A thread
+ * already in another group is an error here; the rest is checked once nbthread is known.
+ */
+static int global_thread_group(struct cfg_ctx *ctx)
+{
+	struct thread_set ts;
+	uint64_t bits = 0;
+	char err[256];
+	int grp, g, i;
+
+	if (ctx->nargs < 3) {
+		cfg_alert(ctx, "'%s' expects a thread group number and at least one thread range.",
+			  ctx->args[0]);
+		return -1;
+	}
+	if (global_thread_int_at(ctx, ctx->args[1], MAX_TGROUPS, &grp) < 0)
+		return -1;
+	for (i = 2; i < ctx->nargs; i++) {
+		if (thread_set_parse(ctx->args[i], &ts, err, sizeof(err)) < 0) {
+			cfg_alert(ctx, "'%s %d' : %s", ctx->args[0], grp, err);
+			return -1;
+		}
+		if (!ts.is_abs) {
+			cfg_alert(ctx, "'%s %d' : '%s' : thread numbers are absolute here (no "
+				  "'G/' prefix).", ctx->args[0], grp, ctx->args[i]);
+			return -1;
+		}
+		bits |= ts.abs;
+	}
+	for (g = 0; g < MAX_TGROUPS; g++) {
+		if (g != grp - 1 && (thread_cfg.assigned[g] & bits)) {
+			cfg_alert(ctx, "'%s %d' : thread %d is already in thread group %d (at "
+				  "[%s:%d]).", ctx->args[0], grp,
+				  __builtin_ctzll(thread_cfg.assigned[g] & bits) + 1, g + 1,
+				  thread_cfg.assigned_file[g], thread_cfg.assigned_line[g]);
+			return -1;
+		}
+	}
+	thread_cfg.assigned[grp - 1] |= bits;
+	return global_set_loc(ctx, &thread_cfg.assigned_file[grp - 1],
+			      &thread_cfg.assigned_line[grp - 1]);
+}
+
+/* cpu-map [auto:]G[/T] CPUS...: rules kept in config order, resolved at check time. */
+static int global_cpu_map(struct cfg_ctx *ctx)
+{
+	struct cpu_map_rule *rule, **tail;
+	char err[256];
+
+	if (ctx->nargs < 2) {
+		cfg_alert(ctx, "'%s' expects a thread group ('all', 'odd', 'even', a number from 1 "
+			  "to %d or a range), optionally followed by '/' and threads, then a list "
+			  "of CPU ranges.", ctx->args[0], MAX_TGROUPS);
+		return -1;
+	}
+	rule = calloc(1, sizeof(*rule));
+	if (!rule || global_set_loc(ctx, &rule->file, &rule->line) < 0) {
+		if (!rule)
+			cfg_alert(ctx, "out of memory.");
+		free(rule);
+		return -1;
+	}
+	if (cpu_map_parse(ctx->args[1], ctx->args + 2, ctx->nargs - 2, rule, err,
+			  sizeof(err)) < 0) {
+		cfg_alert(ctx, "cpu-map : %s", err);
+		free(rule->file);
+		free(rule);
+		return -1;
+	}
+	for (tail = &thread_cfg.cpu_maps; *tail; tail = &(*tail)->next)
+		;
+	*tail = rule;
+	return 0;
+}
+
+static int global_default_shards(struct cfg_ctx *ctx)
+{
+	char err[256];
+
+	if (cfg_need_args(ctx, 1) < 0)
+		return -1;
+	if (thread_shards_parse(ctx->args[1], &thread_cfg.default_shards, err,
+				sizeof(err)) < 0) {
+		cfg_alert(ctx, "'%s' : %s", ctx->args[0], err);
+		return -1;
+	}
 	return 0;
 }
 
@@ -307,11 +455,6 @@ static int global_refuse_stats(struct cfg_ctx *ctx)
 	return cfg_not_supported(ctx, "the runtime API comes in a later issue");
 }
 
-static int global_refuse_threads(struct cfg_ctx *ctx)
-{
-	return cfg_not_supported(ctx, "multi-threading comes with issue #3");
-}
-
 static int global_refuse_tls(struct cfg_ctx *ctx)
 {
 	return cfg_not_supported(ctx, "TLS comes in a later issue");
@@ -345,6 +488,11 @@ static const struct cfg_kw global_kws[] = {
 	{ "h1-do-not-close-on-insecure-transfer-encoding", CFG_SEC_GLOBAL, global_h1_keep_open },
 	{ "nbthread", CFG_SEC_GLOBAL, global_nbthread },
 	{ "nbproc", CFG_SEC_GLOBAL, global_nbproc },
+	{ "thread-groups", CFG_SEC_GLOBAL, global_thread_groups },
+	{ "max-threads-per-group", CFG_SEC_GLOBAL, global_max_threads_per_group },
+	{ "thread-group", CFG_SEC_GLOBAL, global_thread_group },
+	{ "cpu-map", CFG_SEC_GLOBAL, global_cpu_map },
+	{ "tune.listener.default-shards", CFG_SEC_GLOBAL, global_default_shards },
 	{ "setenv", CFG_SEC_GLOBAL, global_setenv },
 	{ "presetenv", CFG_SEC_GLOBAL, global_setenv },
 	{ "unsetenv", CFG_SEC_GLOBAL, global_unsetenv },
@@ -358,9 +506,6 @@ static const struct cfg_kw global_kws[] = {
 	{ "gid", CFG_SEC_GLOBAL, global_refuse_priv },
 	{ "chroot", CFG_SEC_GLOBAL, global_refuse_priv },
 	{ "stats", CFG_SEC_GLOBAL, global_refuse_stats },
-	{ "cpu-map", CFG_SEC_GLOBAL, global_refuse_threads },
-	{ "thread-groups", CFG_SEC_GLOBAL, global_refuse_threads },
-	{ "max-threads-per-group", CFG_SEC_GLOBAL, global_refuse_threads },
 	{ "ssl-default-bind-*", CFG_SEC_GLOBAL, global_refuse_tls },
 	{ "ssl-default-server-*", CFG_SEC_GLOBAL, global_refuse_tls },
 	{ "ssl-server-verify", CFG_SEC_GLOBAL, global_refuse_tls },

@@ -1,14 +1,11 @@
-/* From a checked configuration to running loops: runtime state of proxies and servers,
- * fd limit and maxconn, binding, signals, and the loop of the (single, until issue #3)
- * thread with graceful and immediate stops.
+/* From a checked configuration to bound listeners: runtime state of proxies, servers and
+ * counters, the fd limit and maxconn, binding. Threads, signals and stops are in run.c.
  */
 #include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/resource.h>
-#include <sys/signalfd.h>
 #include <backend/backend.h>
 #include <backend/server-t.h>
 #include <base/addr.h>
@@ -21,19 +18,11 @@
 #include <proc/global-t.h>
 #include <proc/runtime.h>
 #include <proxy/proxy.h>
+#include <stats/counters.h>
 #include <stream/stream.h>
+#include <thread/thread-t.h>
 
 #define FD_RESERVE 100 /* fds kept for listeners, logs, epoll, pipes */
-
-static struct fd_handler sig_handler;
-static bool graceful_pending;
-static struct timer hard_stop_timer;
-
-/* hard-stop-after expired during a graceful stop: end now, whatever is in flight. */
-static void hard_stop_cb(struct timer *t)
-{
-	th_ctx->stopped = true;
-}
 
 /* Raises RLIMIT_NOFILE to fit maxconn (two fds per proxied connection) and derives a
  * default maxconn from the limit when none was set, as HAProxy does. */
@@ -78,6 +67,13 @@ int runtime_prepare(void)
 	struct proxy *px;
 
 	cfg_phase = false;
+	if (global.nbthread < 1)
+		global.nbthread = 1;
+	if (thread_cfg.ngroups < 1) { /* no thread check ran (e.g. embedded use): one group */
+		thread_cfg.ngroups = 1;
+		thread_cfg.groups[0].base = 0;
+		thread_cfg.groups[0].count = (uint16_t)global.nbthread;
+	}
 	if (global.tune_maxrewrite >= global.tune_bufsize / 2)
 		global.tune_maxrewrite = global.tune_bufsize / 2;
 	buf_pool_setup(global.tune_bufsize);
@@ -87,6 +83,10 @@ int runtime_prepare(void)
 			ha_alert("out of memory while preparing proxy '%s'.\n", px->id);
 			return -1;
 		}
+	}
+	if (counters_alloc(thread_cfg.ngroups > 0 ? thread_cfg.ngroups : 1) < 0) {
+		ha_alert("out of memory while allocating counters.\n");
+		return -1;
 	}
 	return runtime_set_limits();
 }
@@ -133,9 +133,9 @@ int listeners_bind_all(void)
 	return -1;
 }
 
-static int listener_stop_one(struct proxy *px, struct bind_conf *bc, struct listener *li)
+static int listener_close_one(struct proxy *px, struct bind_conf *bc, struct listener *li)
 {
-	listener_stop(li);
+	listener_close(li);
 	return 0;
 }
 
@@ -144,91 +144,12 @@ static int listener_enable_one(struct proxy *px, struct bind_conf *bc, struct li
 	return listener_enable(li);
 }
 
-static void listeners_stop_all(void)
+void listeners_close_all(void)
 {
-	foreach_listener(listener_stop_one);
+	foreach_listener(listener_close_one);
 }
 
-static int listeners_enable_all(void)
+int listeners_enable_thread(void)
 {
 	return foreach_listener(listener_enable_one) ? -1 : 0;
-}
-
-/* Signals arrive through a signalfd polled by the loop: SIGTERM/SIGINT stop at once,
- * SIGUSR1 stops gracefully (no new connections, in-flight exchanges finish). */
-static void sig_iocb(struct fd_handler *h, uint32_t events)
-{
-	struct signalfd_siginfo si;
-
-	while (read(h->fd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
-		switch (si.ssi_signo) {
-		case SIGTERM:
-		case SIGINT:
-			th_ctx->stopped = true;
-			break;
-		case SIGUSR1:
-			if (!th_ctx->stopping) {
-				th_ctx->stopping = true;
-				graceful_pending = true;
-				if (global.hard_stop_after) {
-					hard_stop_timer.cb = hard_stop_cb;
-					timer_set(&hard_stop_timer, tick_add(global.hard_stop_after));
-				}
-			}
-			break;
-		default:
-			break;
-		}
-	}
-}
-
-static int signals_init(void)
-{
-	sigset_t set;
-
-	sigemptyset(&set);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGUSR1);
-	sigaddset(&set, SIGHUP);
-	if (sigprocmask(SIG_BLOCK, &set, NULL) < 0)
-		return -1;
-	signal(SIGPIPE, SIG_IGN);
-	sig_handler.fd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
-	if (sig_handler.fd < 0)
-		return -1;
-	sig_handler.iocb = sig_iocb;
-	return fd_register_listener(&sig_handler);
-}
-
-/* Graceful stop: once listeners are closed, the loop ends when no connection is left. */
-static bool stop_check(void)
-{
-	struct proxy *px;
-
-	if (graceful_pending) {
-		graceful_pending = false;
-		listeners_stop_all();
-	}
-	/* nothing waits on idle connections: close them as they appear */
-	h1_front_close_idle();
-	for (px = proxies; px; px = px->next)
-		for (struct server *srv = px->srv; srv; srv = srv->next)
-			h1_back_close_idle(srv);
-	return th_ctx->nb_conns == 0;
-}
-
-int runtime_run(void (*ready)(void))
-{
-	if (loop_init_thread() < 0 || signals_init() < 0 || listeners_enable_all() < 0) {
-		ha_alert("cannot start the event loop: %s\n", strerror(errno));
-		return 1;
-	}
-	if (ready)
-		ready();
-	loop_run(stop_check);
-	listeners_stop_all();
-	pool_flush_thread();
-	loop_deinit_thread();
-	return 0;
 }

@@ -10,6 +10,7 @@
 #include <base/compiler.h>
 #include <base/tinfo.h>
 #include <proc/version.h>
+#include <thread/thread_cfg.h>
 
 #ifdef USE_OPENSSL
 #include <openssl/crypto.h>
@@ -142,8 +143,8 @@ static void version_print_build(void)
 /* Library versions, each compiled only when the library is linked. */
 static void version_print_libs(void)
 {
-	printf("Built with multi-threading support (MAX_TGROUPS=%d, MAX_THREADS=%d, default=1).\n",
-	       MAX_TGROUPS, MAX_THREADS);
+	printf("Built with multi-threading support (MAX_TGROUPS=%d, MAX_THREADS=%d, default=%d).\n",
+	       MAX_TGROUPS, MAX_THREADS, thread_default_nbthread());
 #ifdef USE_OPENSSL
 	printf("Built with OpenSSL version : %s\n", OPENSSL_VERSION_TEXT);
 	printf("Running on OpenSSL version : %s\n", OpenSSL_version(OPENSSL_VERSION));

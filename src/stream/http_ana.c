@@ -14,7 +14,9 @@
 #include <http/status.h>
 #include <mux/h1.h>
 #include <proc/global-t.h>
+#include <backend/server-t.h>
 #include <proxy/proxy-t.h>
+#include <stats/counters.h>
 #include <stream/stream.h>
 
 static void h1_limits_get(struct h1_limits *lim)
@@ -82,9 +84,12 @@ static int run_req_rules(struct stream *s, struct proxy *px, int *ret)
 		return 0;
 	}
 	if (final->type == ACT_DENY) {
+		CNT_INC(s->fe->fe_cnt, denied_req);
 		*ret = stream_reply_error(s, final->status ? final->status : 403, false);
 		return 0;
 	}
+	CNT_INC(s->fe->fe_cnt, intercepted);
+	s->status = final->status ? final->status : 200;
 	/* return */
 	s->front->obuf.data = 0;
 	if (b_get(&s->front->obuf) < 0 || http_reply_write(&s->front->obuf, final) < 0) {
@@ -102,7 +107,8 @@ static int ana_request(struct stream *s)
 	struct proxy *fe = s->fe, *be;
 	int ret;
 
-	fe->cum_req++;
+	CNT_INC(fe->fe_cnt, cum_req);
+	HA_OWNER_INC(&activity[tid].streams);
 	if ((m->flags & H1_MF_CONN_CLO) || (!(m->flags & H1_MF_VER_11) && !(m->flags & H1_MF_CONN_KAL)) ||
 	    (fe->options & PR_O_HTTP_CLO) || th_ctx->stopping)
 		s->flags |= SF_FRONT_CLOSE;
@@ -115,8 +121,10 @@ static int ana_request(struct stream *s)
 	else
 		h1_xfer_init(&s->reqx, XFER_NONE, 0);
 
-	if (fe->monitor_uri.len && ist_eq(m->uri, fe->monitor_uri))
+	if (fe->monitor_uri.len && ist_eq(m->uri, fe->monitor_uri)) {
+		CNT_INC(fe->fe_cnt, intercepted);
 		return stream_reply_error(s, 200, false);
+	}
 	if (!run_req_rules(s, fe, &ret))
 		return ret;
 	be = choose_backend(s);
@@ -210,10 +218,12 @@ static int run_res_rules(struct stream *s, struct proxy *px, int *ret)
 
 	if (r == RULES_CONT)
 		return 1;
-	if (r == RULES_ERROR || final->type != ACT_DENY)
+	if (r == RULES_ERROR || final->type != ACT_DENY) {
 		*ret = stream_server_error(s, 500);
-	else
+	} else {
+		CNT_INC(s->be->be_cnt, denied_resp);
 		*ret = stream_server_error(s, final->status ? final->status : 502);
+	}
 	return 0;
 }
 
@@ -252,6 +262,9 @@ static int ana_response(struct stream *s)
 		mode = XFER_EOF;
 	if (mode == XFER_EOF)
 		s->flags |= SF_FRONT_CLOSE | SF_BACK_CLOSE;
+	CNT_INC(s->be->be_cnt, rsp[status_class(m->status)]);
+	if (s->srv)
+		CNT_INC(s->srv->cnt, rsp[status_class(m->status)]);
 	if ((m->flags & H1_MF_CONN_CLO) || (!(m->flags & H1_MF_VER_11) && !(m->flags & H1_MF_CONN_KAL)))
 		s->flags |= SF_BACK_CLOSE;
 	if (m->flags & H1_MF_FORCE_CLOSE)
@@ -267,6 +280,7 @@ static int ana_response(struct stream *s)
 		return stream_server_error(s, 502);
 	b_del(&b->ibuf, m->hdr_len);
 	s->flags |= SF_RSP_HDRS_SENT;
+	s->status = m->status;
 	h1_xfer_init(&s->rspx, mode, m->body_len);
 	if (tunnel) {
 		h1_xfer_init(&s->reqx, XFER_TUNNEL, 0);

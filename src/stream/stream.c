@@ -14,6 +14,7 @@
 #include <mux/h1.h>
 #include <proc/global-t.h>
 #include <proxy/proxy.h>
+#include <stats/counters.h>
 #include <stream/stream.h>
 
 #define TURNAROUND_MAX_MS 1000
@@ -22,6 +23,27 @@ DECLARE_POOL(pool_stream, "stream", sizeof(struct stream))
 static uint16_t stream_hdr_cap;
 
 static void stream_process(struct stream *s);
+
+/* Adds the exchange to the counters of the frontend, backend and server. */
+static void stream_count(struct stream *s)
+{
+	struct conn *f = s->front, *b = s->back;
+
+	if (s->status)
+		CNT_INC(s->fe->fe_cnt, rsp[status_class(s->status)]);
+	CNT_ADD(s->fe->fe_cnt, bytes_in, f->bytes_in);
+	CNT_ADD(s->fe->fe_cnt, bytes_out, f->bytes_out);
+	f->bytes_in = f->bytes_out = 0;
+	if (b && s->be) {
+		CNT_ADD(s->be->be_cnt, bytes_in, b->bytes_out);
+		CNT_ADD(s->be->be_cnt, bytes_out, b->bytes_in);
+		if (s->srv) {
+			CNT_ADD(s->srv->cnt, bytes_in, b->bytes_out);
+			CNT_ADD(s->srv->cnt, bytes_out, b->bytes_in);
+		}
+		b->bytes_in = b->bytes_out = 0;
+	}
+}
 
 static void stream_free(struct stream *s)
 {
@@ -58,6 +80,7 @@ static int stream_end(struct stream *s)
 	bool kal = !(s->flags & SF_FRONT_CLOSE) && (s->flags & SF_REQ_DONE) &&
 		   !(f->flags & (CO_FL_RD_EOF | CO_FL_ERROR)) && !th_ctx->stopping;
 
+	stream_count(s);
 	if (b) {
 		b->strm = NULL;
 		s->back = NULL;
@@ -75,6 +98,7 @@ int stream_abort(struct stream *s)
 {
 	struct conn *f = s->front;
 
+	stream_count(s);
 	stream_drop_back(s);
 	stream_free(s);
 	f->obuf.data = 0;
@@ -106,6 +130,7 @@ static int stream_reply_page(struct stream *s, int status, bool close, bool raw)
 	struct buf *ob = &s->front->obuf;
 
 	s->err_status = status;
+	s->status = status;
 	if (close || status == 400 || status == 408)
 		s->flags |= SF_FRONT_CLOSE;
 	ob->data = 0;
@@ -121,11 +146,17 @@ int stream_reply_error(struct stream *s, int status, bool close)
 
 int stream_reply_mux_error(struct stream *s, int status)
 {
+	CNT_INC(s->fe->fe_cnt, failed_req);
 	return stream_reply_page(s, status, true, true);
 }
 
 int stream_server_error(struct stream *s, int status)
 {
+	if (status == 502 && s->be) {
+		CNT_INC(s->be->be_cnt, failed_resp);
+		if (s->srv)
+			CNT_INC(s->srv->cnt, failed_resp);
+	}
 	stream_drop_back(s);
 	if (s->flags & SF_RSP_HDRS_SENT)
 		return stream_abort(s); /* too late for an error page */
@@ -194,6 +225,9 @@ static int stream_conn_failed(struct stream *s)
 	struct server *prev = s->srv;
 
 	stream_drop_back(s);
+	CNT_INC(be->be_cnt, failed_conns);
+	if (prev)
+		CNT_INC(prev->cnt, failed_conns);
 	if (--s->conn_retries < 0) {
 		backend_release_slot(s);
 		return stream_reply_error(s, 503, false);
@@ -203,8 +237,13 @@ static int stream_conn_failed(struct stream *s)
 				      : s->conn_retries == 0)) {
 		backend_release_slot(s);
 		s->srv = NULL;
+		CNT_INC(be->be_cnt, redispatches);
+		CNT_INC(be->be_cnt, retries);
 		return stream_assign_and_connect(s, prev, false);
 	}
+	CNT_INC(be->be_cnt, retries);
+	if (prev)
+		CNT_INC(prev->cnt, retries);
 	s->state = SS_TURNAROUND;
 	{
 		int ms = be->timeout.connect;
@@ -502,6 +541,7 @@ static int stream_start(struct conn *front)
 	s->rsp.hdr = s->hdrs + stream_hdr_cap;
 	s->rsp.max_hdr = global.tune_maxhdr;
 	s->req_start = now_ms();
+	s->tid = (uint16_t)tid;
 	s->tmr.cb = stream_tmr_cb;
 	tasklet_init(&s->tl, stream_tl_cb);
 	list_init(&s->queue);

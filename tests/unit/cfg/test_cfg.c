@@ -393,9 +393,8 @@ TEST(cfg_global_refusals)
 	cfgt_load("g.cfg", &r);
 	CHECK_INT(r.ret, -1);
 	CHECK_INT(r.warnings, 2);
-	CHECK_INT(r.errors, 10);
-	CHECK(strstr(r.err, ":2] : 'nbthread' is not supported yet (multi-threading comes "
-		     "with issue #3)\n") != NULL);
+	CHECK_INT(r.errors, 8);
+	CHECK(strstr(r.err, ":2] : 'nbthread'") == NULL); /* threads are supported now */
 	CHECK(strstr(r.err, ":3] : 'nbproc' is obsolete") != NULL);
 	CHECK(strstr(r.err, ":4] : 'nbproc' is not supported") != NULL);
 	CHECK(strstr(r.err, "use 'nbthread' instead") != NULL);

@@ -1,0 +1,205 @@
+/* Running: one thread per configured thread, each with its own event loop, bound to its
+ * CPUs (cpu-map) and to its thread group; signals (through a signalfd polled by thread 0)
+ * and the two ways of stopping: SIGTERM/SIGINT stop every loop at once, SIGUSR1 stops
+ * accepting and lets each thread end when its last connection is gone (bounded by
+ * hard-stop-after).
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/signalfd.h>
+#include <backend/server-t.h>
+#include <base/atomic.h>
+#include <base/pool.h>
+#include <cfg/cfg.h>
+#include <conn/listener.h>
+#include <event/inbox.h>
+#include <event/loop.h>
+#include <mux/h1.h>
+#include <proc/global-t.h>
+#include <proc/runtime.h>
+#include <proxy/proxy.h>
+#include <thread/thread-t.h>
+
+static struct fd_handler sig_handler;     /* thread 0 only */
+static struct timer hard_stop_timer;      /* thread 0 only */
+static pthread_barrier_t start_barrier;
+static void (*ready_cb)(void);
+static int start_failed;                  /* a thread could not start its loop (atomic) */
+static int threads_listening;             /* threads still polling listeners (atomic) */
+static int soft_stop_requested;           /* atomic */
+
+/* Stop requests, one per thread, run by the target thread. */
+static struct inbox_item stop_items[MAX_THREADS];
+static struct inbox_item soft_items[MAX_THREADS];
+
+static int nb_threads(void)
+{
+	return global.nbthread > 0 ? global.nbthread : 1;
+}
+
+static void stop_item_run(struct inbox_item *it)
+{
+	th_ctx->stopped = true;
+}
+
+/* This thread stops accepting; the last one to do so closes the listening sockets. */
+static void soft_item_run(struct inbox_item *it)
+{
+	if (th_ctx->stopping)
+		return;
+	th_ctx->stopping = true;
+	listeners_thread_disable();
+	if (HA_ATOMIC_SUB(&threads_listening, 1) == 0)
+		listeners_close_all();
+}
+
+static void broadcast(struct inbox_item *items, void (*fn)(struct inbox_item *))
+{
+	for (int t = 0; t < nb_threads(); t++) {
+		items[t].fn = fn;
+		if (t == (int)tid)
+			fn(&items[t]);
+		else
+			inbox_push(t, &items[t]);
+	}
+}
+
+static void hard_stop_cb(struct timer *t)
+{
+	broadcast(stop_items, stop_item_run);
+}
+
+static void sig_iocb(struct fd_handler *h, uint32_t events)
+{
+	struct signalfd_siginfo si;
+
+	while (read(h->fd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+		switch (si.ssi_signo) {
+		case SIGTERM:
+		case SIGINT:
+			broadcast(stop_items, stop_item_run);
+			break;
+		case SIGUSR1:
+			if (HA_ATOMIC_XCHG(&soft_stop_requested, 1))
+				break;
+			if (global.hard_stop_after) {
+				hard_stop_timer.cb = hard_stop_cb;
+				timer_set(&hard_stop_timer, tick_add(global.hard_stop_after));
+			}
+			broadcast(soft_items, soft_item_run);
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+/* Blocks the handled signals in every thread (threads inherit the mask). */
+static int signals_block(sigset_t *set)
+{
+	sigemptyset(set);
+	sigaddset(set, SIGTERM);
+	sigaddset(set, SIGINT);
+	sigaddset(set, SIGUSR1);
+	sigaddset(set, SIGHUP);
+	signal(SIGPIPE, SIG_IGN);
+	return pthread_sigmask(SIG_BLOCK, set, NULL);
+}
+
+static int signals_listen(const sigset_t *set)
+{
+	sig_handler.fd = signalfd(-1, set, SFD_NONBLOCK | SFD_CLOEXEC);
+	if (sig_handler.fd < 0)
+		return -1;
+	sig_handler.iocb = sig_iocb;
+	return fd_register_listener(&sig_handler);
+}
+
+/* Graceful stop: idle connections are closed as they appear; a thread ends when it owns
+ * no connection and no thread accepts any more (so none can be handed to it). */
+static bool stop_check(void)
+{
+	h1_front_close_idle();
+	for (struct proxy *px = proxies; px; px = px->next)
+		for (struct server *srv = px->srv; srv; srv = srv->next)
+			h1_back_close_idle(srv);
+	return th_ctx->nb_conns == 0 && HA_ATOMIC_LOAD(&threads_listening) == 0;
+}
+
+static void thread_set_identity(int t)
+{
+	tid = (unsigned int)t;
+	tgid = 1;
+	for (int g = 0; g < thread_cfg.ngroups; g++)
+		if (t >= thread_cfg.groups[g].base &&
+		    t < thread_cfg.groups[g].base + thread_cfg.groups[g].count)
+			tgid = (unsigned int)g + 1;
+	if (thread_cfg.has_cpus[t])
+		pthread_setaffinity_np(pthread_self(), sizeof(cpu_set_t), &thread_cfg.cpus[t]);
+}
+
+static int thread_start_loop(const sigset_t *set)
+{
+	if (loop_init_thread() < 0 || inbox_init() < 0)
+		return -1;
+	if (tid == 0 && signals_listen(set) < 0)
+		return -1;
+	return listeners_enable_thread();
+}
+
+static void *thread_main(void *arg)
+{
+	int t = (int)(intptr_t)arg;
+	sigset_t set;
+
+	thread_set_identity(t);
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGUSR1);
+	sigaddset(&set, SIGHUP);
+	if (thread_start_loop(&set) < 0) {
+		ha_alert("thread %d: cannot start its event loop: %s\n", t + 1, strerror(errno));
+		HA_ATOMIC_STORE(&start_failed, 1);
+	}
+	pthread_barrier_wait(&start_barrier);
+	if (HA_ATOMIC_LOAD(&start_failed))
+		return NULL;
+	if (t == 0 && ready_cb)
+		ready_cb();
+	loop_run(stop_check);
+	listeners_thread_disable();
+	pool_flush_thread();
+	return NULL;
+}
+
+int runtime_run(void (*ready)(void))
+{
+	int n = nb_threads(), started = 1;
+	pthread_t th[MAX_THREADS];
+	sigset_t set;
+
+	if (signals_block(&set) != 0 || pthread_barrier_init(&start_barrier, NULL, (unsigned)n)) {
+		ha_alert("cannot prepare the threads: %s\n", strerror(errno));
+		return 1;
+	}
+	ready_cb = ready;
+	threads_listening = n;
+	for (; started < n; started++) {
+		if (pthread_create(&th[started], NULL, thread_main, (void *)(intptr_t)started)) {
+			ha_alert("cannot create thread %d: %s\n", started + 1, strerror(errno));
+			exit(1); /* the started threads wait on the barrier forever */
+		}
+	}
+	thread_main((void *)0);
+	for (int t = 1; t < n; t++)
+		pthread_join(th[t], NULL);
+	listeners_close_all();
+	pthread_barrier_destroy(&start_barrier);
+	return HA_ATOMIC_LOAD(&start_failed) ? 1 : 0;
+}
