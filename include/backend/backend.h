@@ -6,6 +6,7 @@
 #define BACKEND_BACKEND_H
 
 #include <stdbool.h>
+#include <backend/queue-t.h>
 #include <proxy/proxy-t.h>
 #include <stream/stream-t.h>
 
@@ -13,16 +14,23 @@
 #define ASSIGN_QUEUED  1   /* every usable server is full: s is in the queue */
 #define ASSIGN_NOSRV  (-1) /* no usable server at all */
 
-/* Picks a server for <s> in s->be, avoiding <avoid> when another one is usable.
- * <front_of_queue> re-queues at the head (a woken stream that lost the race).
+/* Picks a server for <s> in s->be, avoiding <avoid> when another one is usable. When every
+ * usable server is full, queues <s> in its group's queue of the backend (at the head with
+ * <front_of_queue>: a woken stream that lost the race); a released slot later calls
+ * s->wake.fn on the stream's thread, which must call backend_woken() first.
  */
 int backend_assign(struct stream *s, struct server *avoid, bool front_of_queue);
 
 /* Gives back s's server slot and wakes the first queued stream, if any. */
 void backend_release_slot(struct stream *s);
 
-/* Removes <s> from its backend queue. */
-void backend_unqueue(struct stream *s);
+/* Removes <s> from its queue if it is still there. Returns the state found: Q_NONE (not
+ * queued), Q_QUEUED (removed now) or Q_WOKEN (a wake-up is in flight: the stream must not
+ * be freed before s->wake.fn runs). Owner thread. */
+int backend_unqueue(struct stream *s);
+
+/* The owner thread received the wake-up of a dequeued stream. */
+void backend_woken(struct stream *s);
 
 /* Builds the LB state of <px> (runtime_prepare). Returns 0 or -1. */
 int backend_init(struct proxy *px);
@@ -38,6 +46,10 @@ struct server *lb_pick_tiered(struct proxy *px, struct server *avoid, bool *all_
 /* Smooth weighted round-robin over the usable servers of <px> (lb_rr.c). Returns the
  * server, or NULL with *all_full set when usable servers exist but all are full. */
 struct server *lb_rr_pick(struct proxy *px, struct server *avoid, bool *all_full);
+/* (Re)builds the round-robin sequences of <px> from its servers' weights and states;
+ * returns 0 or -1 (memory). lb_rr_free() releases them. */
+int lb_rr_build(struct proxy *px);
+void lb_rr_free(struct proxy *px);
 /* leastconn and random(N), same contract (lb_lc_rand.c). */
 struct server *lb_lc_pick(struct proxy *px, struct server *avoid, bool *all_full);
 struct server *lb_rand_pick(struct proxy *px, struct server *avoid, bool *all_full);

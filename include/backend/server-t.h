@@ -32,8 +32,6 @@ struct server {
 	int maxconn;              /* 0 = unlimited */
 	/* runtime: process-wide, atomics (see DESIGN.md §5) */
 	int cur_conns;            /* connections in use (atomic) */
-	/* runtime: owned by the LB code (per group from issue #3) */
-	int lb_cur_weight;        /* smooth weighted round-robin current weight */
 	struct be_counters *cnt;  /* runtime: one block per thread group */
 	/* runtime: per thread, only touched by its thread */
 	struct srv_per_thread *per_thr; /* idle connections, allocated by runtime_prepare */

@@ -6,6 +6,7 @@
 #include <base/atomic.h>
 #include <base/compiler.h>
 #include <base/list.h>
+#include <base/tinfo.h>
 #include <backend/server-t.h>
 
 #define SRV_MAX_IDLE_PER_THREAD 1024

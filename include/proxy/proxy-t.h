@@ -85,7 +85,6 @@ struct proxy {
 	int srv_count;
 	int lbalgo;               /* enum lb_algo */
 	int lb_draws;             /* random(N): servers drawn per pick (default 2) */
-	unsigned int lb_cursor;   /* runtime: leastconn rotation among equally loaded servers */
 	const struct lb_ops *lb;  /* set when runtime state is built */
 	void *lb_ctx;             /* LB private state (per group: issue #3) */
 
@@ -99,10 +98,9 @@ struct proxy {
 	struct errorfile errorfiles[PR_MAX_ERRORFILES];
 	int nb_errorfiles;
 
-	/* runtime: streams waiting for a server slot (one thread for now; per group with
-	 * issue #3), FIFO, owned by backend/backend.c */
-	struct list queue;
-	int nbpend;
+	/* runtime: streams waiting for a server slot, one FIFO per thread group, owned by
+	 * backend/backend.c */
+	struct px_queue *queues;
 
 	/* runtime: current values, process-wide atomics (limits compare against them) */
 	int feconn;               /* current frontend connections */

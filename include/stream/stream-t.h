@@ -6,6 +6,7 @@
 
 #include <stdint.h>
 #include <base/list.h>
+#include <event/inbox.h>
 #include <event/loop-t.h>
 #include <http/h1-t.h>
 
@@ -32,6 +33,11 @@ struct h1_xfer {
 	uint8_t done;             /* the whole body has been forwarded */
 };
 
+/* stream->queue_state */
+#define Q_NONE   0  /* not queued */
+#define Q_QUEUED 1  /* in a group queue */
+#define Q_WOKEN  2  /* taken out by a released slot; the wake-up is in flight */
+
 enum stream_state {
 	SS_REQ_HDRS = 0,          /* waiting for the complete request headers */
 	SS_REQ_BODY_WAIT,         /* option http-buffer-request: waiting for the body */
@@ -53,7 +59,7 @@ enum stream_state {
 #define SF_RSP_DONE       0x0020  /* response fully forwarded */
 #define SF_HAS_SLOT       0x0040  /* holds a slot on s->srv (cur_conns counted) */
 #define SF_REUSED_CONN    0x0080  /* the back connection came from the idle pool */
-#define SF_QUEUED         0x0100  /* linked in a backend queue */
+#define SF_QUEUE_EXPIRED  0x0100  /* timeout queue hit while a wake-up was in flight */
 #define SF_SENT_100       0x0200  /* the proxy answered "100 Continue" itself */
 
 struct stream {
@@ -70,8 +76,10 @@ struct stream {
 	uint16_t tid;             /* thread owning the stream (its front connection's) */
 	uint64_t req_start;       /* ms, when the request started (for timeout http-request) */
 	struct timer tmr;         /* queue, turnaround, http-request deadline */
-	struct tasklet tl;        /* wake-up from a dequeue */
-	struct list queue;        /* in the backend's queue while SS_QUEUED */
+	struct list queue;        /* in a group queue of the backend while queued */
+	int queue_state;          /* Q_* (backend.c), under the group queue's lock */
+	uint8_t queue_grp;        /* index of the group queue */
+	struct inbox_item wake;   /* dequeued: handed to the owning thread */
 	struct h1_xfer reqx;      /* request body forwarding */
 	struct h1_xfer rspx;      /* response body forwarding */
 	struct h1_msg req;        /* parsed request; views into front->ibuf until sent */

@@ -1,20 +1,29 @@
-/* Server assignment: the LB pick, server slots counted against "maxconn", and the FIFO
- * queue of streams waiting for a slot (with "timeout queue", enforced by the stream).
- * One thread for now; issue #3 makes the queue per group.
+/* Server assignment: the LB pick, server slots counted against "maxconn" (process-wide
+ * atomics), and the backend's queues of streams waiting for a slot: one FIFO per thread
+ * group. A released slot dequeues from the releasing thread's group, and every eighth time
+ * (or when its own queue is empty) from the other groups in turn, so no group starves;
+ * the stream is woken on its own thread through that thread's inbox.
  */
 #include <stdlib.h>
 #include <backend/backend.h>
 #include <backend/server.h>
 #include <base/atomic.h>
 #include <base/tinfo.h>
+#include <event/inbox.h>
 #include <event/loop.h>
 #include <mux/h1.h>
 #include <stats/counters.h>
 
 int backend_init(struct proxy *px)
 {
-	list_init(&px->queue);
-	px->nbpend = 0;
+	px->queues = aligned_alloc(CACHELINE, sizeof(*px->queues) * MAX_TGROUPS);
+	if (!px->queues)
+		return -1;
+	for (int g = 0; g < MAX_TGROUPS; g++) {
+		pthread_mutex_init(&px->queues[g].lock, NULL);
+		list_init(&px->queues[g].head);
+		px->queues[g].len = 0;
+	}
 	for (struct server *s = px->srv; s; s = s->next) {
 		s->per_thr = aligned_alloc(CACHELINE, sizeof(*s->per_thr) * MAX_THREADS);
 		if (!s->per_thr)
@@ -22,7 +31,7 @@ int backend_init(struct proxy *px)
 		memset(s->per_thr, 0, sizeof(*s->per_thr) * MAX_THREADS);
 		h1_back_init_server(s);
 	}
-	return 0;
+	return lb_rr_build(px);
 }
 
 struct server *lb_pick_tiered(struct proxy *px, struct server *avoid, bool *all_full,
@@ -45,23 +54,60 @@ struct server *lb_pick_tiered(struct proxy *px, struct server *avoid, bool *all_
 	return s;
 }
 
+static struct server *lb_pick(struct proxy *be, struct server *avoid, bool *all_full)
+{
+	switch (be->lbalgo) {
+	case LB_ALGO_LEASTCONN:
+		return lb_lc_pick(be, avoid, all_full);
+	case LB_ALGO_RANDOM:
+		return lb_rand_pick(be, avoid, all_full);
+	default:
+		return lb_rr_pick(be, avoid, all_full);
+	}
+}
+
+/* Takes the first stream of group queue <g> out (Q_WOKEN); NULL when empty. */
+static struct stream *queue_pop(struct proxy *be, int g)
+{
+	struct px_queue *q = &be->queues[g];
+	struct stream *s = NULL;
+
+	if (!HA_ATOMIC_LOAD_RLX(&q->len))
+		return NULL;
+	pthread_mutex_lock(&q->lock);
+	if (!list_empty(&q->head)) {
+		s = list_elem(q->head.next, struct stream, queue);
+		list_delete(&s->queue);
+		s->queue_state = Q_WOKEN;
+		HA_ATOMIC_STORE_RLX(&q->len, q->len - 1);
+	}
+	pthread_mutex_unlock(&q->lock);
+	return s;
+}
+
+/* A slot may be free on <be>: wakes the first queued stream of this group, or of another
+ * group every eighth time or when this group has none waiting. */
+static void backend_kick(struct proxy *be)
+{
+	static __thread unsigned int kicks;
+	int ngroups = counters_ngroups, own = (int)tgid - 1;
+	struct stream *s = NULL;
+
+	if (++kicks % 8)
+		s = queue_pop(be, own);
+	for (int i = 1; !s && i <= ngroups; i++)
+		s = queue_pop(be, (own + (int)(kicks / 8) + i) % ngroups);
+	if (s)
+		inbox_push(s->tid, &s->wake); /* even to this thread: never re-entered here */
+}
+
 int backend_assign(struct stream *s, struct server *avoid, bool front_of_queue)
 {
 	struct proxy *be = s->be;
+	struct px_queue *q = &be->queues[tgid - 1];
 	bool all_full;
-	struct server *srv;
+	struct server *srv = lb_pick(be, avoid, &all_full);
 
-	switch (be->lbalgo) {
-	case LB_ALGO_LEASTCONN:
-		srv = lb_lc_pick(be, avoid, &all_full);
-		break;
-	case LB_ALGO_RANDOM:
-		srv = lb_rand_pick(be, avoid, &all_full);
-		break;
-	default:
-		srv = lb_rr_pick(be, avoid, &all_full);
-		break;
-	}
 	if (srv) {
 		s->srv = srv;
 		HA_ATOMIC_INC(&srv->cur_conns);
@@ -73,22 +119,49 @@ int backend_assign(struct stream *s, struct server *avoid, bool front_of_queue)
 	}
 	if (!all_full)
 		return ASSIGN_NOSRV;
+	pthread_mutex_lock(&q->lock);
 	if (front_of_queue)
-		list_insert(&be->queue, &s->queue);
+		list_insert(&q->head, &s->queue);
 	else
-		list_append(&be->queue, &s->queue);
-	be->nbpend++;
-	s->flags |= SF_QUEUED;
+		list_append(&q->head, &s->queue);
+	s->queue_state = Q_QUEUED;
+	s->queue_grp = (uint8_t)(tgid - 1);
+	HA_ATOMIC_STORE_RLX(&q->len, q->len + 1);
+	pthread_mutex_unlock(&q->lock);
+	CNT_INC(be->be_cnt, queued_total);
+	/* a slot released between the pick and the enqueue found no one to wake */
+	lb_pick(be, NULL, &all_full);
+	if (!all_full)
+		backend_kick(be);
 	return ASSIGN_QUEUED;
 }
 
-void backend_unqueue(struct stream *s)
+int backend_unqueue(struct stream *s)
 {
-	if (!(s->flags & SF_QUEUED))
-		return;
-	list_delete(&s->queue);
-	s->be->nbpend--;
-	s->flags &= ~SF_QUEUED;
+	struct px_queue *q;
+	int state;
+
+	if (s->queue_state == Q_NONE)
+		return Q_NONE;
+	q = &s->be->queues[s->queue_grp];
+	pthread_mutex_lock(&q->lock);
+	state = s->queue_state;
+	if (state == Q_QUEUED) {
+		list_delete(&s->queue);
+		HA_ATOMIC_STORE_RLX(&q->len, q->len - 1);
+		s->queue_state = Q_NONE;
+	}
+	pthread_mutex_unlock(&q->lock);
+	return state;
+}
+
+void backend_woken(struct stream *s)
+{
+	struct px_queue *q = &s->be->queues[s->queue_grp];
+
+	pthread_mutex_lock(&q->lock);
+	s->queue_state = Q_NONE;
+	pthread_mutex_unlock(&q->lock);
 }
 
 void backend_release_slot(struct stream *s)
@@ -99,10 +172,5 @@ void backend_release_slot(struct stream *s)
 		return;
 	s->flags &= ~SF_HAS_SLOT;
 	HA_ATOMIC_DEC(&s->srv->cur_conns);
-	if (!list_empty(&be->queue)) {
-		struct stream *next = list_elem(be->queue.next, struct stream, queue);
-
-		backend_unqueue(next);
-		tasklet_wakeup(&next->tl);
-	}
+	backend_kick(be);
 }

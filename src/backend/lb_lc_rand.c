@@ -19,6 +19,9 @@ static bool srv_less_loaded(const struct server *a, const struct server *b)
 	return la < lb;
 }
 
+/* Rotation among equally loaded servers: per thread, so that no line is shared. */
+static __thread unsigned int lc_cursor;
+
 static struct server *lc_round(struct proxy *px, bool backup, struct server *avoid,
 			       bool *usable)
 {
@@ -30,7 +33,7 @@ static struct server *lc_round(struct proxy *px, bool backup, struct server *avo
 		n++;
 	if (!n)
 		return NULL;
-	start = (int)(px->lb_cursor++ % (unsigned int)n);
+	start = (int)(lc_cursor++ % (unsigned int)n);
 	for (int pass = 0; pass < 2; pass++) {
 		int i = 0;
 

@@ -1,40 +1,152 @@
-/* Smooth weighted round-robin (roundrobin, static-rr): each pick adds every usable
- * server's weight to its current weight, takes the largest, and subtracts the total from
- * it. Over W = sum(weights) picks each server gets exactly its weight, interleaved.
- * Backup servers are used only when no active server is usable. State lives in the
- * servers (one thread for now; per group with issue #3).
+/* Smooth weighted round-robin (roundrobin, static-rr). The smooth WRR sequence of the
+ * usable servers (each pick adds every server's weight to its current weight, takes the
+ * largest and subtracts the total; weights reduced by their gcd) is computed once per
+ * tier (active, backup) when the backend is built. A pick takes the next position of its
+ * thread group's cursor with one atomic add and skips full servers: every group follows
+ * the exact sequence (s1 s2 s1 s2... for equal weights, a a b a c a a for 5/1/1) and no
+ * lock is taken per request. Weights and states that change at run time (later issues)
+ * will rebuild the sequence.
  */
-#include <stddef.h>
+#include <stdlib.h>
 #include <backend/backend.h>
 #include <backend/server.h>
 #include <base/atomic.h>
+#include <base/tinfo.h>
 
-/* One smooth-WRR round over servers whose backup flag equals <backup>. */
-static struct server *rr_round(struct proxy *px, bool backup, struct server *avoid,
-			       bool *any_usable)
+/* One tier's sequence of server positions (indexes in lb_rr.srv). */
+struct rr_seq {
+	uint32_t len;
+	uint16_t pos[];
+};
+
+/* The cursor of one thread group: written by its threads only (atomic add). */
+struct rr_cursor {
+	unsigned int next;
+} ALIGNED_CL;
+
+struct lb_rr {
+	struct server **srv;      /* servers by position */
+	struct rr_seq *tier[2];   /* [0] active, [1] backup; NULL when empty */
+	struct rr_cursor cur[MAX_TGROUPS][2];
+};
+
+static int gcd(int a, int b)
 {
-	struct server *best = NULL, *s;
-	int total = 0, usable = 0;
+	while (b) {
+		int t = a % b;
 
-	for (s = px->srv; s; s = s->next) {
-		if (!srv_usable(s, backup))
-			continue;
-		usable++;
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+/* Builds the smooth WRR sequence of the usable servers of one tier. */
+static struct rr_seq *rr_seq_build(struct server **tab, int n, bool backup)
+{
+	int g = 0, total = 0, cw[n > 0 ? n : 1];
+	struct rr_seq *seq;
+
+	for (int i = 0; i < n; i++)
+		if (srv_usable(tab[i], backup))
+			g = gcd(g, tab[i]->weight);
+	for (int i = 0; i < n; i++)
+		if (srv_usable(tab[i], backup))
+			total += tab[i]->weight / g;
+	if (!total)
+		return NULL;
+	seq = malloc(sizeof(*seq) + sizeof(seq->pos[0]) * (size_t)total);
+	if (!seq)
+		return NULL;
+	seq->len = (uint32_t)total;
+	memset(cw, 0, sizeof(cw));
+	for (int k = 0; k < total; k++) {
+		int best = -1;
+
+		for (int i = 0; i < n; i++) {
+			if (!srv_usable(tab[i], backup))
+				continue;
+			cw[i] += tab[i]->weight / g;
+			if (best < 0 || cw[i] > cw[best])
+				best = i;
+		}
+		cw[best] -= total;
+		seq->pos[k] = (uint16_t)best;
+	}
+	return seq;
+}
+
+void lb_rr_free(struct proxy *px)
+{
+	struct lb_rr *rr = px->lb_ctx;
+
+	if (!rr)
+		return;
+	free(rr->srv);
+	free(rr->tier[0]);
+	free(rr->tier[1]);
+	free(rr);
+	px->lb_ctx = NULL;
+}
+
+int lb_rr_build(struct proxy *px)
+{
+	struct lb_rr *rr;
+	int n = 0, i = 0;
+
+	lb_rr_free(px);
+	for (struct server *s = px->srv; s; s = s->next)
+		n++;
+	if (n > 65535)
+		return -1;
+	rr = aligned_alloc(CACHELINE, sizeof(*rr));
+	if (!rr)
+		return -1;
+	memset(rr, 0, sizeof(*rr));
+	px->lb_ctx = rr;
+	rr->srv = calloc((size_t)(n ? n : 1), sizeof(*rr->srv));
+	if (!rr->srv)
+		return -1;
+	for (struct server *s = px->srv; s; s = s->next)
+		rr->srv[i++] = s;
+	for (int t = 0; t < 2; t++) {
+		rr->tier[t] = rr_seq_build(rr->srv, n, t == 1);
+		if (!rr->tier[t]) {
+			for (i = 0; i < n && !srv_usable(rr->srv[i], t == 1); i++)
+				;
+			if (i < n)
+				return -1; /* usable servers but no memory */
+		}
+	}
+	return 0;
+}
+
+/* Next usable, non-full server of tier <backup> other than <avoid>; <avoid> when it is
+ * the only one left. */
+static struct server *rr_round(struct proxy *px, bool backup, struct server *avoid,
+			       bool *usable)
+{
+	struct lb_rr *rr = px->lb_ctx;
+	struct rr_seq *seq = rr ? rr->tier[backup] : NULL;
+	unsigned int start;
+	bool avoid_free = false;
+
+	*usable = seq != NULL;
+	if (!seq)
+		return NULL;
+	start = HA_ATOMIC_FETCH_ADD(&rr->cur[tgid - 1][backup].next, 1);
+	for (uint32_t k = 0; k < seq->len; k++) {
+		struct server *s = rr->srv[seq->pos[(start + k) % seq->len]];
+
 		if (srv_full(s))
 			continue;
-		if (s == avoid)
+		if (s == avoid) {
+			avoid_free = true;
 			continue;
-		s->lb_cur_weight += s->weight;
-		total += s->weight;
-		if (!best || s->lb_cur_weight > best->lb_cur_weight)
-			best = s;
+		}
+		return s;
 	}
-	if (!best && avoid && !srv_full(avoid) && srv_usable(avoid, backup))
-		best = avoid; /* the only usable one: retry it rather than fail */
-	else if (best)
-		best->lb_cur_weight -= total;
-	*any_usable = usable > 0;
-	return best;
+	return avoid_free ? avoid : NULL;
 }
 
 struct server *lb_rr_pick(struct proxy *px, struct server *avoid, bool *all_full)

@@ -48,7 +48,8 @@ static void stream_count(struct stream *s)
 static void stream_free(struct stream *s)
 {
 	timer_del(&s->tmr);
-	tasklet_cancel(&s->tl);
+	/* a queued stream is only freed from its expiry or its wake-up, which both leave
+	 * the queue state at Q_NONE: a wake-up in flight never finds freed memory */
 	backend_unqueue(s);
 	backend_release_slot(s);
 	pool_free(&pool_stream, s);
@@ -490,7 +491,10 @@ static void stream_timeout(struct stream *s, struct conn *c)
 		ret = stream_reply_mux_error(s, 408);
 		break;
 	case SS_QUEUED:
-		backend_unqueue(s);
+		if (backend_unqueue(s) == Q_WOKEN) {
+			s->flags |= SF_QUEUE_EXPIRED; /* answered when the wake-up arrives */
+			return;
+		}
 		ret = stream_reply_error(s, 503, false);
 		break;
 	case SS_TURNAROUND:
@@ -517,12 +521,15 @@ static void stream_tmr_cb(struct timer *t)
 	stream_timeout(container_of(t, struct stream, tmr), NULL);
 }
 
-/* A queued stream was told a slot may be free. */
-static void stream_tl_cb(struct tasklet *tl)
+/* A queued stream was told, on its own thread, that a slot may be free. */
+static void stream_wake_cb(struct inbox_item *it)
 {
-	struct stream *s = container_of(tl, struct stream, tl);
+	struct stream *s = container_of(it, struct stream, wake);
 
-	if (s->state == SS_QUEUED)
+	backend_woken(s);
+	if (s->flags & SF_QUEUE_EXPIRED)
+		stream_continue(s, stream_reply_error(s, 503, false));
+	else if (s->state == SS_QUEUED)
 		stream_continue(s, stream_assign_and_connect(s, NULL, true));
 }
 
@@ -543,7 +550,7 @@ static int stream_start(struct conn *front)
 	s->req_start = now_ms();
 	s->tid = (uint16_t)tid;
 	s->tmr.cb = stream_tmr_cb;
-	tasklet_init(&s->tl, stream_tl_cb);
+	s->wake.fn = stream_wake_cb;
 	list_init(&s->queue);
 	s->state = SS_REQ_HDRS;
 	front->strm = s;

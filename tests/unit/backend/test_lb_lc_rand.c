@@ -2,18 +2,21 @@
  * disabled servers, backups, and the spread of weighted draws. */
 #include <string.h>
 #include <backend/backend.h>
-#include <backend/server-t.h>
+#include <backend/server.h>
 #include "../test.h"
 
 static struct server srv[4];
 static struct proxy px;
+static struct srv_per_thread pt[4][MAX_THREADS];
 
 static void setup(const int *weights, int n)
 {
 	memset(srv, 0, sizeof(srv));
 	memset(&px, 0, sizeof(px));
+	memset(pt, 0, sizeof(pt));
 	for (int i = 0; i < n; i++) {
 		srv[i].weight = weights[i];
+		srv[i].per_thr = pt[i];
 		srv[i].next = i + 1 < n ? &srv[i + 1] : NULL;
 	}
 	px.srv = &srv[0];

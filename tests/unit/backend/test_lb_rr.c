@@ -3,22 +3,27 @@
  */
 #include <string.h>
 #include <backend/backend.h>
-#include <backend/server-t.h>
+#include <backend/server.h>
 #include "../test.h"
 
 static struct server srv[5];
 static struct proxy px;
+static struct srv_per_thread pt[5][MAX_THREADS];
 
 static void setup(const int *weights, int n)
 {
+	lb_rr_free(&px);
 	memset(srv, 0, sizeof(srv));
 	memset(&px, 0, sizeof(px));
+	memset(pt, 0, sizeof(pt));
 	for (int i = 0; i < n; i++) {
 		srv[i].weight = weights[i];
+		srv[i].per_thr = pt[i];
 		srv[i].px = &px;
 		srv[i].next = i + 1 < n ? &srv[i + 1] : NULL;
 	}
 	px.srv = &srv[0];
+	CHECK_INT(lb_rr_build(&px), 0);
 }
 
 static void pick_n(int n, int *counts)
@@ -73,6 +78,7 @@ TEST(lb_rr_weight_zero_and_disabled_skipped)
 
 	setup(w, 3);
 	srv[2].flags |= SRV_F_DISABLED;
+	CHECK_INT(lb_rr_build(&px), 0);
 	pick_n(10, counts);
 	CHECK_INT(counts[0], 0);
 	CHECK_INT(counts[1], 10);
@@ -86,10 +92,12 @@ TEST(lb_rr_backup_only_when_no_active)
 
 	setup(w, 3);
 	srv[2].flags |= SRV_F_BACKUP;
+	CHECK_INT(lb_rr_build(&px), 0);
 	pick_n(10, counts);
 	CHECK_INT(counts[2], 0);
 	srv[0].flags |= SRV_F_DISABLED;
 	srv[1].flags |= SRV_F_DISABLED;
+	CHECK_INT(lb_rr_build(&px), 0);
 	CHECK(lb_rr_pick(&px, NULL, &full) == &srv[2]);
 }
 
@@ -114,6 +122,7 @@ TEST(lb_rr_no_server_is_not_full)
 
 	setup(w, 1);
 	srv[0].flags |= SRV_F_DISABLED;
+	CHECK_INT(lb_rr_build(&px), 0);
 	CHECK(lb_rr_pick(&px, NULL, &full) == NULL);
 	CHECK(!full);
 }
@@ -127,5 +136,18 @@ TEST(lb_rr_avoid_previous_server)
 	for (int i = 0; i < 4; i++)
 		CHECK(lb_rr_pick(&px, &srv[0], &full) == &srv[1]);
 	srv[1].flags |= SRV_F_DISABLED;
+	CHECK_INT(lb_rr_build(&px), 0);
 	CHECK(lb_rr_pick(&px, &srv[0], &full) == &srv[0]); /* the only one left */
+}
+
+TEST(lb_rr_weights_reduced_and_free)
+{
+	int w[] = { 256, 128 }, counts[5] = { 0 };
+
+	setup(w, 2);
+	pick_n(3, counts); /* gcd 128: a cycle of 3 */
+	CHECK_INT(counts[0], 2);
+	CHECK_INT(counts[1], 1);
+	lb_rr_free(&px);
+	CHECK(px.lb_ctx == NULL);
 }
