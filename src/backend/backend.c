@@ -111,6 +111,7 @@ int backend_assign(struct stream *s, struct server *avoid, bool front_of_queue)
 	if (srv) {
 		s->srv = srv;
 		HA_ATOMIC_INC(&srv->cur_conns);
+		HA_ATOMIC_INC(&be->beconn);
 		s->flags |= SF_HAS_SLOT;
 		CNT_INC(be->be_cnt, cum_sess);
 		CNT_INC(srv->cnt, cum_sess);
@@ -172,5 +173,6 @@ void backend_release_slot(struct stream *s)
 		return;
 	s->flags &= ~SF_HAS_SLOT;
 	HA_ATOMIC_DEC(&s->srv->cur_conns);
+	HA_ATOMIC_DEC(&be->beconn);
 	backend_kick(be);
 }

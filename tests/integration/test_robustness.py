@@ -728,9 +728,8 @@ def test_server_closes_mid_message(proxy, port, backend, raw_server, resp):
     raw = raw_server(handler)
     p = raw_proxy(proxy, port, raw, backend)
     for _ in range(5):
-        with httpc.connect(port, timeout=5) as s:
-            s.sendall(b"GET /raw HTTP/1.1\r\nHost: t\r\n\r\n")
-            data, closed = httpc.recv_until_close(s, 4)
+        data, closed = httpc.exchange(port, b"GET /raw HTTP/1.1\r\nHost: t\r\n"
+                                      b"Connection: close\r\n\r\n", timeout=4)
         assert closed, "client left hanging after the server closed mid-message: %r" % data
         assert data.startswith(b"HTTP/1.1 "), data
     finish(p, port)
@@ -822,14 +821,15 @@ def test_connect_method(proxy, port, backend, raw_server):
         while len(got) < 23:
             got += rd.read_some(100)
         assert got == b"ping through the tunnel"
-    data, closed = httpc.exchange(port, b"CONNECT h:1 HTTP/1.1\r\nHost: h:1\r\n\r\n", timeout=3)
+    data, closed = httpc.exchange(port, b"CONNECT h:1 HTTP/1.1\r\nHost: h:1\r\n\r\n",
+                                  timeout=1, until=40)
     assert data.startswith(b"HTTP/1.1 403") or data.startswith(b"HTTP/1.1 4"), data[:80]
     for raw_req in (b"CONNECT / HTTP/1.1\r\nHost: t\r\n\r\n",
                     b"CONNECT h:443 HTTP/1.1\r\nHost: h\r\nContent-Length: 5\r\n\r\nhello",
                     b"CONNECT h:443 HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n"
                     b"0\r\n\r\n",
                     b"CONNECT h:443 HTTP/1.0\r\n\r\nbytes"):
-        data, _ = httpc.exchange(port, raw_req, timeout=2)
+        data, _ = httpc.exchange(port, raw_req, timeout=1, until=12)
         assert data == b"" or data.startswith(b"HTTP/1."), data[:80]
     assert p.alive()
     assert not san_lines(p)
