@@ -5,6 +5,9 @@
 #ifndef CLI_CLI_H
 #define CLI_CLI_H
 
+#include <stddef.h>
+#include <cli/cli-t.h>
+
 /* Binds every "stats socket" (before the daemon fork and before threads start). Returns
  * 0, or -1 after printing an alert naming the socket. */
 int cli_bind_all(void);
@@ -14,5 +17,41 @@ int cli_start(void);
 
 /* Stops accepting CLI connections and closes the sockets (graceful and hard stop). */
 void cli_stop(void);
+
+/* Registers a table of commands (from a constructor: see CLI_REGISTER_KWS). */
+void cli_register_kws(struct cli_kw_list *kwl);
+
+#define CLI_REGISTER_KWS(tbl)                                                      \
+	static struct cli_kw_list tbl##_list = { NULL, tbl };                      \
+	__attribute__((constructor)) static void tbl##_register(void)              \
+	{                                                                          \
+		cli_register_kws(&tbl##_list);                                     \
+	}
+
+/* Output of a handler: appends all of the text or nothing. Returns 0, or -1 when it does
+ * not fit in the room left (the handler then returns CLI_MORE and writes it next time).
+ */
+int cli_write(struct cli_ctx *ctx, const char *s, size_t len);
+int cli_printf(struct cli_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* CLI sessions open now (thread 0 only), and accepted since start (any thread). */
+int cli_sessions(void);
+unsigned long long cli_cum_sessions(void);
+/* Bound "stats socket" listeners. */
+int cli_listeners(void);
+
+/* Time the process started (wall clock, seconds) and its uptime in milliseconds. */
+long long cli_start_time(void);
+unsigned long long cli_uptime_ms(void);
+
+/* Pure helpers of the line protocol (exposed for tests).
+ * cli_next_cmd: from <line>[<pos>..<len>), finds the end of the next ';'-separated command
+ * (a '\;' does not separate). Returns the offset of the separator or <len>.
+ * cli_tokenize: splits <cmd> (NUL-terminated, modified in place) into words separated by
+ * spaces or tabs; a backslash escapes the next character. Returns the number of words
+ * (at most <max>; extra words are dropped) with args[n] = NULL.
+ */
+size_t cli_next_cmd(const char *line, size_t pos, size_t len);
+int cli_tokenize(char *cmd, char **args, int max);
 
 #endif

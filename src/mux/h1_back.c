@@ -17,6 +17,8 @@
 #include <event/loop.h>
 #include <mux/h1.h>
 
+#define IDLE_PURGE_DELAY_MS 5000 /* a parked connection unused this long is closed */
+
 static inline const struct h1_stream_ops *back_ops(void)
 {
 	return h1_stream_ops_get();
@@ -131,7 +133,8 @@ void h1_back_park(struct conn *c)
 	}
 	c->strm = NULL;
 	c->flags |= CO_FL_IDLE | CO_FL_USED;
-	timer_del(&c->tmr);
+	/* like HAProxy's pool-purge-delay: idle connections do not live forever */
+	timer_set(&c->tmr, tick_add(IDLE_PURGE_DELAY_MS));
 	b_release(&c->ibuf);
 	b_release(&c->obuf);
 	list_insert(&pt->idle, &c->idle);

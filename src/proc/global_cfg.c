@@ -450,11 +450,6 @@ static int global_refuse_priv(struct cfg_ctx *ctx)
 	return cfg_not_supported(ctx, "privilege dropping comes in a later issue");
 }
 
-static int global_refuse_stats(struct cfg_ctx *ctx)
-{
-	return cfg_not_supported(ctx, "the runtime API comes in a later issue");
-}
-
 static int global_refuse_tls(struct cfg_ctx *ctx)
 {
 	return cfg_not_supported(ctx, "TLS comes in a later issue");
@@ -505,7 +500,6 @@ static const struct cfg_kw global_kws[] = {
 	{ "uid", CFG_SEC_GLOBAL, global_refuse_priv },
 	{ "gid", CFG_SEC_GLOBAL, global_refuse_priv },
 	{ "chroot", CFG_SEC_GLOBAL, global_refuse_priv },
-	{ "stats", CFG_SEC_GLOBAL, global_refuse_stats },
 	{ "ssl-default-bind-*", CFG_SEC_GLOBAL, global_refuse_tls },
 	{ "ssl-default-server-*", CFG_SEC_GLOBAL, global_refuse_tls },
 	{ "ssl-server-verify", CFG_SEC_GLOBAL, global_refuse_tls },

@@ -304,8 +304,12 @@ int ana_wait_response(struct stream *s)
 				return stream_server_error(s, 502);
 			if (ret > 0 && s->rsp.status >= 200)
 				return ana_response(s);
-			if (ret > 0 && s->rsp.status == 101 && (s->req.flags & H1_MF_CONN_UPG))
+			if (ret > 0 && s->rsp.status == 101) {
+				/* switching protocols the client did not ask for is invalid */
+				if (!(s->req.flags & H1_MF_CONN_UPG))
+					return stream_server_error(s, 502);
 				return ana_response(s);
+			}
 			if (ret > 0) {
 				/* interim response (100 Continue...): pass it on, wait for more */
 				if (h1_write_response(&f->obuf, &s->rsp, NULL) < 0)

@@ -98,11 +98,13 @@ static int stream_end(struct stream *s)
 int stream_abort(struct stream *s)
 {
 	struct conn *f = s->front;
+	bool partial_rsp = s->flags & SF_RSP_HDRS_SENT;
 
 	stream_count(s);
 	stream_drop_back(s);
 	stream_free(s);
-	f->obuf.data = 0;
+	if (!partial_rsp) /* a started response goes out as far as it got, then the close */
+		f->obuf.data = 0;
 	h1_front_end_stream(f, false);
 	return -1;
 }

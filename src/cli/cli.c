@@ -1,0 +1,552 @@
+/* The runtime API sockets and sessions: binding the "stats socket" lines, accepting on
+ * thread 0 (at most "stats maxconn" sessions), reading lines into a bounded input buffer,
+ * running their ';'-separated commands one after the other through a bounded output
+ * buffer (a handler that fills it is called again once the client has read), prompt and
+ * one-shot modes, the "stats timeout" idle timer. Commands live in the modules that own
+ * the data; the help and unknown-command texts are in cli_help.c.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+
+#include <base/addr.h>
+#include <base/atomic.h>
+#include <base/buf.h>
+#include <base/compiler.h>
+#include <cfg/cfg.h>
+#include <cli/cli.h>
+#include <event/loop.h>
+#include "cli_int.h"
+
+#define CLI_IN_SIZE  16384        /* longest line accepted, with its LF */
+#define CLI_OUT_SIZE 16384        /* output kept for the client; handlers resume */
+
+enum cli_mode {
+	CLI_MODE_ONESHOT = 0,     /* run one line, then close */
+	CLI_MODE_PROMPT,          /* interactive, "\n> " after each command */
+};
+
+struct cli_sess {
+	struct fd_handler h;
+	struct timer tmr;         /* "stats timeout": idle deadline */
+	struct cli_bind *bind;
+	struct buf in, out;       /* malloc'ed areas of CLI_IN_SIZE / CLI_OUT_SIZE */
+	char line[CLI_IN_SIZE];   /* the line being run; commands are cut in place */
+	size_t line_len, line_pos;
+	bool line_busy;           /* commands of <line> remain to run */
+	int lines_done;
+	enum cli_mode mode;
+	const struct cli_kw *kw;  /* running command, NULL if none */
+	int (*fn)(struct cli_ctx *ctx);
+	bool trailer;             /* the running command's trailer is still to write */
+	struct cli_ctx ctx;
+	char *args[CLI_MAX_ARGS + 1];
+	bool rd_eof;
+	bool rd_full;             /* reading stopped on a full input buffer, not on EAGAIN */
+	bool closing;             /* close once <out> is flushed */
+};
+
+static int cli_nbsess;            /* thread 0 only */
+static unsigned long long cli_cum_sess; /* written by thread 0, read relaxed */
+static bool cli_paused;           /* listeners removed from the poller at maxconn */
+static bool cli_stopped;
+static struct timespec cli_t0_mono; /* process start */
+static long long cli_t0_wall;
+
+__attribute__((constructor)) static void cli_record_start(void)
+{
+	clock_gettime(CLOCK_MONOTONIC, &cli_t0_mono);
+	cli_t0_wall = (long long)time(NULL);
+}
+
+long long cli_start_time(void)
+{
+	return cli_t0_wall;
+}
+
+unsigned long long cli_uptime_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (unsigned long long)(ts.tv_sec - cli_t0_mono.tv_sec) * 1000ULL +
+	       (unsigned long long)((ts.tv_nsec - cli_t0_mono.tv_nsec) / 1000000);
+}
+
+int cli_write(struct cli_ctx *ctx, const char *s, size_t len)
+{
+	if (len > UINT32_MAX)
+		return -1;
+	return b_putblk(ctx->out, s, (uint32_t)len);
+}
+
+int cli_printf(struct cli_ctx *ctx, const char *fmt, ...)
+{
+	struct buf *b = ctx->out;
+	va_list ap;
+	int n;
+
+	b_realign(b);
+	va_start(ap, fmt);
+	n = vsnprintf(b_tail(b), b_room(b), fmt, ap);
+	va_end(ap);
+	if (n < 0 || (uint32_t)n >= b_room(b))
+		return -1;        /* truncated: nothing counted as written */
+	b->data += (uint32_t)n;
+	return 0;
+}
+
+size_t cli_next_cmd(const char *line, size_t pos, size_t len)
+{
+	for (; pos < len; pos++) {
+		if (line[pos] == '\\' && pos + 1 < len)
+			pos++;
+		else if (line[pos] == ';')
+			return pos;
+	}
+	return len;
+}
+
+int cli_tokenize(char *cmd, char **args, int max)
+{
+	char *r = cmd, *w = cmd;
+	int n = 0;
+
+	while (*r) {
+		while (*r == ' ' || *r == '\t')
+			r++;
+		if (!*r)
+			break;
+		if (n < max)
+			args[n++] = w;
+		else
+			w = cmd;  /* extra words are dropped: reuse the start as scratch */
+		while (*r && *r != ' ' && *r != '\t') {
+			if (*r == '\\' && r[1])
+				r++;
+			*w++ = *r++;
+		}
+		if (*r)
+			r++;
+		*w++ = '\0';
+	}
+	args[n] = NULL;
+	return n;
+}
+
+/* Built-in commands that act on the session. */
+static int cli_prompt_fn(struct cli_ctx *ctx)
+{
+	ctx->flags |= CLI_CTX_F_PROMPT;
+	return CLI_DONE;
+}
+
+static int cli_quit_fn(struct cli_ctx *ctx)
+{
+	ctx->flags |= CLI_CTX_F_QUIT;
+	return CLI_DONE;
+}
+
+static int cli_level_fn(struct cli_ctx *ctx)
+{
+	static const char *const names[] = { "", "user", "operator", "admin" };
+
+	return cli_printf(ctx, "%s\n", names[ctx->level & 3]) < 0 ? CLI_MORE : CLI_DONE;
+}
+
+static int cli_denied_fn(struct cli_ctx *ctx)
+{
+	return cli_printf(ctx, "Permission denied\n") < 0 ? CLI_MORE : CLI_DONE;
+}
+
+/* Listed by "help" after the registered commands, as HAProxy does (see cli_help.c). */
+static const struct cli_kw cli_builtin_kws[] = {
+	{ { "help" }, NULL, NULL, CLI_LVL_USER, cli_help_fn },
+	{ { "prompt" }, NULL, NULL, CLI_LVL_USER, cli_prompt_fn },
+	{ { "quit" }, NULL, NULL, CLI_LVL_USER, cli_quit_fn },
+	{ { "show", "cli", "level" }, "show cli level",
+	  "display the level of the current CLI session", CLI_LVL_USER, cli_level_fn },
+	{ { NULL }, NULL, NULL, 0, NULL },
+};
+
+CLI_REGISTER_KWS(cli_builtin_kws)
+
+static void cli_arm_timer(struct cli_sess *s)
+{
+	timer_set(&s->tmr, tick_add(cli_timeout_ms));
+}
+
+static void cli_listeners_poll(bool on)
+{
+	for (struct cli_bind *b = cli_binds; b; b = b->next) {
+		if (b->h.fd < 0 || b->polled == on)
+			continue;
+		if (on && fd_register_listener(&b->h) == 0)
+			b->polled = true;
+		else if (!on) {
+			fd_unregister(&b->h);
+			b->polled = false;
+		}
+	}
+}
+
+static void cli_sess_free(struct cli_sess *s)
+{
+	timer_del(&s->tmr);
+	fd_unregister(&s->h);
+	close(s->h.fd);
+	free(s->in.area);
+	free(s->out.area);
+	free(s);
+	cli_nbsess--;
+	if (cli_paused && !cli_stopped && cli_nbsess < cli_maxconn) {
+		cli_paused = false;
+		cli_listeners_poll(true);
+	}
+}
+
+/* Reads until EAGAIN, EOF or a full input buffer. Returns 0, or -1 on a socket error. */
+static int cli_recv(struct cli_sess *s)
+{
+	while (!s->rd_eof) {
+		ssize_t r;
+
+		b_realign(&s->in);
+		s->rd_full = !b_room(&s->in);
+		if (s->rd_full)
+			return 0;
+		r = recv(s->h.fd, b_tail(&s->in), b_room(&s->in), 0);
+		if (r > 0) {
+			s->in.data += (uint32_t)r;
+			cli_arm_timer(s);
+		} else if (r == 0) {
+			s->rd_eof = true;
+		} else if (errno == EAGAIN || errno == EWOULDBLOCK) {
+			return 0;
+		} else if (errno != EINTR) {
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Sends what <out> holds. Returns 0 (possibly partial), or -1 on a socket error. */
+static int cli_send(struct cli_sess *s)
+{
+	while (s->out.data) {
+		ssize_t w = send(s->h.fd, b_head(&s->out), s->out.data, MSG_NOSIGNAL);
+
+		if (w > 0) {
+			b_del(&s->out, (uint32_t)w);
+			cli_arm_timer(s);
+		} else if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			return 0;
+		} else if (w < 0 && errno == EINTR) {
+			continue;
+		} else {
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Moves the next complete line of <in> into <line> (without CR/LF). Returns true if one
+ * was found; sets <closing> when the line does not fit.
+ */
+static bool cli_take_line(struct cli_sess *s)
+{
+	char *lf = memchr(b_head(&s->in), '\n', s->in.data);
+	size_t len;
+
+	if (!lf) {
+		if (s->in.data >= s->in.size)
+			s->closing = true; /* longer than the input buffer */
+		return false;
+	}
+	len = (size_t)(lf - b_head(&s->in));
+	memcpy(s->line, b_head(&s->in), len);
+	b_del(&s->in, (uint32_t)len + 1);
+	if (len && s->line[len - 1] == '\r')
+		len--;
+	s->line[len] = '\0';
+	s->line_len = len;
+	s->line_pos = 0;
+	s->line_busy = true;
+	return true;
+}
+
+/* Cuts the next command out of <line> and prepares its handler. */
+static void cli_dispatch(struct cli_sess *s)
+{
+	size_t end = cli_next_cmd(s->line, s->line_pos, s->line_len);
+	const struct cli_kw *kw;
+	int n;
+
+	s->line[end] = '\0';
+	n = cli_tokenize(s->line + s->line_pos, s->args, CLI_MAX_ARGS);
+	s->line_pos = end + 1;
+	memset(&s->ctx, 0, sizeof(s->ctx));
+	s->ctx.args = s->args;
+	s->ctx.nargs = n;
+	s->ctx.level = s->bind->level;
+	s->ctx.out = &s->out;
+	kw = n ? cli_kw_find(s->args, n) : NULL;
+	s->kw = kw;
+	if (!kw)
+		s->fn = cli_unknown_fn;
+	else if (kw->level > s->ctx.level)
+		s->fn = cli_denied_fn;
+	else
+		s->fn = kw->fn;
+	s->trailer = true;
+}
+
+/* Runs as much of the session's work as the output buffer allows. Returns true when it
+ * stopped on a full output buffer with work left.
+ */
+static bool cli_exec(struct cli_sess *s)
+{
+	static const char prompt[] = "\n> ";
+
+	while (!s->closing) {
+		if (s->fn) {
+			if (s->fn(&s->ctx) == CLI_MORE) {
+				if (!s->out.data)    /* a line larger than the buffer */
+					s->closing = true;
+				return !s->closing;
+			}
+			s->fn = NULL;
+			if (s->ctx.flags & CLI_CTX_F_QUIT) {
+				s->closing = true;
+				return false;
+			}
+			if (s->ctx.flags & CLI_CTX_F_PROMPT)
+				s->mode = s->mode == CLI_MODE_PROMPT ? CLI_MODE_ONESHOT
+								     : CLI_MODE_PROMPT;
+		}
+		if (s->trailer) {
+			/* "\n" after each command, "\n> " in prompt mode */
+			if (b_putblk(&s->out, prompt, s->mode == CLI_MODE_PROMPT ? 3 : 1) < 0)
+				return true;
+			s->trailer = false;
+		}
+		if (s->line_busy && s->line_pos <= s->line_len) {
+			cli_dispatch(s);
+			continue;
+		}
+		if (s->line_busy) {
+			s->line_busy = false;
+			s->lines_done++;
+		}
+		if (s->mode == CLI_MODE_ONESHOT && s->lines_done) {
+			s->closing = true;
+			return false;
+		}
+		if (!cli_take_line(s)) {
+			if (s->rd_eof)
+				s->closing = true;
+			return false;
+		}
+	}
+	return false;
+}
+
+/* Runs the session until it waits for the client; closes it when done or on error. */
+static void cli_sess_run(struct cli_sess *s)
+{
+	bool blocked;
+
+	/* Edge-triggered: loop until the socket itself makes us wait (EAGAIN on send, or on
+	 * receive with room left), since no new event would come otherwise. */
+	do {
+		if (cli_recv(s) < 0)
+			goto out_close;
+		blocked = cli_exec(s);
+		if (cli_send(s) < 0)
+			goto out_close;
+	} while (!s->out.data && !s->closing &&
+		 (blocked || (s->rd_full && s->in.data < s->in.size)));
+	if (s->closing && !s->out.data)
+		goto out_close;
+	return;
+out_close:
+	cli_sess_free(s);
+}
+
+static void cli_sess_iocb(struct fd_handler *h, uint32_t events)
+{
+	cli_sess_run(container_of(h, struct cli_sess, h));
+}
+
+static void cli_sess_expire(struct timer *t)
+{
+	cli_sess_free(container_of(t, struct cli_sess, tmr));
+}
+
+static struct cli_sess *cli_sess_new(struct cli_bind *b, int fd)
+{
+	struct cli_sess *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	s->in.area = malloc(CLI_IN_SIZE);
+	s->out.area = malloc(CLI_OUT_SIZE);
+	if (!s->in.area || !s->out.area) {
+		free(s->in.area);
+		free(s->out.area);
+		free(s);
+		return NULL;
+	}
+	s->in.size = CLI_IN_SIZE - 1; /* room for the NUL that ends a full line */
+	s->out.size = CLI_OUT_SIZE;
+	s->bind = b;
+	s->h.fd = fd;
+	s->h.iocb = cli_sess_iocb;
+	s->tmr.cb = cli_sess_expire;
+	return s;
+}
+
+static void cli_accept_iocb(struct fd_handler *h, uint32_t events)
+{
+	struct cli_bind *b = container_of(h, struct cli_bind, h);
+
+	while (cli_nbsess < cli_maxconn) {
+		struct cli_sess *s;
+		int fd = accept4(h->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+
+		if (fd < 0)
+			return;
+		s = cli_sess_new(b, fd);
+		if (!s || fd_register(&s->h) < 0) {
+			if (s) {
+				free(s->in.area);
+				free(s->out.area);
+				free(s);
+			}
+			close(fd);
+			continue;
+		}
+		cli_nbsess++;
+		HA_ATOMIC_STORE_RLX(&cli_cum_sess, cli_cum_sess + 1);
+		cli_arm_timer(s);
+		cli_sess_run(s);
+	}
+	cli_paused = true;        /* at maxconn: clients wait in the backlog */
+	cli_listeners_poll(false);
+}
+
+int cli_sessions(void)
+{
+	return cli_nbsess;
+}
+
+int cli_listeners(void)
+{
+	int n = 0;
+
+	for (struct cli_bind *b = cli_binds; b; b = b->next)
+		n += b->h.fd >= 0;
+	return n;
+}
+
+unsigned long long cli_cum_sessions(void)
+{
+	return HA_ATOMIC_LOAD_RLX(&cli_cum_sess);
+}
+
+/* Unix sockets are bound under a temporary name, given their mode and owner, then
+ * renamed over the path, so that a socket left by a previous process is replaced at once.
+ */
+static int cli_bind_unix(struct cli_bind *b, int fd, char *err, size_t errsz)
+{
+	struct sockaddr_un tmp = *(struct sockaddr_un *)&b->addr;
+	const char *path = ((struct sockaddr_un *)&b->addr)->sun_path;
+	int n = snprintf(tmp.sun_path, sizeof(tmp.sun_path), "%s.%d.tmp", path, (int)getpid());
+
+	if (n < 0 || (size_t)n >= sizeof(tmp.sun_path)) {
+		snprintf(err, errsz, "path too long");
+		return -1;
+	}
+	unlink(tmp.sun_path);
+	if (bind(fd, (struct sockaddr *)&tmp, sizeof(tmp)) < 0)
+		goto out_err;
+	if ((b->mode >= 0 && chmod(tmp.sun_path, (mode_t)b->mode) < 0) ||
+	    ((b->uid != (uid_t)-1 || b->gid != (gid_t)-1) &&
+	     chown(tmp.sun_path, b->uid, b->gid) < 0) ||
+	    listen(fd, cli_maxconn) < 0 || rename(tmp.sun_path, path) < 0) {
+		unlink(tmp.sun_path);
+		goto out_err;
+	}
+	return 0;
+out_err:
+	snprintf(err, errsz, "%s", strerror(errno));
+	return -1;
+}
+
+static int cli_bind_one(struct cli_bind *b)
+{
+	int fam = b->addr.ss_family, one = 1, ret;
+	char err[256] = "";
+	int fd = socket(fam, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+
+	if (fd < 0) {
+		snprintf(err, sizeof(err), "%s", strerror(errno));
+		goto out_alert;
+	}
+	if (fam == AF_UNIX) {
+		ret = cli_bind_unix(b, fd, err, sizeof(err));
+	} else {
+		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+		ret = bind(fd, (struct sockaddr *)&b->addr, b->addrlen) < 0 ||
+		      listen(fd, cli_maxconn) < 0 ? -1 : 0;
+		if (ret < 0)
+			snprintf(err, sizeof(err), "%s", strerror(errno));
+	}
+	if (ret == 0) {
+		b->h.fd = fd;
+		b->h.iocb = cli_accept_iocb;
+		return 0;
+	}
+	close(fd);
+out_alert:
+	ha_alert("Binding [%s:%d] for frontend GLOBAL: cannot bind socket (%s) for [%s]\n",
+		 b->file, b->line, err, b->addr_str);
+	return -1;
+}
+
+int cli_bind_all(void)
+{
+	int errors = 0;
+
+	for (struct cli_bind *b = cli_binds; b; b = b->next)
+		if (b->h.fd < 0)
+			errors += cli_bind_one(b) < 0;
+	return errors ? -1 : 0;
+}
+
+int cli_start(void)
+{
+	cli_stopped = false;
+	cli_listeners_poll(true);
+	for (struct cli_bind *b = cli_binds; b; b = b->next)
+		if (b->h.fd >= 0 && !b->polled)
+			return -1;
+	return 0;
+}
+
+void cli_stop(void)
+{
+	cli_stopped = true;
+	cli_listeners_poll(false);
+	for (struct cli_bind *b = cli_binds; b; b = b->next) {
+		if (b->h.fd >= 0)
+			close(b->h.fd);
+		b->h.fd = -1;
+	}
+}
