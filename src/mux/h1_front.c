@@ -14,6 +14,7 @@
 #include <event/loop.h>
 #include <mux/h1.h>
 #include <proxy/proxy-t.h>
+#include <stats/counters.h>
 
 enum front_state {
 	FC_IDLE = 0,    /* waiting for a request, no stream */
@@ -158,6 +159,7 @@ int h1_front_accept(struct listener *li, int fd, const struct sockaddr_storage *
 	front_set_idle(c);
 	c->tl.process = front_tasklet;
 	timer_set(&c->tmr, front_idle_deadline(c));
+	HA_OWNER_INC(&activity[tid].conns_served);
 	return 0;
 }
 

@@ -14,6 +14,7 @@
 #include <cfg/cfg.h>
 #include <cfg/cond.h>
 #include <cfg/lexer.h>
+#include <cli/cli.h>
 #include <proc/daemon.h>
 #include <proc/global-t.h>
 #include <proc/runtime.h>
@@ -334,7 +335,7 @@ static int main_start(void)
 		return 1;
 	if (global.pidfile && pidfile_open(global.pidfile) < 0)
 		return 1;
-	if (listeners_bind_all() < 0)
+	if (listeners_bind_all() < 0 || cli_bind_all() < 0)
 		goto out_pidfile;
 	main_check_warnings();
 	if (global.daemon && daemon_start() < 0)

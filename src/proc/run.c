@@ -16,6 +16,7 @@
 #include <base/atomic.h>
 #include <base/pool.h>
 #include <cfg/cfg.h>
+#include <cli/cli.h>
 #include <conn/listener.h>
 #include <event/inbox.h>
 #include <event/loop.h>
@@ -53,6 +54,8 @@ static void soft_item_run(struct inbox_item *it)
 	if (th_ctx->stopping)
 		return;
 	th_ctx->stopping = true;
+	if (tid == 0)
+		cli_stop();
 	listeners_thread_disable();
 	if (HA_ATOMIC_SUB(&threads_listening, 1) == 0)
 		listeners_close_all();
@@ -147,7 +150,7 @@ static int thread_start_loop(const sigset_t *set)
 {
 	if (loop_init_thread() < 0 || inbox_init() < 0)
 		return -1;
-	if (tid == 0 && signals_listen(set) < 0)
+	if (tid == 0 && (signals_listen(set) < 0 || cli_start() < 0))
 		return -1;
 	return listeners_enable_thread();
 }
@@ -173,6 +176,8 @@ static void *thread_main(void *arg)
 	if (t == 0 && ready_cb)
 		ready_cb();
 	loop_run(stop_check);
+	if (t == 0)
+		cli_stop();
 	listeners_thread_disable();
 	pool_flush_thread();
 	return NULL;

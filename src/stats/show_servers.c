@@ -5,6 +5,7 @@
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -76,8 +77,7 @@ static int srv_state_show(struct cli_ctx *ctx)
 			return CLI_MORE;
 		ctx->st = 1;
 		ctx->p[0] = only ? only : proxies;
-		ctx->p[1] = ((const struct proxy *)ctx->p[0]) ? only ? only->srv : proxies->srv
-							       : NULL;
+		ctx->p[1] = ctx->p[0] ? ((const struct proxy *)ctx->p[0])->srv : NULL;
 	}
 	while (ctx->p[0]) {
 		const struct proxy *px = ctx->p[0];

@@ -143,6 +143,8 @@ class Backend:
         self.port = self.lsock.getsockname()[1]
         self.requests = collections.deque(maxlen=20000)
         self.conn_count = 0
+        self.active = 0          # requests being answered right now
+        self.max_active = 0      # highest value of `active` seen
         self.lock = threading.Lock()
         self.stopping = False
         self.conns = set()
@@ -292,9 +294,27 @@ class Backend:
         if not is_ws:
             self._read_body(s, rd, req)
         self.requests.append(req)
+        with self.lock:
+            self.active += 1
+            self.max_active = max(self.max_active, self.active)
+        return self._answer(s, rd, req, is_ws)
+
+    def _done(self):
+        """The request is no longer counted as active: called before the response is
+        sent, so that a client can only start another one after this."""
+        with self.lock:
+            self.active -= 1
+
+    def max_concurrency(self):
+        """Most requests this backend was answering at the same time."""
+        with self.lock:
+            return self.max_active
+
+    def _answer(self, s, rd, req, is_ws):
         delay = float(req.q("delay", "0"))
         if delay:
             time.sleep(delay)
+        self._done()
         action = req.q("action")
         if action == "close":
             return False

@@ -277,3 +277,19 @@ http {{
     finally:
         for proc in procs:
             stop_pid_proc(proc)
+
+
+def cli(addr, cmd, timeout=5.0):
+    """Send one line to a runtime API socket (unix path, or (host, port)) and return what
+    the proxy writes until it closes the connection (non-interactive mode), as text."""
+    fam = socket.AF_UNIX if isinstance(addr, (str, pathlib.Path)) else socket.AF_INET
+    with socket.socket(fam, socket.SOCK_STREAM) as s:
+        s.settimeout(timeout)
+        s.connect(str(addr) if fam == socket.AF_UNIX else addr)
+        s.sendall(cmd.encode() + b"\n")
+        out = b""
+        while True:
+            d = s.recv(65536)
+            if not d:
+                return out.decode(errors="replace")
+            out += d
