@@ -9,7 +9,9 @@
 #    keep-alive connection, minus a startup-only run.
 # Environment: OURS (./haproxy), THEIRS (/usr/sbin/haproxy), PAIRS (5), DURATION (10),
 # WARMUP (2), CONNS (50), PROXY_CPU (0), CLIENT_CPU (1), PORT (18080), CG_REQUESTS (20000),
-# CALLGRIND (1; 0 skips it). Results are also written under bench/out/.
+# CALLGRIND (1; 0 skips it), THREADS_BENCH (1; 0 skips the 2-thread part). Results are also
+# written under bench/out/. With 2+ CPUs it then runs nbthread 2, ours vs theirs, and ours
+# with 1 thread vs 2 threads in 1 group vs 2 groups of 1 thread, everything sharing all CPUs.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -92,38 +94,47 @@ for i in 1 2 3 4; do
 	python3 "$KACLIENT" wait 127.0.0.1 $((PORT + i)) 10 || die "nginx did not start"
 done
 
-# --- proxy config --------------------------------------------------------------------
+# --- proxy configs -------------------------------------------------------------------
+# write_cfg FILE NBTHREAD [THREAD_GROUPS]
+write_cfg() {
+	{
+		echo "global"
+		echo "	nbthread $2"
+		[ -z "${3:-}" ] || echo "	thread-groups $3"
+		echo
+		echo "defaults"
+		echo "	mode http"
+		echo "	timeout connect 5s"
+		echo "	timeout client 30s"
+		echo "	timeout server 30s"
+		echo
+		echo "frontend fe"
+		echo "	bind 127.0.0.1:$PORT"
+		echo "	default_backend be"
+		echo
+		echo "backend be"
+		echo "	balance roundrobin"
+		for i in 1 2 3 4; do
+			echo "	server s$i 127.0.0.1:$((PORT + i))"
+		done
+	} >"$1"
+}
 CFG=$TMP/proxy.cfg
-cat >"$CFG" <<EOF
-global
-	nbthread 1
-
-defaults
-	mode http
-	timeout connect 5s
-	timeout client 30s
-	timeout server 30s
-
-frontend fe
-	bind 127.0.0.1:$PORT
-	default_backend be
-
-backend be
-	balance roundrobin
-	server s1 127.0.0.1:$((PORT + 1))
-	server s2 127.0.0.1:$((PORT + 2))
-	server s3 127.0.0.1:$((PORT + 3))
-	server s4 127.0.0.1:$((PORT + 4))
-EOF
-"$OURS" -c -q -f "$CFG" || die "$OURS rejects the benchmark config"
+write_cfg "$CFG" 1
+write_cfg "$TMP/proxy-t2.cfg" 2
+write_cfg "$TMP/proxy-t2g2.cfg" 2 2
+for c in "$CFG" "$TMP/proxy-t2.cfg" "$TMP/proxy-t2g2.cfg"; do
+	"$OURS" -c -q -f "$c" || die "$OURS rejects the benchmark config $c"
+done
 "$THEIRS" -c -q -f "$CFG" || die "$THEIRS rejects the benchmark config"
+"$THEIRS" -c -q -f "$TMP/proxy-t2.cfg" || die "$THEIRS rejects the 2-thread config"
 
 # Starts proxy binary $1 pinned on PROXY_CPU (prefix command in $2, may be empty); sets
 # PROXY_PID and waits for the port.
 proxy_start() {
-	local bin=$1 prefix=$2 secs=$3
+	local bin=$1 prefix=$2 secs=$3 cfg=${4:-$CFG} cpus=${5:-$PROXY_CPU}
 	# shellcheck disable=SC2086
-	taskset -c "$PROXY_CPU" $prefix "$bin" -f "$CFG" >"$TMP/proxy.log" 2>&1 &
+	taskset -c "$cpus" $prefix "$bin" -f "$cfg" >"$TMP/proxy.log" 2>&1 &
 	PROXY_PID=$!
 	if ! python3 "$KACLIENT" wait 127.0.0.1 "$PORT" "$secs"; then
 		cat "$TMP/proxy.log" >&2
@@ -155,14 +166,16 @@ to_us() {
 		printf "%.1f", n }'
 }
 
-# One measured run of proxy binary $1, labelled $2; appends a line to $RESULTS.
+# One measured run of proxy binary $1, labelled $2, pair $3; optional config $4, proxy
+# CPUs $5, client CPUs $6 and wrk threads $7. Appends a line to $RESULTS.
 bench_one() {
-	local bin=$1 label=$2 pair=$3 c0 c1 out reqs rps p50 p99 cpu_us non2xx
-	proxy_start "$bin" "" 10
-	taskset -c "$CLIENT_CPU" wrk -t1 -c"$CONNS" -d"${WARMUP}s" "http://127.0.0.1:$PORT/" \
+	local bin=$1 label=$2 pair=$3 cfg=${4:-$CFG} pcpu=${5:-$PROXY_CPU}
+	local ccpu=${6:-$CLIENT_CPU} wthr=${7:-1} c0 c1 out reqs rps p50 p99 cpu_us non2xx
+	proxy_start "$bin" "" 10 "$cfg" "$pcpu"
+	taskset -c "$ccpu" wrk -t"$wthr" -c"$CONNS" -d"${WARMUP}s" "http://127.0.0.1:$PORT/" \
 		>/dev/null
 	c0=$(proxy_cpu_ticks)
-	out=$(taskset -c "$CLIENT_CPU" wrk -t1 -c"$CONNS" -d"${DURATION}s" --latency \
+	out=$(taskset -c "$ccpu" wrk -t"$wthr" -c"$CONNS" -d"${DURATION}s" --latency \
 		"http://127.0.0.1:$PORT/")
 	c1=$(proxy_cpu_ticks)
 	proxy_stop
@@ -175,7 +188,7 @@ bench_one() {
 	[ "${reqs:-0}" -gt 0 ] || die "$label: wrk made no request: $out"
 	cpu_us=$(awk -v t=$((c1 - c0)) -v hz="$CLK_TCK" -v n="$reqs" \
 		'BEGIN { printf "%.3f", t * 1000000 / hz / n }')
-	printf '%-6s %4d %12s %10s %10s %10s %12s\n' "$label" "$pair" "$rps" "$p50" "$p99" \
+	printf '%-8s %4d %12s %10s %10s %10s %12s\n' "$label" "$pair" "$rps" "$p50" "$p99" \
 		"$cpu_us" "$reqs"
 	printf '%s\t%d\t%s\t%s\t%s\t%s\n' "$label" "$pair" "$rps" "$p50" "$p99" "$cpu_us" \
 		>>"$RESULTS"
@@ -188,7 +201,7 @@ echo "load: wrk -t1 -c$CONNS -d${DURATION}s (after ${WARMUP}s warm-up), $PAIRS p
 echo
 RESULTS=$TMP/results.tsv
 : >"$RESULTS"
-printf '%-6s %4s %12s %10s %10s %10s %12s\n' side pair req/s p50_us p99_us cpu_us/req requests
+printf '%-8s %4s %12s %10s %10s %10s %12s\n' side pair req/s p50_us p99_us cpu_us/req requests
 for pair in $(seq 1 "$PAIRS"); do
 	if [ $((pair % 2)) -eq 1 ]; then
 		bench_one "$OURS" ours "$pair"
@@ -200,6 +213,48 @@ for pair in $(seq 1 "$PAIRS"); do
 done
 echo
 python3 "$ROOT/bench/summary.py" "$RESULTS"
+
+# --- two threads ---------------------------------------------------------------------
+# With 2 CPUs, a 2-thread proxy cannot have cores of its own: proxy, wrk (2 threads) and
+# nginx all share every CPU. Ratios stay meaningful because both sides share them alike.
+if [ "${THREADS_BENCH:-1}" != 0 ] && [ "$NCPU" -ge 2 ]; then
+	ALL="0-$((NCPU - 1))"
+	echo
+	echo "nbthread 2: ours vs theirs; proxy, wrk -t2 and nginx all share CPUs $ALL" \
+		"(no core of its own for anyone)"
+	R2=$TMP/results-t2.tsv
+	: >"$R2"
+	RESULTS_SAVE=$RESULTS
+	RESULTS=$R2
+	for pair in $(seq 1 "$PAIRS"); do
+		if [ $((pair % 2)) -eq 1 ]; then
+			bench_one "$OURS" ours "$pair" "$TMP/proxy-t2.cfg" "$ALL" "$ALL" 2
+			bench_one "$THEIRS" theirs "$pair" "$TMP/proxy-t2.cfg" "$ALL" "$ALL" 2
+		else
+			bench_one "$THEIRS" theirs "$pair" "$TMP/proxy-t2.cfg" "$ALL" "$ALL" 2
+			bench_one "$OURS" ours "$pair" "$TMP/proxy-t2.cfg" "$ALL" "$ALL" 2
+		fi
+	done
+	echo
+	python3 "$ROOT/bench/summary.py" "$R2"
+
+	echo
+	echo "ours: 1 thread (t1) vs 2 threads in 1 group (t2g1) vs 2 groups of 1 thread (t2g2)," \
+		"same sharing"
+	R3=$TMP/results-groups.tsv
+	: >"$R3"
+	RESULTS=$R3
+	for pair in $(seq 1 "$PAIRS"); do
+		bench_one "$OURS" t1 "$pair" "$CFG" "$ALL" "$ALL" 2
+		bench_one "$OURS" t2g1 "$pair" "$TMP/proxy-t2.cfg" "$ALL" "$ALL" 2
+		bench_one "$OURS" t2g2 "$pair" "$TMP/proxy-t2g2.cfg" "$ALL" "$ALL" 2
+	done
+	echo
+	python3 "$ROOT/bench/summary.py" "$R3" t2g1 t1
+	python3 "$ROOT/bench/summary.py" "$R3" t2g2 t2g1
+	RESULTS=$RESULTS_SAVE
+	cat "$R2" "$R3" >>"$RESULTS"
+fi
 
 # --- instructions per request ----------------------------------------------------------
 # Total Ir of one callgrind run of binary $1 serving $2 requests.

@@ -5,7 +5,7 @@ import statistics
 import sys
 
 
-def main(path):
+def main(path, a="ours", b="theirs"):
     runs = {}  # (side, pair) -> (rps, p50, p99, cpu)
     with open(path) as f:
         for line in f:
@@ -13,21 +13,20 @@ def main(path):
             runs[(side, int(pair))] = tuple(float(x) for x in (rps, p50, p99, cpu))
     pairs = sorted({p for (_, p) in runs})
     names = ("req/s", "p50_us", "p99_us", "cpu_us/req")
-    print("%-22s %12s %12s %12s" % ("median", "ours", "theirs", "ours/theirs"))
+    print("%-22s %12s %12s %12s" % ("median", a, b, "%s/%s" % (a, b)))
     for i, name in enumerate(names):
-        ours = [runs[("ours", p)][i] for p in pairs if ("ours", p) in runs]
-        theirs = [runs[("theirs", p)][i] for p in pairs if ("theirs", p) in runs]
-        ratios = [runs[("ours", p)][i] / runs[("theirs", p)][i] for p in pairs
-                  if ("ours", p) in runs and ("theirs", p) in runs
-                  and runs[("theirs", p)][i] > 0]
+        ours = [runs[(a, p)][i] for p in pairs if (a, p) in runs]
+        theirs = [runs[(b, p)][i] for p in pairs if (b, p) in runs]
+        ratios = [runs[(a, p)][i] / runs[(b, p)][i] for p in pairs
+                  if (a, p) in runs and (b, p) in runs and runs[(b, p)][i] > 0]
         if not ours or not theirs:
             continue
         print("%-22s %12.1f %12.1f %12s" % (name, statistics.median(ours),
               statistics.median(theirs),
               "%.3f" % statistics.median(ratios) if ratios else "-"))
-    print("(ours/theirs is the median over pairs of each pair's ratio: above 1 is better"
-          " for req/s, below 1 is better for latency and cpu_us/req)")
+    print("(%s/%s is the median over pairs of each pair's ratio: above 1 is better"
+          " for req/s, below 1 is better for latency and cpu_us/req)" % (a, b))
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    main(*sys.argv[1:4])
