@@ -123,10 +123,9 @@ int cli_tokenize(char *cmd, char **args, int max)
 			r++;
 		if (!*r)
 			break;
-		if (n < max)
-			args[n++] = w;
-		else
-			w = cmd;  /* extra words are dropped: reuse the start as scratch */
+		if (n == max)
+			break;    /* extra words are dropped */
+		args[n++] = w;
 		while (*r && *r != ' ' && *r != '\t') {
 			if (*r == '\\' && r[1])
 				r++;

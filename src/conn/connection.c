@@ -91,7 +91,6 @@ int conn_recv(struct conn *c)
 	ret = recv(c->h.fd, b_tail(b), room, 0);
 	if (ret > 0) {
 		c->last_act = now_ms();
-		c->bytes_out += (uint64_t)ret;
 		c->bytes_in += (uint64_t)ret;
 		b->data += (uint32_t)ret;
 		if ((size_t)ret < room && !(c->flags & (CO_FL_HUP | CO_FL_RDHUP)))

@@ -104,8 +104,10 @@ def test_bind_thread_restricts_to_group(proxy, backend, port, tmp_path):
         "bind 127.0.0.1:%d" % port, "bind 127.0.0.1:%d thread 2/all" % port)
     proxy(cfg, ports=[port])
     assert listening_sockets(port) == 1
+    before = activity_values(cli(sock, "show activity"), "conns_served")
     assert run_clients(port, 8, 10) == [200] * 80
-    served = activity_values(cli(sock, "show activity"), "conns_served")
+    after = activity_values(cli(sock, "show activity"), "conns_served")
+    served = [a - b for a, b in zip(after, before)]
     assert served[0] == 0 and served[1] == 0     # group 1: threads 1-2
     assert served[2] + served[3] == 8            # group 2: threads 3-4
 
@@ -113,9 +115,11 @@ def test_bind_thread_restricts_to_group(proxy, backend, port, tmp_path):
 def test_every_thread_serves_connections(proxy, backend, port, tmp_path):
     sock = str(tmp_path / "stats.sock")
     p = proxy(threads_cfg(port, backend, 4, sock=sock), ports=[port])
+    before = activity_values(cli(sock, "show activity"), "conns_served")
     # concurrent connections: the least loaded thread of the group takes each one
     assert run_clients(port, 32, 10) == [200] * 320
-    served = activity_values(cli(sock, "show activity"), "conns_served")
+    after = activity_values(cli(sock, "show activity"), "conns_served")
+    served = [a - b for a, b in zip(after, before)]
     assert len(served) == 4
     assert sum(served) == 32
     assert all(n > 0 for n in served), served
@@ -126,17 +130,20 @@ def test_counters_add_up_across_groups(proxy, backend, port, tmp_path):
     sock = str(tmp_path / "stats.sock")
     proxy(threads_cfg(port, backend, 4, 4, sock=sock), ports=[port])
     n_conn, n_req = 24, 25
+    rows0 = {(r["pxname"], r["svname"]): r for r in stat_rows(cli(sock, "show stat"))}
+    probes = int(rows0[("px", "FRONTEND")]["stot"])  # the readiness probe's connection
+    served0 = sum(activity_values(cli(sock, "show activity"), "conns_served"))
     assert run_clients(port, n_conn, n_req) == [200] * (n_conn * n_req)
     rows = {(r["pxname"], r["svname"]): r for r in stat_rows(cli(sock, "show stat"))}
     fe, be, srv = rows[("px", "FRONTEND")], rows[("px", "BACKEND")], rows[("px", "s1")]
     assert int(fe["req_tot"]) == n_conn * n_req
-    assert int(fe["stot"]) == n_conn
+    assert int(fe["stot"]) == n_conn + probes
     assert int(fe["hrsp_2xx"]) == n_conn * n_req
     assert int(be["stot"]) == n_conn * n_req
     assert int(srv["stot"]) == n_conn * n_req
     assert int(srv["hrsp_2xx"]) == n_conn * n_req
     served = activity_values(cli(sock, "show activity"), "conns_served")
-    assert sum(served) == n_conn
+    assert sum(served) - served0 == n_conn
 
 
 def test_cpu_map_binds_threads(proxy, backend, port):
@@ -145,6 +152,9 @@ def test_cpu_map_binds_threads(proxy, backend, port):
         pytest.skip("needs 2 CPUs")
     cfg = threads_cfg(port, backend, 2, extra_glob=["cpu-map auto:1/1-2 0-1"])
     p = proxy(cfg, ports=[port])
+    # the socket is bound before the threads start: once a request was served, every
+    # thread has passed its start (and pinned itself)
+    assert httpc.get(port).status == 200
     allowed = {}
     for t in os.listdir("/proc/%d/task" % p.pid):
         with open("/proc/%d/task/%s/status" % (p.pid, t)) as f:
@@ -157,6 +167,7 @@ def test_cpu_map_binds_threads(proxy, backend, port):
 def test_cpu_map_all_threads_one_set(proxy, backend, port):
     cfg = threads_cfg(port, backend, 4, extra_glob=["cpu-map 1/all 0"])
     p = proxy(cfg, ports=[port])
+    assert httpc.get(port).status == 200  # every thread has started (and pinned itself)
     lists = set()
     for t in os.listdir("/proc/%d/task" % p.pid):
         with open("/proc/%d/task/%s/status" % (p.pid, t)) as f:
