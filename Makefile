@@ -163,4 +163,4 @@ install: haproxy
 	install -m 0755 haproxy $(DESTDIR)$(SBINDIR)/haproxy
 
 clean:
-	rm -rf build haproxy haproxy-asan tests/unit/run tests/unit/run-asan tests/fuzz/bin
+	rm -rf build haproxy haproxy-asan haproxy-tsan tests/unit/run tests/unit/run-asan tests/fuzz/bin
