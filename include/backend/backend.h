@@ -1,6 +1,6 @@
-/* Server assignment for streams: load-balancing pick, server slots (maxconn) and the
- * backend's FIFO queue of streams waiting for a slot. Loop thread only (per group from
- * issue #3).
+/* Server assignment for streams: load-balancing pick, server slots (maxconn, process-wide
+ * atomics) and the backend's per-group FIFO queues of streams waiting for a slot. Called
+ * by the thread owning the stream.
  */
 #ifndef BACKEND_BACKEND_H
 #define BACKEND_BACKEND_H

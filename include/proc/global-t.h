@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 struct global {
-	int nbthread;             /* threads; 1 until issue #3 */
+	int nbthread;             /* threads the runtime starts (set by thread_cfg_check) */
 	int maxconn;              /* global maxconn (0: computed from the fd limit) */
 	int ulimit_n;             /* ulimit-n, 0 = computed */
 	bool daemon;              /* "daemon" or -D */

@@ -86,7 +86,7 @@ struct proxy {
 	int lbalgo;               /* enum lb_algo */
 	int lb_draws;             /* random(N): servers drawn per pick (default 2) */
 	const struct lb_ops *lb;  /* set when runtime state is built */
-	void *lb_ctx;             /* LB private state (per group: issue #3) */
+	void *lb_ctx;             /* LB private state (lb_rr.c: sequence and group cursors) */
 
 	/* forwardfor */
 	struct ist fwdfor_hdr;    /* header name, default "X-Forwarded-For" */

@@ -664,7 +664,7 @@ static const struct pxcfg_later pxcfg_later_kws[] = {
 	{ "monitor", "'monitor fail' comes with the ACL engine in a later issue" },
 	{ "monitor-net", "monitor-net was removed in HAProxy 2.0; use 'monitor-uri'" },
 	{ "rate-limit", "rate limiting comes in a later issue" },
-	{ "bind-process", "nbproc was removed; threads come with issue #3" },
+	{ "bind-process", "nbproc was removed in HAProxy 2.5; use 'thread' on 'bind' lines" },
 	{ "id", "numeric proxy ids come with the runtime API in a later issue" },
 	{ "disabled", "disabled proxies come with the runtime API in a later issue" },
 	{ "enabled", "disabled proxies come with the runtime API in a later issue" },
