@@ -22,6 +22,23 @@ void test_fail(const char *file, int line, const char *fmt, ...)
 /* Writes <text> to <dir>/<name>; records a failure when the file cannot be created. */
 void test_write_file(const char *dir, const char *name, const char *text);
 
+/* Creates a fresh temporary directory "/tmp/hapx-<tag>-XXXXXX" into dir[0..64). */
+void test_tmpdir(char *dir, const char *tag);
+/* Removes it and everything in it. */
+void test_rmdir(const char *dir);
+
+/* Sends stderr into <dir>/stderr.txt until test_capture_end(), which puts what was
+ * written (NUL-terminated, truncated to outsz - 1) into <out>. */
+int test_capture_begin(const char *dir);
+void test_capture_end(int saved, const char *dir, char *out, size_t outsz);
+
+/* Fails unless <buf> contains <s>, printing <buf>. */
+#define CHECK_HAS(buf, s)                                                        \
+	do {                                                                     \
+		if (!strstr((buf), (s)))                                         \
+			test_fail(__FILE__, __LINE__, "output lacks \"%s\":\n%s", (s), (buf)); \
+	} while (0)
+
 #define TEST(tname)                                                              \
 	static void test_##tname(void);                                          \
 	static struct unit_test utest_##tname = { #tname, __FILE__, test_##tname, 0 }; \

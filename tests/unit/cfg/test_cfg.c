@@ -88,27 +88,15 @@ static void cfgt_write(const char *name, const char *text)
  */
 static void cfgt_load(const char *name, struct cfgt_run *r)
 {
-	char path[128], cap[128];
+	char path[128];
 	struct global saved = global;
-	int e0 = cfg_errors, w0 = cfg_warnings, fd, old;
-	ssize_t n;
+	int e0 = cfg_errors, w0 = cfg_warnings, saved_fd;
 
 	snprintf(path, sizeof(path), "%s%s%s", cfgt_dir, *name ? "/" : "", name);
-	snprintf(cap, sizeof(cap), "%s/stderr.txt", cfgt_dir);
-	fflush(stderr);
-	old = dup(2);
-	fd = open(cap, O_RDWR | O_CREAT | O_TRUNC, 0600);
-	dup2(fd, 2);
+	saved_fd = test_capture_begin(cfgt_dir);
 	cfgt_seen[0] = '\0';
 	r->ret = cfg_load_path(path);
-	fflush(stderr);
-	dup2(old, 2);
-	close(old);
-	lseek(fd, 0, SEEK_SET);
-	n = read(fd, r->err, sizeof(r->err) - 1);
-	r->err[n > 0 ? n : 0] = '\0';
-	close(fd);
-	unlink(cap);
+	test_capture_end(saved_fd, cfgt_dir, r->err, sizeof(r->err));
 	r->errors = cfg_errors - e0;
 	r->warnings = cfg_warnings - w0;
 	if (global.pidfile != saved.pidfile)
@@ -118,18 +106,12 @@ static void cfgt_load(const char *name, struct cfgt_run *r)
 
 static void cfgt_setup(void)
 {
-	strcpy(cfgt_dir, "/tmp/hapx-cfgtest-XXXXXX");
-	if (!mkdtemp(cfgt_dir))
-		test_fail(__FILE__, __LINE__, "mkdtemp failed");
+	test_tmpdir(cfgt_dir, "cfgtest");
 }
 
 static void cfgt_cleanup(void)
 {
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", cfgt_dir);
-	if (system(cmd) != 0)
-		test_fail(__FILE__, __LINE__, "cleanup failed");
+	test_rmdir(cfgt_dir);
 }
 
 TEST(cfg_load_if_blocks)

@@ -39,12 +39,10 @@ static void pxt_write(const char *name, const char *text)
  */
 static void pxt_load(const char *text, struct pxt_run *r)
 {
-	char path[128], cap[128], buf[4096];
+	char path[128], buf[4096];
 	const char *p, *at;
-	int e0 = cfg_errors, w0 = cfg_warnings, fd, old;
-	off_t parse_end;
-	ssize_t n;
-	size_t o = 0;
+	int e0 = cfg_errors, w0 = cfg_warnings, saved;
+	size_t o = 0, parse_len;
 
 	for (p = text; *p && o < sizeof(buf) - 64; p = at + 5) {
 		at = strstr(p, "@DIR@");
@@ -56,27 +54,17 @@ static void pxt_load(const char *text, struct pxt_run *r)
 	}
 	pxt_write("t.cfg", buf);
 	snprintf(path, sizeof(path), "%s/t.cfg", pxt_dir);
-	snprintf(cap, sizeof(cap), "%s/stderr.txt", pxt_dir);
-	fflush(stderr);
-	old = dup(2);
-	fd = open(cap, O_RDWR | O_CREAT | O_TRUNC, 0600);
-	dup2(fd, 2);
+	saved = test_capture_begin(pxt_dir);
 	cfg_load_path(path);
-	fflush(stderr);
-	parse_end = lseek(fd, 0, SEEK_CUR);
+	test_capture_end(saved, pxt_dir, r->err, sizeof(r->err));
+	parse_len = strlen(r->err);
+	saved = test_capture_begin(pxt_dir);
 	r->check = proxy_check_all();
-	fflush(stderr);
-	dup2(old, 2);
-	close(old);
-	lseek(fd, 0, SEEK_SET);
-	n = read(fd, r->err, sizeof(r->err) - 1);
-	r->err[n > 0 ? n : 0] = '\0';
-	close(fd);
-	unlink(cap);
+	test_capture_end(saved, pxt_dir, r->err + parse_len, sizeof(r->err) - parse_len);
 	r->warnings = cfg_warnings - w0;
 	/* the loader adds an unlocated summary alert per file: count the located ones */
 	r->errors = 0;
-	for (p = r->err; (p = strstr(p, "[ALERT]")) && p - r->err < parse_end; p++) {
+	for (p = r->err; (p = strstr(p, "[ALERT]")) && (size_t)(p - r->err) < parse_len; p++) {
 		const char *eol = strchr(p, '\n');
 
 		if (strstr(p, "parsing [") && (!eol || strstr(p, "parsing [") < eol))
@@ -88,26 +76,16 @@ static void pxt_load(const char *text, struct pxt_run *r)
 static void pxt_setup(void)
 {
 	proxy_deinit_all();
-	strcpy(pxt_dir, "/tmp/hapx-pxtest-XXXXXX");
-	if (!mkdtemp(pxt_dir))
-		test_fail(__FILE__, __LINE__, "mkdtemp failed");
+	test_tmpdir(pxt_dir, "pxtest");
 }
 
 static void pxt_cleanup(void)
 {
-	char cmd[128];
-
 	proxy_deinit_all();
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", pxt_dir);
-	if (system(cmd) != 0)
-		test_fail(__FILE__, __LINE__, "cleanup failed");
+	test_rmdir(pxt_dir);
 }
 
-#define PXT_HAS(r, s)                                                                  \
-	do {                                                                           \
-		if (!strstr((r)->err, (s)))                                            \
-			test_fail(__FILE__, __LINE__, "stderr lacks \"%s\":\n%s", (s), (r)->err); \
-	} while (0)
+#define PXT_HAS(r, s) CHECK_HAS((r)->err, (s))
 
 #define PXT_TIMEOUTS "  timeout client 5s\n  timeout server 6s\n  timeout connect 1s\n"
 

@@ -407,54 +407,33 @@ static void tct_setup(void)
 {
 	proxy_deinit_all();
 	thread_cfg_reset();
-	strcpy(tct_dir, "/tmp/hapx-thrtest-XXXXXX");
-	if (!mkdtemp(tct_dir))
-		test_fail(__FILE__, __LINE__, "mkdtemp failed");
+	test_tmpdir(tct_dir, "thrtest");
 }
 
 static void tct_cleanup(void)
 {
-	char cmd[128];
-
 	proxy_deinit_all();
 	thread_cfg_reset();
 	global.nbthread = 1;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tct_dir);
-	if (system(cmd) != 0)
-		test_fail(__FILE__, __LINE__, "cleanup failed");
+	test_rmdir(tct_dir);
 }
 
 /* Loads <text> as t.cfg and runs the checks as main does, with stderr captured. */
 static void tct_load(const char *text, struct tct_run *r)
 {
-	char path[128], cap[128];
-	int fd, old, e0 = cfg_errors;
-	ssize_t n;
+	char path[128];
+	int saved, e0 = cfg_errors;
 
 	test_write_file(tct_dir, "t.cfg", text);
 	snprintf(path, sizeof(path), "%s/t.cfg", tct_dir);
-	snprintf(cap, sizeof(cap), "%s/stderr.txt", tct_dir);
-	fflush(stderr);
-	old = dup(2);
-	fd = open(cap, O_RDWR | O_CREAT | O_TRUNC, 0600);
-	dup2(fd, 2);
+	saved = test_capture_begin(tct_dir);
 	r->load = cfg_load_path(path);
 	r->check = cfg_errors - e0 ? -1 : proxy_check_all();
 	r->thr = r->check ? -1 : thread_cfg_check();
-	fflush(stderr);
-	dup2(old, 2);
-	close(old);
-	lseek(fd, 0, SEEK_SET);
-	n = read(fd, r->err, sizeof(r->err) - 1);
-	r->err[n > 0 ? n : 0] = '\0';
-	close(fd);
+	test_capture_end(saved, tct_dir, r->err, sizeof(r->err));
 }
 
-#define TCT_HAS(r, s)                                                                  \
-	do {                                                                           \
-		if (!strstr((r)->err, (s)))                                            \
-			test_fail(__FILE__, __LINE__, "stderr lacks \"%s\":\n%s", (s), (r)->err); \
-	} while (0)
+#define TCT_HAS(r, s) CHECK_HAS((r)->err, (s))
 
 #define TCT_PROXIES                                                                    \
 	"defaults\n  mode http\n  timeout client 5s\n  timeout server 5s\n"             \
