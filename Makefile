@@ -69,7 +69,7 @@ LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 MAIN_OBJ  := $(MAIN_SRC:%.c=$(BUILD)/%.o)
 UNIT_OBJS := $(UNIT_SRCS:%.c=$(BUILD)/%.o)
 
-.PHONY: all run test deps unit asan unit-asan integration fuzz fuzz-replay bench install clean \
+.PHONY: all run test deps unit asan unit-asan integration integration-asan fuzz fuzz-replay bench install clean \
 	format-check examples-check
 
 all: haproxy
@@ -130,6 +130,11 @@ tsan-check: tsan
 integration: haproxy
 	python3 -m pytest -q -x tests/integration
 
+# The network attacks again, against the ASan+UBSan binary (leaks checked at exit).
+integration-asan: asan
+	HAPROXY_BIN=$(CURDIR)/haproxy-asan ASAN_OPTIONS=detect_leaks=1 \
+		python3 -m pytest -q -x tests/integration/test_robustness.py
+
 # quickstart.cfg must be valid; the users' configs may only be refused for keywords of later
 # issues ("not supported yet"), each alert naming file:line.
 examples-check: haproxy
@@ -152,6 +157,7 @@ test: deps
 	$(MAKE) format-check
 	$(MAKE) examples-check
 	$(MAKE) integration
+	$(MAKE) integration-asan
 	$(MAKE) check-arm64
 	$(MAKE) tsan-check
 

@@ -23,11 +23,24 @@ void *pool_alloc_slow(struct pool_head *pool);
 void pool_free_slow(struct pool_head *pool, void *ptr);
 void pool_flush_thread(void);
 
+/* Under AddressSanitizer objects go straight to malloc/free, so that a use after free of
+ * a pooled object is reported instead of hidden by the cache. */
+#if defined(__SANITIZE_ADDRESS__)
+#define POOL_BYPASS 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define POOL_BYPASS 1
+#endif
+#endif
+
 static inline void *pool_alloc(struct pool_head *pool)
 {
 	struct pool_cache *c = &pool->cache[tid];
 	struct pool_item *it = c->free;
 
+#ifdef POOL_BYPASS
+	it = NULL;
+#endif
 	if (unlikely(!it))
 		return pool_alloc_slow(pool);
 	c->free = it->next;
@@ -43,6 +56,10 @@ static inline void pool_free(struct pool_head *pool, void *ptr)
 
 	if (unlikely(!ptr))
 		return;
+#ifdef POOL_BYPASS
+	pool_free_slow(pool, ptr);
+	return;
+#endif
 	if (unlikely(c->count >= pool->max_cached)) {
 		pool_free_slow(pool, ptr);
 		return;

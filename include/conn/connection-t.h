@@ -46,6 +46,7 @@ struct conn {
 	struct proxy *px;         /* front: frontend; back: backend */
 	struct listener *li;      /* front: accepting listener */
 	struct server *srv;       /* back: target server */
+	struct list by_thread;    /* in th_ctx->conns: every open connection of the thread */
 	struct list idle;         /* back: in srv->per_thr[tid].idle while parked;
 				   * front: in the thread's idle front list between requests */
 	uint32_t nb_req;          /* front: requests served on this connection */

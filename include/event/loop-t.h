@@ -51,6 +51,7 @@ struct thread_ctx {
 	bool stopping;            /* graceful stop requested */
 	bool stopped;             /* loop must exit */
 	unsigned int nb_conns;    /* connections owned by this thread */
+	struct list conns;        /* those connections (struct conn.by_thread) */
 	struct fd_handler inbox_h; /* the inbox eventfd */
 	struct thread_shared sh;  /* written by other threads */
 } ALIGNED_CL;

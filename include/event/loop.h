@@ -54,6 +54,10 @@ static inline void tasklet_cancel(struct tasklet *tl)
 	list_delete(&tl->list);
 }
 
+/* Runs the pending tasklets (a bounded batch). The loop does it every turn; exposed for
+ * the teardown after the loop has ended. */
+void tasklets_run(void);
+
 /* Refreshes th_ctx->now_ms from the monotonic clock (vDSO, no syscall). */
 void clock_update(void);
 

@@ -21,6 +21,8 @@ struct h1_stream_ops {
 	void (*wake)(struct stream *s);
 	/* a connection attached to <s> reached its deadline */
 	void (*timeout)(struct stream *s, struct conn *c);
+	/* the thread stops at once: free <s> and close its back connection, no I/O */
+	void (*kill)(struct stream *s);
 };
 
 void h1_register_stream_ops(const struct h1_stream_ops *ops);
@@ -34,6 +36,8 @@ void h1_front_end_stream(struct conn *c, bool keep_alive);
 void h1_front_close_gracefully(struct conn *c);
 /* Closes every front connection of this thread waiting for a request (graceful stop). */
 void h1_front_close_idle(void);
+/* Immediate stop: frees every stream and closes every connection of this thread. */
+void h1_release_all(void);
 
 /* back side (mux/h1_back.c) */
 /* Returns an idle connection to <srv> owned by this thread, or NULL. */

@@ -38,6 +38,7 @@ struct conn *conn_new(int fd, void (*iocb)(struct fd_handler *, uint32_t),
 		return NULL;
 	}
 	th_ctx->nb_conns++;
+	list_append(&th_ctx->conns, &c->by_thread);
 	return c;
 }
 
@@ -48,6 +49,7 @@ void conn_close(struct conn *c)
 	c->flags |= CO_FL_CLOSED;
 	timer_del(&c->tmr);
 	list_delete(&c->idle);
+	list_delete(&c->by_thread);
 	b_release(&c->ibuf);
 	b_release(&c->obuf);
 	close(c->h.fd); /* also removes it from epoll */

@@ -40,6 +40,7 @@ int loop_init_thread(void)
 		return -1;
 	}
 	list_init(&tc->tasklets);
+	list_init(&tc->conns);
 	th_ctx = tc;
 	HA_ATOMIC_STORE(&ha_thread_ctx[tid], tc);
 	clock_update();
@@ -79,7 +80,7 @@ void fd_unregister(struct fd_handler *h)
 	epoll_ctl(th_ctx->epfd, EPOLL_CTL_DEL, h->fd, NULL);
 }
 
-static void tasklets_run(void)
+void tasklets_run(void)
 {
 	struct thread_ctx *tc = th_ctx;
 	int budget = 1024; /* bounded so timers and I/O are never starved */

@@ -202,3 +202,25 @@ void h1_front_close_idle(void)
 	list_for_each_entry_safe(c, tmp, &idle_fronts, idle)
 		front_close(c);
 }
+
+void h1_release_all(void)
+{
+	while (!list_empty(&th_ctx->conns)) {
+		/* closing a stream's front also closes its back, which may be the next
+		 * element: take the head again every time */
+		struct conn *c = list_elem(th_ctx->conns.next, struct conn, by_thread);
+
+		if (c->flags & CO_FL_BACK) {
+			if (c->strm)
+				stream_ops->kill(c->strm);
+			else
+				conn_close(c);
+			continue;
+		}
+		if (c->front_state == FC_STREAM && c->strm)
+			stream_ops->kill(c->strm);
+		front_close(c);
+	}
+	while (!list_empty(&th_ctx->tasklets)) /* the deferred frees */
+		tasklets_run();
+}

@@ -178,6 +178,7 @@ static void *thread_main(void *arg)
 	loop_run(stop_check);
 	if (t == 0)
 		cli_stop();
+	h1_release_all();
 	listeners_thread_disable();
 	pool_flush_thread();
 	return NULL;

@@ -565,10 +565,18 @@ static void stream_wake(struct stream *s)
 	stream_process(s);
 }
 
+static void stream_kill(struct stream *s)
+{
+	stream_drop_back(s);
+	s->front->strm = NULL;
+	stream_free(s);
+}
+
 static const struct h1_stream_ops stream_ops = {
 	.start = stream_start,
 	.wake = stream_wake,
 	.timeout = stream_timeout,
+	.kill = stream_kill,
 };
 
 /* Sizes the stream pool from tune.http.maxhdr (rewrites get 32 extra slots) and plugs the

@@ -157,8 +157,9 @@ class Proxy:
         self.pid = self.proc.pid
         for p in ports:
             if not wait_port(p, 10.0, self.proc):
+                err = self.stderr()  # before stop() closes the log files
                 self.stop()
-                pytest.fail("proxy did not listen on %d; stderr:\n%s" % (p, self.stderr()))
+                pytest.fail("proxy did not listen on %d; stderr:\n%s" % (p, err))
 
     def stderr(self):
         self.err.flush()

@@ -21,7 +21,7 @@ import time
 import httpc
 import pytest
 from backend import ConnClosed, Reader
-from conftest import free_port, make_cfg
+from conftest import HAPROXY_BIN, free_port, make_cfg
 
 SAN_MARKERS = ("ERROR: AddressSanitizer", "runtime error:", "ERROR: LeakSanitizer")
 GET_KA = b"GET / HTTP/1.1\r\nHost: t\r\n\r\n"
@@ -1070,5 +1070,7 @@ def test_keepalive_churn_memory(px, port):
     rss0 = px.rss_kib()
     pool_run(run, range(40), workers=10)
     grow = px.rss_kib() - rss0
-    assert grow < 4096, "RSS grew by %d KiB over 4000 requests" % grow
+    # under AddressSanitizer freed memory sits in its quarantine: RSS says nothing there
+    if "asan" not in os.path.basename(HAPROXY_BIN):
+        assert grow < 4096, "RSS grew by %d KiB over 4000 requests" % grow
     finish(px, port)
