@@ -28,6 +28,8 @@ struct server;
 #define CO_FL_USED       0x0200 /* back: carried at least one request (reused) */
 #define CO_FL_GOT_DATA   0x0400 /* back: received bytes for the current request */
 #define CO_FL_HUP        0x0800 /* EPOLLHUP/ERR seen */
+#define CO_FL_WR_ERR     0x2000 /* a send failed: nothing more can be sent, but what the peer
+				 * sent before may still be read (an early response) */
 #define CO_FL_RDHUP      0x1000 /* EPOLLRDHUP seen: the peer's FIN is queued after any data,
 				 * so a short read must not end the reading */
 

@@ -5,6 +5,7 @@
 #ifndef CONN_CONNECTION_H
 #define CONN_CONNECTION_H
 
+#include <stdbool.h>
 #include <sys/uio.h>
 #include <conn/connection-t.h>
 
@@ -28,9 +29,10 @@ void conn_close(struct conn *c);
 int conn_recv(struct conn *c);
 
 /* Sends from <iov>; returns bytes sent (possibly partial; CO_FL_CAN_SEND cleared), or
- * CO_ERR.
+ * CO_ERR. <more> tells the kernel more bytes of the same message follow (MSG_MORE): full
+ * segments instead of a trickle of small ones.
  */
-ssize_t conn_sendv(struct conn *c, struct iovec *iov, int iovcnt);
+ssize_t conn_sendv(struct conn *c, struct iovec *iov, int iovcnt, bool more);
 
 /* Sends c->obuf; returns 0 when it is empty afterwards (buffer released), 1 when data
  * remain, CO_ERR on error.

@@ -32,6 +32,7 @@ enum pr_mode {
 #define PR_O_FF_IFNONE     0x00000010 /* forwardfor if-none */
 #define PR_O_REDISP        0x00000020 /* option redispatch */
 #define PR_O_BUF_REQ       0x00000040 /* option http-buffer-request */
+#define PR_O_HTTP_NO_DELAY 0x00000080 /* option http-no-delay: never MSG_MORE */
 #define PR_O_HTTP_MODE_MASK (PR_O_HTTP_KAL | PR_O_HTTP_SCL | PR_O_HTTP_CLO)
 
 /* Timeouts in milliseconds; 0 means "not set". */

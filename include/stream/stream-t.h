@@ -30,6 +30,7 @@ struct h1_xfer {
 				   * forwarding (XFER_CHUNKED) */
 	struct h1_chunk chunk;    /* XFER_CHUNKED scanner state */
 	uint8_t eom_seen;         /* XFER_CHUNKED: the scanner found the end at <ready> */
+	uint8_t no_delay;         /* never ask the kernel to wait for more (http-no-delay) */
 	uint8_t done;             /* the whole body has been forwarded */
 };
 
@@ -61,6 +62,8 @@ enum stream_state {
 #define SF_REUSED_CONN    0x0080  /* the back connection came from the idle pool */
 #define SF_QUEUE_EXPIRED  0x0100  /* timeout queue hit while a wake-up was in flight */
 #define SF_SENT_100       0x0200  /* the proxy answered "100 Continue" itself */
+#define SF_REQ_ABORTED    0x0400  /* the server stopped taking the request (send error):
+				   * no more request bytes, its response may still come */
 
 struct stream {
 	struct conn *front;

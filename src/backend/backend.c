@@ -101,16 +101,36 @@ static void backend_kick(struct proxy *be)
 		inbox_push(s->tid, &s->wake); /* even to this thread: never re-entered here */
 }
 
+/* Takes one of <srv>'s "maxconn" slots; false when they are all taken. Any thread. */
+static bool srv_take_slot(struct server *srv)
+{
+	int cur = HA_ATOMIC_LOAD_RLX(&srv->cur_conns);
+
+	do {
+		if (srv->maxconn && cur >= srv->maxconn)
+			return false;
+	} while (!HA_ATOMIC_CAS(&srv->cur_conns, &cur, cur + 1));
+	return true;
+}
+
 int backend_assign(struct stream *s, struct server *avoid, bool front_of_queue)
 {
 	struct proxy *be = s->be;
 	struct px_queue *q = &be->queues[tgid - 1];
-	bool all_full;
-	struct server *srv = lb_pick(be, avoid, &all_full);
+	bool all_full = false;
+	struct server *srv = NULL;
 
+	/* the pick saw a free slot, but another thread may take it first: the slot is
+	 * taken with a CAS against maxconn, and a lost race picks again */
+	for (int tries = 0; tries < 4; tries++) {
+		srv = lb_pick(be, avoid, &all_full);
+		if (!srv || srv_take_slot(srv))
+			break;
+		srv = NULL;
+		all_full = true;
+	}
 	if (srv) {
 		s->srv = srv;
-		HA_ATOMIC_INC(&srv->cur_conns);
 		HA_ATOMIC_INC(&be->beconn);
 		s->flags |= SF_HAS_SLOT;
 		CNT_INC(be->be_cnt, cum_sess);

@@ -116,16 +116,16 @@ int conn_recv(struct conn *c)
 	return CO_ERR;
 }
 
-ssize_t conn_sendv(struct conn *c, struct iovec *iov, int iovcnt)
+ssize_t conn_sendv(struct conn *c, struct iovec *iov, int iovcnt, bool more)
 {
 	struct msghdr msg = { .msg_iov = iov, .msg_iovlen = (size_t)iovcnt };
 	ssize_t ret;
 
-	if (c->flags & (CO_FL_ERROR | CO_FL_WR_SHUT))
+	if (c->flags & (CO_FL_ERROR | CO_FL_WR_ERR | CO_FL_WR_SHUT))
 		return CO_ERR;
 	if (!(c->flags & CO_FL_CAN_SEND))
 		return 0;
-	ret = sendmsg(c->h.fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
+	ret = sendmsg(c->h.fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT | (more ? MSG_MORE : 0));
 	if (ret >= 0) {
 		size_t total = 0;
 
@@ -137,11 +137,13 @@ ssize_t conn_sendv(struct conn *c, struct iovec *iov, int iovcnt)
 			c->flags &= ~CO_FL_CAN_SEND;
 		return ret;
 	}
-	if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) {
+	if (errno == EINTR)
+		return 0; /* still writable: the caller retries on its next pass */
+	if (errno == EAGAIN || errno == EWOULDBLOCK) {
 		c->flags &= ~CO_FL_CAN_SEND;
 		return 0;
 	}
-	c->flags |= CO_FL_ERROR;
+	c->flags |= CO_FL_WR_ERR;
 	return CO_ERR;
 }
 
@@ -157,7 +159,7 @@ int conn_flush(struct conn *c)
 	}
 	iov.iov_base = b_head(b);
 	iov.iov_len = b->data;
-	ret = conn_sendv(c, &iov, 1);
+	ret = conn_sendv(c, &iov, 1, false);
 	if (ret < 0)
 		return CO_ERR;
 	b_del(b, (uint32_t)ret);

@@ -35,6 +35,8 @@ struct accept_item {
 	struct sockaddr_storage peer;
 };
 
+#define RESUME_RETRY_MS 100 /* paused registrations are retried this often */
+
 DECLARE_POOL(pool_accept_item, "accept_item", sizeof(struct accept_item))
 DECLARE_POOL(pool_li_reg, "listener_reg", sizeof(struct li_reg))
 
@@ -218,13 +220,33 @@ static bool listener_full(const struct listener *li)
 
 /* Stops polling <reg> until a connection ends somewhere: pending connections wait in the
  * kernel's backlog meanwhile. */
-static void reg_pause(struct li_reg *reg)
+static void resume_local(void);
+
+/* Retries paused registrations when no connection end will (EMFILE with none open). */
+static __thread struct timer resume_tmr;
+
+static void resume_tmr_cb(struct timer *t)
+{
+	resume_local();
+}
+
+/* Pauses <reg> because of a maxconn limit (<fd_shortage> false) or of a lack of fds or
+ * memory (true). */
+static void reg_pause(struct li_reg *reg, bool fd_shortage)
 {
 	if (reg->paused)
 		return;
 	epoll_ctl(th_ctx->epfd, EPOLL_CTL_DEL, reg->h.fd, NULL);
 	reg->paused = true;
 	HA_ATOMIC_INC(&paused_regs);
+	if (!fd_shortage && !listener_full(reg->sh->li)) {
+		/* the last connection ended between the limit check and the increment,
+		 * seeing no paused registration: nobody else will resume it */
+		resume_local();
+		return;
+	}
+	resume_tmr.cb = resume_tmr_cb;
+	timer_set(&resume_tmr, tick_add(RESUME_RETRY_MS));
 }
 
 static int reg_add(struct li_reg *reg)
@@ -311,13 +333,13 @@ static void listener_iocb(struct fd_handler *h, uint32_t events)
 		int fd;
 
 		if (listener_full(li)) {
-			reg_pause(reg);
+			reg_pause(reg, false);
 			return;
 		}
 		fd = accept4(h->fd, (struct sockaddr *)&peer, &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (fd < 0) {
 			if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)
-				reg_pause(reg); /* resumed when a connection ends */
+				reg_pause(reg, true); /* resumed by a connection end or the timer */
 			if (errno == EINTR || errno == ECONNABORTED)
 				continue;
 			return;
@@ -378,13 +400,21 @@ void listeners_thread_disable(void)
 /* Re-adds the calling thread's paused registrations whose limits allow it. */
 static void resume_local(void)
 {
+	bool still_paused = false;
+
 	for (struct li_reg *reg = thread_regs; reg; reg = reg->next) {
-		if (!reg->paused || listener_full(reg->sh->li))
+		if (!reg->paused)
 			continue;
-		if (reg_add(reg) == 0) {
+		if (!listener_full(reg->sh->li) && reg_add(reg) == 0) {
 			reg->paused = false;
 			HA_ATOMIC_DEC(&paused_regs);
+		} else {
+			still_paused = true;
 		}
+	}
+	if (still_paused) { /* fd shortage with nothing to release: retry regularly */
+		resume_tmr.cb = resume_tmr_cb;
+		timer_set(&resume_tmr, tick_add(RESUME_RETRY_MS));
 	}
 }
 

@@ -71,6 +71,9 @@ int inbox_drain(void)
 			;
 		HA_OWNER_INC(&activity[tid].wakeups);
 		HA_ATOMIC_STORE(&tc->sh.inbox_notified, 0);
+		/* store(notified) then exchange(head) here, CAS(head) then exchange(notified)
+		 * in inbox_push(): a full fence so that one side always sees the other */
+		HA_BARRIER();
 	}
 	list = HA_ATOMIC_XCHG(&tc->sh.inbox_head, NULL);
 	while (list) { /* pushed last first: reverse to run in push order */

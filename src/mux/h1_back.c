@@ -126,8 +126,10 @@ void h1_back_park(struct conn *c)
 {
 	struct srv_per_thread *pt = &c->srv->per_thr[tid];
 
-	if (pt->nb_idle >= SRV_MAX_IDLE_PER_THREAD || c->ibuf.data ||
-	    (c->flags & (CO_FL_RD_EOF | CO_FL_ERROR | CO_FL_HUP | CO_FL_WR_SHUT))) {
+	/* only a clean, quiet connection is reusable: no pending input or output, and no
+	 * FIN seen (RDHUP may have come with the response's last bytes) */
+	if (pt->nb_idle >= SRV_MAX_IDLE_PER_THREAD || c->ibuf.data || c->obuf.data ||
+	    (c->flags & (CO_FL_RD_EOF | CO_FL_ERROR | CO_FL_HUP | CO_FL_RDHUP | CO_FL_WR_SHUT))) {
 		conn_close(c);
 		return;
 	}

@@ -145,10 +145,11 @@ static uint64_t front_idle_deadline(struct conn *c)
 int h1_front_accept(struct listener *li, int fd, const struct sockaddr_storage *peer)
 {
 	struct conn *c;
-	int one = 1;
 
-	if (peer->ss_family != AF_UNIX)
-		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	/* No TCP_NODELAY on client sockets (HAProxy sets none either): every response leaves
+	 * in one writev, so Nagle does not delay it, while with NODELAY a client reading
+	 * through a small window makes the kernel dribble a large send queue out in tiny
+	 * segments, slowly enough to hit "timeout client". */
 	c = conn_new(fd, front_iocb, front_timeout);
 	if (!c)
 		return -1;

@@ -61,9 +61,9 @@ static void xfer_consumed(struct buf *ib, struct h1_xfer *x, uint32_t n)
 	}
 }
 
-/* Sends dst->obuf then <n> bytes from src->ibuf in one writev. Returns the body bytes
- * sent, or XFER_ERR_DST. */
-static int64_t xfer_send(struct conn *dst, struct buf *ib, uint32_t n)
+/* Sends dst->obuf then <n> bytes from src->ibuf in one writev; <more> when the message
+ * goes on after them. Returns the body bytes sent, or XFER_ERR_DST. */
+static int64_t xfer_send(struct conn *dst, struct buf *ib, uint32_t n, bool more)
 {
 	struct iovec iov[2];
 	struct buf *ob = &dst->obuf;
@@ -76,7 +76,7 @@ static int64_t xfer_send(struct conn *dst, struct buf *ib, uint32_t n)
 	}
 	iov[cnt].iov_base = b_head(ib);
 	iov[cnt++].iov_len = n;
-	ret = conn_sendv(dst, iov, cnt);
+	ret = conn_sendv(dst, iov, cnt, more);
 	if (ret < 0)
 		return XFER_ERR_DST;
 	if (ob->data) {
@@ -115,7 +115,14 @@ int h1_xfer(struct conn *src, struct conn *dst, struct h1_xfer *x)
 		if (!dst) {
 			sent = avail;
 		} else {
-			sent = xfer_send(dst, ib, (uint32_t)avail);
+			/* as HAProxy does: MSG_MORE while the body is known to go on, so that a
+			 * large body leaves in full segments; tunnels and close-delimited bodies
+			 * are sent as they come */
+			bool more = !x->no_delay &&
+				    ((x->mode == XFER_CLEN && x->remain > (uint64_t)avail) ||
+				     (x->mode == XFER_CHUNKED && !x->eom_seen));
+
+			sent = xfer_send(dst, ib, (uint32_t)avail, more);
 			if (sent < 0)
 				return XFER_ERR_DST;
 		}

@@ -33,6 +33,7 @@ static void (*ready_cb)(void);
 static int start_failed;                  /* a thread could not start its loop (atomic) */
 static int threads_listening;             /* threads still polling listeners (atomic) */
 static int soft_stop_requested;           /* atomic */
+static int threads_running;               /* threads still in their loop (atomic) */
 
 /* Stop requests, one per thread, run by the target thread. */
 static struct inbox_item stop_items[MAX_THREADS];
@@ -131,7 +132,13 @@ static bool stop_check(void)
 	for (struct proxy *px = proxies; px; px = px->next)
 		for (struct server *srv = px->srv; srv; srv = srv->next)
 			h1_back_close_idle(srv);
-	return th_ctx->nb_conns == 0 && HA_ATOMIC_LOAD(&threads_listening) == 0;
+	if (th_ctx->nb_conns || HA_ATOMIC_LOAD(&threads_listening))
+		return false;
+	/* a connection handed over by another thread may still be on its way */
+	if (HA_ATOMIC_LOAD(&th_ctx->sh.load) || HA_ATOMIC_LOAD(&th_ctx->sh.inbox_head))
+		return false;
+	/* thread 0 reads the signals and runs hard-stop-after: it leaves last */
+	return tid != 0 || HA_ATOMIC_LOAD(&threads_running) == 1;
 }
 
 static void thread_set_identity(int t)
@@ -176,6 +183,7 @@ static void *thread_main(void *arg)
 	if (t == 0 && ready_cb)
 		ready_cb();
 	loop_run(stop_check);
+	HA_ATOMIC_DEC(&threads_running);
 	if (t == 0)
 		cli_stop();
 	h1_release_all();
@@ -196,6 +204,7 @@ int runtime_run(void (*ready)(void))
 	}
 	ready_cb = ready;
 	threads_listening = n;
+	threads_running = n;
 	for (; started < n; started++) {
 		if (pthread_create(&th[started], NULL, thread_main, (void *)(intptr_t)started)) {
 			ha_alert("cannot create thread %d: %s\n", started + 1, strerror(errno));

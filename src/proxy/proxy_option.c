@@ -76,6 +76,11 @@ static int pxopt_buf_req(struct cfg_ctx *ctx, int a, bool neg)
 	return pxopt_bool(ctx, a, neg, PR_O_BUF_REQ);
 }
 
+static int pxopt_no_delay(struct cfg_ctx *ctx, int a, bool neg)
+{
+	return pxopt_bool(ctx, a, neg, PR_O_HTTP_NO_DELAY);
+}
+
 /* Parses an IPv4 "NET[/BITS|/MASK]" into net/mask. Returns 0 or -1. */
 static int pxopt_parse_net4(const char *s, struct in_addr *net, struct in_addr *mask)
 {
@@ -214,6 +219,7 @@ static const struct pxopt pxopts[] = {
 	{ "forwardfor", FEBE, pxopt_forwardfor },
 	{ "redispatch", PR_CAP_BE, pxopt_redispatch },
 	{ "http-buffer-request", FEBE, pxopt_buf_req },
+	{ "http-no-delay", FEBE, pxopt_no_delay },
 	{ "http-use-htx", FEBE, pxopt_htx },
 	{ "httplog", FEBE, pxopt_logging },
 	{ "httpslog", FEBE, pxopt_logging },
@@ -252,7 +258,6 @@ static const char *const pxopt_later[][2] = {
 	{ "h1-case-adjust-bogus-client", "header case adjustment comes in a later issue" },
 	{ "h1-case-adjust-bogus-server", "header case adjustment comes in a later issue" },
 	{ "http-ignore-probes", "http-ignore-probes comes with logging in a later issue" },
-	{ "http-no-delay", "http-no-delay comes in a later issue" },
 	{ "http-pretend-keepalive", "http-pretend-keepalive comes in a later issue" },
 	{ "http-restrict-req-hdr-names", "header name restrictions come in a later issue" },
 	{ "http_proxy", "the HTTP forward-proxy mode comes in a later issue" },

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <cfg/cfg.h>
 #include <proxy/proxy.h>
@@ -286,6 +287,17 @@ static int act_parse_header(struct act_line *al, struct act_rule *r, enum act_ty
 		if (al->pos + i >= ctx->nargs || act_is_cond(ctx, al->pos + i))
 			return act_error(al, "expects exactly %d argument%s.", need,
 					 need > 1 ? "s" : "");
+	/* the framing headers are the proxy's to write: a rule changing them would make
+	 * the server or the client read the body differently from the proxy */
+	if (!strcasecmp(ctx->args[al->pos], "content-length") ||
+	    !strcasecmp(ctx->args[al->pos], "transfer-encoding"))
+		return act_error(al, "header '%s' carries the message framing and cannot be "
+				 "rewritten (the body would be read differently on each side).",
+				 ctx->args[al->pos]);
+	if (type != ACT_DEL_HDR && !strcasecmp(ctx->args[al->pos], "connection"))
+		return act_error(al, "the proxy writes the 'connection' header itself; use "
+				 "'option httpclose' or 'option http-server-close' to choose "
+				 "the connection mode.");
 	if (act_set_plain(al, &r->name, ctx->args[al->pos]) < 0)
 		return -1;
 	if (type != ACT_DEL_HDR && act_set_value(al, &r->value, ctx->args[al->pos + 1]) < 0)

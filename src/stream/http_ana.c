@@ -137,6 +137,7 @@ static int ana_request(struct stream *s)
 		s->flags |= SF_BACK_CLOSE;
 	if (((fe->options | be->options) & PR_O_FWDFOR) && add_forwardfor(s) < 0)
 		return stream_reply_error(s, 500, false);
+	s->reqx.no_delay = !!((fe->options | be->options) & PR_O_HTTP_NO_DELAY);
 	if (((fe->options | be->options) & PR_O_BUF_REQ) && !s->reqx.done) {
 		s->state = SS_REQ_BODY_WAIT;
 		return 1;
@@ -282,6 +283,7 @@ static int ana_response(struct stream *s)
 	s->flags |= SF_RSP_HDRS_SENT;
 	s->status = m->status;
 	h1_xfer_init(&s->rspx, mode, m->body_len);
+	s->rspx.no_delay = !!((s->fe->options | s->be->options) & PR_O_HTTP_NO_DELAY);
 	if (tunnel) {
 		h1_xfer_init(&s->reqx, XFER_TUNNEL, 0);
 		s->flags &= ~SF_REQ_DONE;

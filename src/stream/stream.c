@@ -79,7 +79,7 @@ static int stream_end(struct stream *s)
 	struct conn *f = s->front, *b = s->back;
 	uint32_t both = SF_REQ_DONE | SF_RSP_DONE;
 	bool kal = !(s->flags & SF_FRONT_CLOSE) && (s->flags & SF_REQ_DONE) &&
-		   !(f->flags & (CO_FL_RD_EOF | CO_FL_ERROR)) && !th_ctx->stopping;
+		   !(f->flags & (CO_FL_RD_EOF | CO_FL_ERROR | CO_FL_WR_ERR)) && !th_ctx->stopping;
 
 	stream_count(s);
 	if (b) {
@@ -199,6 +199,7 @@ static int stream_try_connect(struct stream *s)
 {
 	struct conn *b = h1_back_take_idle(s->srv);
 
+	timer_del(&s->tmr); /* queue or turnaround deadline: over */
 	if (b) {
 		s->flags |= SF_REUSED_CONN;
 	} else {
@@ -275,8 +276,9 @@ static int stream_assign_and_connect(struct stream *s, struct server *avoid, boo
 		if (ret == ASSIGN_QUEUED) {
 			int ms = s->be->timeout.queue ? s->be->timeout.queue : s->be->timeout.connect;
 
+			if (s->state != SS_QUEUED) /* a re-queue keeps the first deadline */
+				timer_set(&s->tmr, tick_add(ms));
 			s->state = SS_QUEUED;
-			timer_set(&s->tmr, tick_add(ms));
 			return 0;
 		}
 	}
@@ -300,13 +302,21 @@ static int stream_connecting(struct stream *s)
 	return stream_established(s);
 }
 
+/* The server stopped taking the request (it may have answered early, e.g. 413, and
+ * closed): stop sending, keep reading its response; both sides close afterwards. */
+static void stream_req_aborted(struct stream *s)
+{
+	s->flags |= SF_REQ_ABORTED | SF_FRONT_CLOSE | SF_BACK_CLOSE;
+	s->back->obuf.data = 0;
+}
+
 /* Request body, response headers and body, in both directions as far as possible. */
 static int stream_exchange(struct stream *s)
 {
 	struct conn *f = s->front, *b = s->back;
 	int progress = 0, ret;
 
-	if (!(s->flags & SF_REQ_DONE)) {
+	if (!(s->flags & (SF_REQ_DONE | SF_REQ_ABORTED))) {
 		ret = h1_xfer(f, b, &s->reqx);
 		if (ret == XFER_ERR_FRAMING && !(s->flags & SF_RSP_HDRS_SENT)) {
 			stream_drop_back(s);
@@ -315,13 +325,14 @@ static int stream_exchange(struct stream *s)
 		if (ret == XFER_ERR_SRC || ret == XFER_ERR_FRAMING)
 			return stream_abort(s);
 		if (ret == XFER_ERR_DST)
-			return stream_server_error(s, 502);
-		progress |= ret;
+			stream_req_aborted(s);
+		else
+			progress |= ret;
 		if (s->reqx.done)
 			s->flags |= SF_REQ_DONE;
 	}
-	if (b->obuf.data && conn_flush(b) < 0)
-		return stream_server_error(s, 502);
+	if (b->obuf.data && !(s->flags & SF_REQ_ABORTED) && conn_flush(b) < 0)
+		stream_req_aborted(s);
 	if (!(s->flags & SF_RSP_HDRS_SENT)) {
 		ret = ana_wait_response(s);
 		if (ret < 0)
@@ -420,11 +431,18 @@ static void stream_set_timers(struct stream *s)
 						     : deadline(f->last_act, fto->client));
 		break;
 	case SS_EXCHANGE: {
-		bool front_wait = !(s->flags & SF_REQ_DONE) || f->obuf.data ||
-				  ((s->flags & SF_RSP_HDRS_SENT) && !(f->flags & CO_FL_CAN_SEND));
+		/* a side is only given its timeout while we wait on it: not while its data
+		 * are stuck because the other side does not take them */
+		bool req_open = !(s->flags & (SF_REQ_DONE | SF_REQ_ABORTED));
+		bool req_stuck = req_open && b->obuf.data && !(b->flags & CO_FL_CAN_SEND);
+		bool rsp_stuck = f->obuf.data || ((s->flags & SF_RSP_HDRS_SENT) &&
+						  b->ibuf.data && !(f->flags & CO_FL_CAN_SEND));
+		bool wait_cli = (req_open && !req_stuck) || rsp_stuck;
+		bool wait_srv = (!(s->flags & SF_RSP_DONE) && !rsp_stuck) || req_stuck;
+		uint64_t last = MAX(f->last_act, b->last_act);
 
-		timer_set(&f->tmr, front_wait ? deadline(f->last_act, fto->client) : 0);
-		timer_set(&b->tmr, (s->flags & SF_RSP_DONE) ? 0 : deadline(b->last_act, bto->server));
+		timer_set(&f->tmr, wait_cli ? deadline(last, fto->client) : 0);
+		timer_set(&b->tmr, wait_srv ? deadline(last, bto->server) : 0);
 		break;
 	}
 	case SS_LOCAL_REPLY:
@@ -444,7 +462,10 @@ static void stream_set_timers(struct stream *s)
 		break;
 	}
 	default:
-		break; /* QUEUED, TURNAROUND, CONNECTING: armed when entering the state */
+		/* QUEUED, TURNAROUND, CONNECTING: the stream's or the back connection's deadline
+		 * was armed when entering the state; nothing is expected from the client */
+		timer_set(&f->tmr, 0);
+		break;
 	}
 }
 

@@ -662,3 +662,24 @@ TEST(proxy_cfg_section_lines)
 	CHECK_INT(r.check, 0);
 	pxt_cleanup();
 }
+
+TEST(proxy_cfg_rules_keep_framing_headers)
+{
+	struct pxt_run r;
+
+	pxt_setup();
+	pxt_load("defaults\n  mode http\n" PXT_TIMEOUTS
+		 "listen l\n  bind 127.0.0.1:1\n"
+		 "  http-request set-header Content-Length 5\n"
+		 "  http-request del-header transfer-encoding\n"
+		 "  http-response add-header Connection close\n"
+		 "  http-request del-header Connection\n"
+		 "  server s 127.0.0.1:2\n", &r);
+	PXT_HAS(&r, "t.cfg:8] : error detected in proxy 'l' while parsing 'http-request "
+		"set-header' rule : header 'Content-Length' carries the message framing");
+	PXT_HAS(&r, "t.cfg:9] : error detected");
+	PXT_HAS(&r, "t.cfg:10] : error detected in proxy 'l' while parsing 'http-response "
+		"add-header' rule : the proxy writes the 'connection' header itself");
+	CHECK_INT(r.errors, 3); /* del-header Connection is fine: the proxy drops it anyway */
+	pxt_cleanup();
+}
