@@ -62,6 +62,9 @@ enum stream_state {
 #define SF_REUSED_CONN    0x0080  /* the back connection came from the idle pool */
 #define SF_QUEUE_EXPIRED  0x0100  /* timeout queue hit while a wake-up was in flight */
 #define SF_SENT_100       0x0200  /* the proxy answered "100 Continue" itself */
+#define SF_REQ_KEPT       0x0800  /* sent on a reused connection, the request headers stay
+				   * in the front buffer until the first response byte, to be
+				   * sent again if the server had closed it */
 #define SF_REQ_ABORTED    0x0400  /* the server stopped taking the request (send error):
 				   * no more request bytes, its response may still come */
 

@@ -27,6 +27,12 @@ int stream_reply_local(struct stream *s);
 int stream_server_error(struct stream *s, int status);
 /* Ends the exchange at once: both connections are closed. */
 int stream_abort(struct stream *s);
+/* The request headers kept for a resend are consumed (the response started). */
+void stream_req_consume(struct stream *s);
+/* True when a reused connection failed before any response byte and the request can be
+ * sent again; stream_resend() does it on a new connection. */
+bool stream_can_resend(const struct stream *s);
+int stream_resend(struct stream *s);
 
 /* http_ana.c */
 int ana_wait_request(struct stream *s);

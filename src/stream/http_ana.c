@@ -324,10 +324,14 @@ int ana_wait_response(struct stream *s)
 		}
 		if (conn_recv(b) > 0) {
 			b->flags |= CO_FL_GOT_DATA;
+			stream_req_consume(s);
 			continue;
 		}
-		if (b->flags & (CO_FL_RD_EOF | CO_FL_ERROR))
+		if (b->flags & (CO_FL_RD_EOF | CO_FL_ERROR)) {
+			if (stream_can_resend(s))
+				return stream_resend(s);
 			return stream_server_error(s, 502);
+		}
 		return 0;
 	}
 }

@@ -29,6 +29,7 @@ static void stream_count(struct stream *s)
 {
 	struct conn *f = s->front, *b = s->back;
 
+	stream_req_consume(s);
 	if (s->status)
 		CNT_INC(s->fe->fe_cnt, rsp[status_class(s->status)]);
 	CNT_ADD(s->fe->fe_cnt, bytes_in, f->bytes_in);
@@ -111,6 +112,7 @@ int stream_abort(struct stream *s)
 
 int stream_reply_local(struct stream *s)
 {
+	stream_req_consume(s);
 	stream_drop_back(s);
 	backend_unqueue(s);
 	backend_release_slot(s);
@@ -178,6 +180,14 @@ static const char *req_conn_hdr(const struct stream *s)
 	return (s->req.flags & H1_MF_VER_11) ? NULL : "keep-alive";
 }
 
+void stream_req_consume(struct stream *s)
+{
+	if (!(s->flags & SF_REQ_KEPT))
+		return;
+	s->flags &= ~SF_REQ_KEPT;
+	b_del(&s->front->ibuf, s->req.hdr_len);
+}
+
 /* The back connection is usable: serialize the request headers into it. */
 static int stream_established(struct stream *s)
 {
@@ -186,7 +196,13 @@ static int stream_established(struct stream *s)
 	timer_set(&b->tmr, 0);
 	if (h1_write_request(&b->obuf, &s->req, req_conn_hdr(s)) < 0)
 		return stream_server_error(s, 500);
-	b_del(&f->ibuf, s->req.hdr_len);
+	/* an idle connection may have been closed by its server just now: a request
+	 * without body can then be sent again, so its headers are kept until the
+	 * response starts */
+	if ((s->flags & SF_REUSED_CONN) && s->reqx.mode == XFER_NONE)
+		s->flags |= SF_REQ_KEPT;
+	else
+		b_del(&f->ibuf, s->req.hdr_len);
 	s->flags |= SF_REQ_HDRS_SENT;
 	if (s->reqx.done)
 		s->flags |= SF_REQ_DONE;
@@ -195,9 +211,9 @@ static int stream_established(struct stream *s)
 	return 1;
 }
 
-static int stream_try_connect(struct stream *s)
+static int stream_try_connect(struct stream *s, bool allow_idle)
 {
-	struct conn *b = h1_back_take_idle(s->srv);
+	struct conn *b = allow_idle ? h1_back_take_idle(s->srv) : NULL;
 
 	timer_del(&s->tmr); /* queue or turnaround deadline: over */
 	if (b) {
@@ -220,6 +236,23 @@ static int stream_try_connect(struct stream *s)
 }
 
 static int stream_assign_and_connect(struct stream *s, struct server *avoid, bool front_q);
+
+static int stream_conn_failed(struct stream *s);
+
+bool stream_can_resend(const struct stream *s)
+{
+	return (s->flags & SF_REQ_KEPT) && s->back && !(s->back->flags & CO_FL_GOT_DATA);
+}
+
+int stream_resend(struct stream *s)
+{
+	int ret;
+
+	stream_drop_back(s);
+	s->flags &= ~(SF_REQ_KEPT | SF_REQ_HDRS_SENT | SF_REQ_DONE | SF_REQ_ABORTED);
+	ret = stream_try_connect(s, false); /* a new connection, not another idle one */
+	return ret == -2 ? stream_conn_failed(s) : ret;
+}
 
 /* A connection attempt failed: retry the same server after a pause, redispatch on the
  * last retry (option redispatch), or answer 503 when retries are exhausted. */
@@ -261,7 +294,10 @@ static int stream_conn_failed(struct stream *s)
 
 static int stream_connect_now(struct stream *s)
 {
-	int ret = stream_try_connect(s);
+	/* http-reuse safe: the first request of a client connection goes on a connection
+	 * of its own, so that if a reused one fails, only requests the client itself can
+	 * retry (not its first) are exposed */
+	int ret = stream_try_connect(s, s->front->nb_req > 0);
 
 	return ret == -2 ? stream_conn_failed(s) : ret;
 }
@@ -324,6 +360,8 @@ static int stream_exchange(struct stream *s)
 		}
 		if (ret == XFER_ERR_SRC || ret == XFER_ERR_FRAMING)
 			return stream_abort(s);
+		if (ret == XFER_ERR_DST && stream_can_resend(s))
+			return stream_resend(s);
 		if (ret == XFER_ERR_DST)
 			stream_req_aborted(s);
 		else
@@ -331,8 +369,11 @@ static int stream_exchange(struct stream *s)
 		if (s->reqx.done)
 			s->flags |= SF_REQ_DONE;
 	}
-	if (b->obuf.data && !(s->flags & SF_REQ_ABORTED) && conn_flush(b) < 0)
+	if (b->obuf.data && !(s->flags & SF_REQ_ABORTED) && conn_flush(b) < 0) {
+		if (stream_can_resend(s))
+			return stream_resend(s);
 		stream_req_aborted(s);
+	}
 	if (!(s->flags & SF_RSP_HDRS_SENT)) {
 		ret = ana_wait_response(s);
 		if (ret < 0)

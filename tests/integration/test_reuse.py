@@ -1,0 +1,100 @@
+"""Server connection reuse (http-reuse safe): the first request of a client connection
+goes on a server connection of its own; later ones may reuse parked connections. A parked
+connection the server closed just as a request was sent on it (it reads the request and
+closes without answering) does not cost the client a 502 when the request has no body:
+it is sent again on a new connection."""
+
+import socket
+import threading
+
+import pytest
+
+import httpc
+from backend import Reader
+from conftest import IS_REF, make_cfg
+
+
+@pytest.fixture
+def one_shot_server():
+    """Answers the first request of each connection (keep-alive), closes on the next."""
+    ls = socket.socket()
+    ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    ls.bind(("127.0.0.1", 0))
+    ls.listen(16)
+    ls.settimeout(0.2)
+    stop = threading.Event()
+    stats = {"conns": 0}
+
+    def serve(c):
+        with c:
+            c.settimeout(5)
+            try:
+                data = b""
+                while b"\r\n\r\n" not in data:
+                    d = c.recv(65536)
+                    if not d:
+                        return
+                    data += d
+                c.sendall(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok")
+                c.recv(65536)  # the next request: read it, then close without answer
+            except OSError:
+                pass
+
+    def loop():
+        while not stop.is_set():
+            try:
+                c, _ = ls.accept()
+            except socket.timeout:
+                continue
+            stats["conns"] += 1
+            threading.Thread(target=serve, args=(c,), daemon=True).start()
+
+    t = threading.Thread(target=loop, daemon=True)
+    t.start()
+    yield ls.getsockname()[1], stats
+    stop.set()
+    t.join(5)
+    ls.close()
+
+
+def test_first_request_of_each_client_gets_its_own_connection(proxy, port, backend):
+    proxy(make_cfg(port, [backend], glob=["nbthread 1"]), ports=[port])
+    conns = {httpc.get(port).header("X-Conn") for _ in range(5)}
+    assert len(conns) == 5  # no idle connection reused for a first request
+    with httpc.connect(port) as s:
+        rd = Reader(s)
+        seen = set()
+        for _ in range(5):
+            s.sendall(b"GET / HTTP/1.1\r\nHost: t\r\n\r\n")
+            seen.add(httpc.read_response(rd).header("X-Conn"))
+    # later requests reuse parked connections (HAProxy may pick another parked one
+    # than the client's own first): no new connection per request
+    assert len(seen) <= 2
+
+
+@pytest.mark.ours
+def test_bodyless_request_resent_when_reused_connection_was_closed(proxy, port,
+                                                                   one_shot_server):
+    sport, stats = one_shot_server
+    proxy(make_cfg(port, [("s1", sport)], glob=["nbthread 1"]), ports=[port])
+    with httpc.connect(port) as s:
+        rd = Reader(s)
+        statuses = []
+        for _ in range(4):
+            s.sendall(b"GET / HTTP/1.1\r\nHost: t\r\n\r\n")
+            statuses.append(httpc.read_response(rd).status)
+    assert statuses == [200] * 4
+    assert stats["conns"] == 4  # every reuse failed and a new connection answered
+
+
+@pytest.mark.ours
+def test_request_with_body_not_resent(proxy, port, one_shot_server):
+    """A request with a body may already be processed: it is not sent twice (502)."""
+    sport, stats = one_shot_server
+    proxy(make_cfg(port, [("s1", sport)], glob=["nbthread 1"]), ports=[port])
+    with httpc.connect(port) as s:
+        rd = Reader(s)
+        s.sendall(b"GET / HTTP/1.1\r\nHost: t\r\n\r\n")
+        assert httpc.read_response(rd).status == 200
+        s.sendall(b"POST / HTTP/1.1\r\nHost: t\r\nContent-Length: 3\r\n\r\nabc")
+        assert httpc.read_response(rd, "POST").status == 502
