@@ -294,3 +294,21 @@ def cli(addr, cmd, timeout=5.0):
             if not d:
                 return out.decode(errors="replace")
             out += d
+
+
+@pytest.fixture
+def raw_server():
+    """Factory: raw_server(handler(sock, reader, idx)) -> started RawServer."""
+    from rawserver import RawServer
+    started = []
+
+    def make(handler, name="r1"):
+        srv = RawServer(handler, name)
+        started.append(srv)
+        return srv
+
+    try:
+        yield make
+    finally:
+        for srv in started:
+            srv.stop()

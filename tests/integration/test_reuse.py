@@ -4,57 +4,24 @@ connection the server closed just as a request was sent on it (it reads the requ
 closes without answering) does not cost the client a 502 when the request has no body:
 it is sent again on a new connection."""
 
-import socket
-import threading
-
 import pytest
 
 import httpc
 from backend import Reader
-from conftest import IS_REF, make_cfg
+from conftest import make_cfg
+from rawserver import read_head, read_request
 
 
 @pytest.fixture
-def one_shot_server():
+def one_shot_server(raw_server):
     """Answers the first request of each connection (keep-alive), closes on the next."""
-    ls = socket.socket()
-    ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    ls.bind(("127.0.0.1", 0))
-    ls.listen(16)
-    ls.settimeout(0.2)
-    stop = threading.Event()
-    stats = {"conns": 0}
+    def handler(sock, rd, idx):
+        read_request(rd)
+        sock.sendall(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok")
+        read_head(rd)  # the next request: read it, then close without an answer
 
-    def serve(c):
-        with c:
-            c.settimeout(5)
-            try:
-                data = b""
-                while b"\r\n\r\n" not in data:
-                    d = c.recv(65536)
-                    if not d:
-                        return
-                    data += d
-                c.sendall(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok")
-                c.recv(65536)  # the next request: read it, then close without answer
-            except OSError:
-                pass
-
-    def loop():
-        while not stop.is_set():
-            try:
-                c, _ = ls.accept()
-            except socket.timeout:
-                continue
-            stats["conns"] += 1
-            threading.Thread(target=serve, args=(c,), daemon=True).start()
-
-    t = threading.Thread(target=loop, daemon=True)
-    t.start()
-    yield ls.getsockname()[1], stats
-    stop.set()
-    t.join(5)
-    ls.close()
+    srv = raw_server(handler)
+    return srv.port, srv
 
 
 def test_first_request_of_each_client_gets_its_own_connection(proxy, port, backend):
@@ -84,7 +51,7 @@ def test_bodyless_request_resent_when_reused_connection_was_closed(proxy, port,
             s.sendall(b"GET / HTTP/1.1\r\nHost: t\r\n\r\n")
             statuses.append(httpc.read_response(rd).status)
     assert statuses == [200] * 4
-    assert stats["conns"] == 4  # every reuse failed and a new connection answered
+    assert stats.count == 4  # every reuse failed and a new connection answered
 
 
 @pytest.mark.ours

@@ -3,50 +3,24 @@ reach the client before the pause ends — within HAProxy's 200 ms MSG_MORE ceil
 default, at once with `option http-no-delay`."""
 
 import socket
-import threading
 import time
 
 import pytest
 
 from conftest import make_cfg
+from rawserver import read_request
 
 
 @pytest.fixture
-def trickle_server():
-    """A server answering every request with a first chunk, a 2 s pause, the rest."""
-    ls = socket.socket()
-    ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    ls.bind(("127.0.0.1", 0))
-    ls.listen(16)
-    ls.settimeout(0.2)
-    stop = threading.Event()
+def trickle_server(raw_server):
+    """Answers every request with a first chunk, a 2 s pause, then the rest."""
+    def handler(sock, rd, idx):
+        read_request(rd)
+        sock.sendall(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nfirst\r\n")
+        time.sleep(2)
+        sock.sendall(b"4\r\nlast\r\n0\r\n\r\n")
 
-    def serve(c):
-        with c:
-            c.settimeout(5)
-            try:
-                c.recv(65536)
-                c.sendall(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
-                          b"5\r\nfirst\r\n")
-                stop.wait(2)
-                c.sendall(b"4\r\nlast\r\n0\r\n\r\n")
-            except OSError:
-                pass
-
-    def accept_loop():
-        while not stop.is_set():
-            try:
-                c, _ = ls.accept()
-            except socket.timeout:
-                continue
-            threading.Thread(target=serve, args=(c,), daemon=True).start()
-
-    t = threading.Thread(target=accept_loop, daemon=True)
-    t.start()
-    yield ls.getsockname()[1]
-    stop.set()
-    t.join(5)
-    ls.close()
+    return raw_server(handler).port
 
 
 def first_chunk_delay(port):
