@@ -130,10 +130,11 @@ tsan-check: tsan
 integration: haproxy
 	python3 -m pytest -q -x tests/integration
 
-# The network attacks again, against the ASan+UBSan binary (leaks checked at exit).
+# The network attacks, and stops and reloads under load, against the ASan+UBSan binary (leaks
+# checked at exit).
 integration-asan: asan
 	HAPROXY_BIN=$(CURDIR)/haproxy-asan ASAN_OPTIONS=detect_leaks=1 \
-		python3 -m pytest -q -x tests/integration/test_robustness.py
+		python3 -m pytest -q -x tests/integration/test_robustness.py tests/integration/test_reload.py
 
 # quickstart.cfg must be valid; the users' configs may only be refused for keywords of later
 # issues ("not supported yet"), each alert naming file:line.

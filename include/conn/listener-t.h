@@ -52,6 +52,7 @@ struct li_reg {
 	struct fd_handler h;      /* h.fd is the shard's fd */
 	struct li_shard *sh;
 	struct li_reg *next;      /* the thread's registrations */
+	struct tasklet release;   /* deferred free once unregistered (event/loop.h) */
 	bool paused;              /* removed from the poller by a maxconn limit */
 };
 

@@ -48,6 +48,8 @@ struct thread_ctx {
 	struct timer **heap;      /* min-heap on <queued> */
 	uint32_t heap_len, heap_cap;
 	struct list tasklets;     /* runnable tasklets */
+	struct list deferred;     /* releases run at the end of the loop turn, once no event
+				   * of the batch can name the object any more */
 	bool stopping;            /* graceful stop requested */
 	bool stopped;             /* loop must exit */
 	unsigned int nb_conns;    /* connections owned by this thread */

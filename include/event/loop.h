@@ -54,6 +54,23 @@ static inline void tasklet_cancel(struct tasklet *tl)
 	list_delete(&tl->list);
 }
 
+/* Releasing what an event may name. epoll hands out a batch of events at once, each with
+ * a pointer to its fd_handler; a handler run early in the batch may close or free objects
+ * that later events of the same batch still point at. The rule: such an object is never
+ * freed before the batch ends. Its owner unregisters it and sets h->fd to -1 (the loop
+ * skips events of handlers whose fd is -1), then queues the release here: <release> runs
+ * at the end of the loop turn. <tl> is a tasklet embedded in the object and not scheduled.
+ */
+static inline void loop_defer_release(struct tasklet *tl, void (*release)(struct tasklet *))
+{
+	list_delete(&tl->list);
+	tl->process = release;
+	list_append(&th_ctx->deferred, &tl->list);
+}
+
+/* Runs every deferred release (end of a loop turn, and teardown). */
+void loop_release_deferred(void);
+
 /* Runs the pending tasklets (a bounded batch). The loop does it every turn; exposed for
  * the teardown after the loop has ended. */
 void tasklets_run(void);

@@ -34,8 +34,9 @@ int h1_front_accept(struct listener *li, int fd, const struct sockaddr_storage *
 void h1_front_end_stream(struct conn *c, bool keep_alive);
 /* Sends what is left in c->obuf, shuts the write side, drains input briefly, closes. */
 void h1_front_close_gracefully(struct conn *c);
-/* Closes every front connection of this thread waiting for a request (graceful stop). */
-void h1_front_close_idle(void);
+/* Graceful stop: closes the front connections of this thread that wait for a request and
+ * have been quiet for a while; returns how many others still wait. */
+int h1_front_close_idle(void);
 /* Immediate stop: frees every stream and closes every connection of this thread. */
 void h1_release_all(void);
 

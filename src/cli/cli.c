@@ -35,6 +35,7 @@ enum cli_mode {
 struct cli_sess {
 	struct fd_handler h;
 	struct timer tmr;         /* "stats timeout": idle deadline */
+	struct tasklet release;   /* deferred free (event/loop.h) */
 	struct cli_bind *bind;
 	struct buf in, out;       /* malloc'ed areas of CLI_IN_SIZE / CLI_OUT_SIZE */
 	char line[CLI_IN_SIZE];   /* the line being run; commands are cut in place */
@@ -195,14 +196,23 @@ static void cli_listeners_poll(bool on)
 	}
 }
 
+static void cli_sess_release(struct tasklet *tl)
+{
+	struct cli_sess *s = container_of(tl, struct cli_sess, release);
+
+	free(s->in.area);
+	free(s->out.area);
+	free(s);
+}
+
+/* Closes the session now; its memory goes after the current batch of events. */
 static void cli_sess_free(struct cli_sess *s)
 {
 	timer_del(&s->tmr);
 	fd_unregister(&s->h);
 	close(s->h.fd);
-	free(s->in.area);
-	free(s->out.area);
-	free(s);
+	s->h.fd = -1;
+	loop_defer_release(&s->release, cli_sess_release);
 	cli_nbsess--;
 	if (cli_paused && !cli_stopped && cli_nbsess < cli_maxconn) {
 		cli_paused = false;
@@ -408,6 +418,7 @@ static struct cli_sess *cli_sess_new(struct cli_bind *b, int fd)
 	s->h.fd = fd;
 	s->h.iocb = cli_sess_iocb;
 	s->tmr.cb = cli_sess_expire;
+	tasklet_init(&s->release, NULL);
 	return s;
 }
 

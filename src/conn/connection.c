@@ -56,9 +56,7 @@ void conn_close(struct conn *c)
 	c->h.fd = -1;
 	th_ctx->nb_conns--;
 	/* events of this batch may still point to <c>: free it after them */
-	tasklet_cancel(&c->tl);
-	c->tl.process = conn_release_cb;
-	tasklet_wakeup(&c->tl);
+	loop_defer_release(&c->tl, conn_release_cb);
 }
 
 void conn_update_events(struct conn *c, uint32_t events)

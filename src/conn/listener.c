@@ -94,8 +94,13 @@ static int sock_listen(struct listener *li, int backlog)
 		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &v6only, sizeof(v6only));
 	}
 	if (bind(fd, (const struct sockaddr *)&li->addr, li->addrlen) == 0 &&
-	    listen(fd, backlog > 0 ? backlog : 1024) == 0)
+	    listen(fd, backlog > 0 ? backlog : 1024) == 0) {
+		/* a process taking over this address (-sf) gets our queued connections
+		 * when we close; best effort (needs CAP_BPF) */
+		if (fam != AF_UNIX)
+			sock_reuseport_migrate(fd);
 		return fd;
+	}
 	e = errno;
 	close(fd);
 	errno = e;
@@ -370,6 +375,7 @@ int listener_enable(struct listener *li)
 		if (!reg)
 			return -1;
 		memset(reg, 0, sizeof(*reg));
+		tasklet_init(&reg->release, NULL);
 		reg->h.fd = sh->fd;
 		reg->h.iocb = listener_iocb;
 		reg->sh = sh;
@@ -383,6 +389,13 @@ int listener_enable(struct listener *li)
 	return 0;
 }
 
+static void reg_release(struct tasklet *tl)
+{
+	pool_free(&pool_li_reg, container_of(tl, struct li_reg, release));
+}
+
+/* An event of the current batch may still name a registration: it is marked dead (fd -1,
+ * skipped by the loop) and freed after the batch. */
 void listeners_thread_disable(void)
 {
 	while (thread_regs) {
@@ -393,7 +406,8 @@ void listeners_thread_disable(void)
 			HA_ATOMIC_DEC(&paused_regs);
 		else
 			epoll_ctl(th_ctx->epfd, EPOLL_CTL_DEL, reg->h.fd, NULL);
-		pool_free(&pool_li_reg, reg);
+		reg->h.fd = -1;
+		loop_defer_release(&reg->release, reg_release);
 	}
 }
 

@@ -40,6 +40,7 @@ int loop_init_thread(void)
 		return -1;
 	}
 	list_init(&tc->tasklets);
+	list_init(&tc->deferred);
 	list_init(&tc->conns);
 	th_ctx = tc;
 	HA_ATOMIC_STORE(&ha_thread_ctx[tid], tc);
@@ -51,6 +52,7 @@ void loop_deinit_thread(void)
 {
 	if (!th_ctx)
 		return;
+	loop_release_deferred();
 	HA_ATOMIC_STORE(&ha_thread_ctx[tid], NULL);
 	close(th_ctx->epfd);
 	free(th_ctx->heap);
@@ -93,6 +95,18 @@ void tasklets_run(void)
 	}
 }
 
+void loop_release_deferred(void)
+{
+	struct thread_ctx *tc = th_ctx;
+
+	while (!list_empty(&tc->deferred)) {
+		struct tasklet *tl = list_elem(tc->deferred.next, struct tasklet, list);
+
+		list_delete(&tl->list);
+		tl->process(tl);
+	}
+}
+
 void loop_run(bool (*idle_check)(void))
 {
 	struct thread_ctx *tc = th_ctx;
@@ -117,9 +131,13 @@ void loop_run(bool (*idle_check)(void))
 		for (int i = 0; i < n; i++) {
 			struct fd_handler *h = evs[i].data.ptr;
 
-			h->iocb(h, evs[i].events);
+			/* closed or unregistered by an earlier handler of this batch: its
+			 * memory stays valid until loop_release_deferred() */
+			if (likely(h->fd >= 0))
+				h->iocb(h, evs[i].events);
 		}
 		tasklets_run();
+		loop_release_deferred();
 		if (n < 0 && errno != EINTR)
 			break;
 	}

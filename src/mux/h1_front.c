@@ -23,6 +23,7 @@ enum front_state {
 };
 
 #define DRAIN_TIMEOUT_MS 1000 /* lingering after our FIN when no client-fin is set */
+#define STOP_QUIET_MS    1000 /* graceful stop: idle connections quiet this long close */
 
 static const struct h1_stream_ops *stream_ops;
 
@@ -157,6 +158,7 @@ int h1_front_accept(struct listener *li, int fd, const struct sockaddr_storage *
 	c->li = li;
 	c->px = li->bind->px;
 	c->peer = *peer;
+	c->last_act = now_ms(); /* its first request is on its way */
 	front_set_idle(c);
 	c->tl.process = front_tasklet;
 	timer_set(&c->tmr, front_idle_deadline(c));
@@ -194,14 +196,25 @@ void h1_front_close_gracefully(struct conn *c)
 	front_drain_process(c);
 }
 
-void h1_front_close_idle(void)
+/* A client may send its next request on a keep-alive connection at the moment we close
+ * it, and then sees the close instead of a response. On a graceful stop (a reload), an
+ * idle connection is therefore closed only once it has been quiet for STOP_QUIET_MS: a
+ * client busy on it sends its next request before that, gets its response with
+ * "Connection: close" and reconnects to the new process. Returns how many stay open. */
+int h1_front_close_idle(void)
 {
 	struct conn *c, *tmp;
+	int left = 0;
 
 	if (!idle_fronts.next)
-		return;
-	list_for_each_entry_safe(c, tmp, &idle_fronts, idle)
-		front_close(c);
+		return 0;
+	list_for_each_entry_safe(c, tmp, &idle_fronts, idle) {
+		if (now_ms() - c->last_act >= STOP_QUIET_MS || (c->flags & CO_FL_RD_EOF))
+			front_close(c);
+		else
+			left++;
+	}
+	return left;
 }
 
 void h1_release_all(void)
@@ -222,6 +235,7 @@ void h1_release_all(void)
 			stream_ops->kill(c->strm);
 		front_close(c);
 	}
-	while (!list_empty(&th_ctx->tasklets)) /* the deferred frees */
+	while (!list_empty(&th_ctx->tasklets))
 		tasklets_run();
+	loop_release_deferred();
 }

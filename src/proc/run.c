@@ -188,6 +188,7 @@ static void *thread_main(void *arg)
 		cli_stop();
 	h1_release_all();
 	listeners_thread_disable();
+	loop_release_deferred();
 	pool_flush_thread();
 	return NULL;
 }

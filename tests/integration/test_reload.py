@@ -1,0 +1,202 @@
+"""Graceful stops and -sf take-overs under load, as an operator reloading a busy proxy sees
+them: the old process never crashes, and wrk sees no socket error and no failed request.
+
+Owns: SIGUSR1 while wrk runs (repeated; run under the ASan binary by `make
+integration-asan`), chains of `-sf` take-overs under keep-alive and close-mode load, the
+"Connection: close" a client gets on the last response of a stopping process, and the idle
+keep-alive connection closed once quiet.
+"""
+
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import time
+
+import pytest
+from conftest import HAPROXY_BIN, stop_pid_proc, wait_port
+
+pytestmark = pytest.mark.skipif(not shutil.which("wrk"), reason="wrk not installed")
+
+RETURN_CFG = """defaults
+    mode http
+    timeout connect 2s
+    timeout client 10s
+    timeout server 10s
+frontend fe
+    bind 127.0.0.1:{port}
+    http-request return status 200 content-type text/plain string "ok"
+"""
+
+PROXY_CFG = """defaults
+    mode http
+    timeout connect 2s
+    timeout client 10s
+    timeout server 10s
+frontend fe
+    bind 127.0.0.1:{port}
+    default_backend be
+backend be
+    server ngx 127.0.0.1:{nport}
+"""
+
+
+def start(cfg_path, args=(), log=None):
+    return subprocess.Popen([HAPROXY_BIN, "-f", str(cfg_path)] + list(args),
+                            stdout=subprocess.DEVNULL, stderr=log or subprocess.DEVNULL,
+                            stdin=subprocess.DEVNULL)
+
+
+def wrk(port, secs, extra=()):
+    return subprocess.Popen(["wrk", "-t1", "-c20", "-d%ds" % secs, "--timeout", "5s"] +
+                            list(extra) + ["http://127.0.0.1:%d/hello" % port],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+
+def wrk_result(w, timeout):
+    out = w.communicate(timeout=timeout)[0]
+    m = re.search(r"(\d+) requests in", out)
+    assert m, out
+    return int(m.group(1)), out
+
+
+def exit_code(p, timeout):
+    try:
+        return p.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        stop_pid_proc(p)
+        pytest.fail("the process did not end within %ss of SIGUSR1" % timeout)
+
+
+@pytest.mark.parametrize("rnd", range(5))
+def test_sigusr1_under_load_exits_cleanly(tmp_path, port, rnd):
+    """A soft stop while 20 connections hammer the proxy: exit 0, never a signal."""
+    cfg = tmp_path / "x.cfg"
+    cfg.write_text(RETURN_CFG.format(port=port))
+    err = open(tmp_path / "err", "wb")
+    p = start(cfg, log=err)
+    try:
+        assert wait_port(port, 10.0, p)
+        w = wrk(port, 3)
+        time.sleep(1.2)
+        p.send_signal(signal.SIGUSR1)
+        rc = exit_code(p, 15)
+        n, out = wrk_result(w, 30)
+    finally:
+        stop_pid_proc(p)
+        err.close()
+    assert rc == 0, (rc, (tmp_path / "err").read_text(errors="replace"))
+    assert n > 100, out
+
+
+def sf_chain(tmp_path, cfg_text, port, takeovers, extra=()):
+    """Runs wrk for the whole chain; every 0.4 s a new process takes over with -sf."""
+    cfg = tmp_path / "x.cfg"
+    cfg.write_text(cfg_text)
+    procs = [start(cfg)]
+    try:
+        assert wait_port(port, 10.0, procs[0])
+        w = wrk(port, int(takeovers * 0.4) + 3, extra)
+        time.sleep(1.0)
+        for _ in range(takeovers):
+            procs.append(start(cfg, ["-sf", str(procs[-1].pid)]))
+            time.sleep(0.4)
+        n, out = wrk_result(w, takeovers + 60)
+        # every replaced process ends by itself, with status 0
+        for p in procs[:-1]:
+            assert exit_code(p, 15) == 0
+        assert procs[-1].poll() is None
+    finally:
+        for p in procs:
+            stop_pid_proc(p)
+    return n, out
+
+
+@pytest.mark.ours
+def test_sf_takeovers_keepalive_lose_nothing(tmp_path, nginx, port):
+    """20 take-overs under keep-alive load through a backend: no error at all."""
+    nport, _ = nginx()
+    n, out = sf_chain(tmp_path, PROXY_CFG.format(port=port, nport=nport), port, 20)
+    assert n > 1000, out
+    assert "Socket errors" not in out, out
+    assert "Non-2xx" not in out, out
+
+
+@pytest.mark.ours
+def test_sf_takeovers_close_mode_lose_nothing(tmp_path, port):
+    """20 take-overs while every request opens a new connection: connections waiting in
+    the old process's accept queue reach the new one instead of being reset."""
+    n, out = sf_chain(tmp_path, RETURN_CFG.format(port=port), port, 20,
+                      ["-H", "Connection: close"])
+    assert n > 1000, out
+    assert "Socket errors" not in out, out
+    assert "Non-2xx" not in out, out
+
+
+def recv_response(s, timeout=5.0):
+    s.settimeout(timeout)
+    data = b""
+    while b"\r\n\r\n" not in data:
+        d = s.recv(4096)
+        if not d:
+            break
+        data += d
+    return data
+
+
+@pytest.mark.ours
+def test_stopping_process_answers_with_connection_close(tmp_path, port):
+    """After SIGUSR1, the next request of a keep-alive client is served, says
+    "Connection: close", and the connection ends: the client knows to reconnect. (HAProxy
+    2.6 closes idle connections at once unless "option idle-close-on-response" is set, so
+    a client sending at that moment sees a close instead of a response.)"""
+    cfg = tmp_path / "x.cfg"
+    cfg.write_text(RETURN_CFG.format(port=port))
+    p = start(cfg)
+    try:
+        assert wait_port(port, 10.0, p)
+        s = socket.create_connection(("127.0.0.1", port))
+        s.sendall(b"GET / HTTP/1.1\r\nHost: a\r\n\r\n")
+        assert recv_response(s).startswith(b"HTTP/1.1 200")
+        p.send_signal(signal.SIGUSR1)
+        time.sleep(0.1)
+        s.sendall(b"GET / HTTP/1.1\r\nHost: a\r\n\r\n")
+        rsp = recv_response(s)
+        s.settimeout(5.0)
+        rest = rsp.split(b"\r\n\r\n", 1)[1]
+        while True:  # the body ("ok"), then the close
+            d = s.recv(4096)
+            if not d:
+                break
+            rest += d
+        s.close()
+        assert rsp.startswith(b"HTTP/1.1 200"), rsp
+        assert b"connection: close" in rsp.lower(), rsp
+        assert rest == b"ok"
+        assert exit_code(p, 10) == 0
+    finally:
+        stop_pid_proc(p)
+
+
+@pytest.mark.ours
+def test_stopping_process_closes_quiet_idle_connection(tmp_path, port):
+    """An idle keep-alive connection does not hold a stopping process for its whole
+    keep-alive timeout: once quiet for a second it is closed and the process ends."""
+    cfg = tmp_path / "x.cfg"
+    cfg.write_text(RETURN_CFG.format(port=port))
+    p = start(cfg)
+    try:
+        assert wait_port(port, 10.0, p)
+        s = socket.create_connection(("127.0.0.1", port))
+        s.sendall(b"GET / HTTP/1.1\r\nHost: a\r\n\r\n")
+        assert recv_response(s).startswith(b"HTTP/1.1 200")
+        t0 = time.monotonic()
+        p.send_signal(signal.SIGUSR1)
+        assert exit_code(p, 8) == 0
+        assert time.monotonic() - t0 < 5.0  # timeout client is 10s
+        s.settimeout(2.0)
+        assert s.recv(4096) in (b"ok", b"")  # body leftovers, then the close
+        s.close()
+    finally:
+        stop_pid_proc(p)
