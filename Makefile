@@ -136,8 +136,8 @@ integration-asan: asan
 	HAPROXY_BIN=$(CURDIR)/haproxy-asan ASAN_OPTIONS=detect_leaks=1 \
 		python3 -m pytest -q -x tests/integration/test_robustness.py tests/integration/test_reload.py
 
-# quickstart.cfg must be valid; the users' configs may only be refused for keywords of later
-# issues ("not supported yet"), each alert naming file:line.
+# quickstart.cfg must be valid; the users' configs may only be refused for known
+# HAProxy keywords not implemented yet ("not supported yet"), each alert naming file:line.
 examples-check: haproxy
 	@scripts/examples-check.sh
 

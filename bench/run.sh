@@ -7,11 +7,17 @@
 #    /proc/PID/stat utime+stime); medians and the median over pairs of ours/theirs;
 #  - user-space instructions per request under callgrind: CG_REQUESTS requests on one
 #    keep-alive connection, minus a startup-only run.
+#  - idle connections: IDLE_CONNS clients open at once, one request each through the proxy
+#    to the servers, then kept idle: the time to serve that burst and the proxy's memory
+#    per idle proxied connection (VmRSS growth / IDLE_CONNS), IDLE_RUNS alternating runs.
 # Environment: OURS (./haproxy), THEIRS (/usr/sbin/haproxy), PAIRS (5), DURATION (10),
 # WARMUP (2), CONNS (50), PROXY_CPU (0), CLIENT_CPU (1), PORT (18080), CG_REQUESTS (20000),
-# CALLGRIND (1; 0 skips it), THREADS_BENCH (1; 0 skips the 2-thread part). Results are also
-# written under bench/out/. With 2+ CPUs it then runs nbthread 2, ours vs theirs, and ours
-# with 1 thread vs 2 threads in 1 group vs 2 groups of 1 thread, everything sharing all CPUs.
+# CALLGRIND (1; 0 skips it), THREADS_BENCH (1; 0 skips the 2-thread part), RPS_BENCH (1; 0
+# skips the wrk runs), IDLE_BENCH (1; 0 skips the idle part), IDLE_CONNS (3000), IDLE_RUNS
+# (3). Results are also written under bench/out/. With 2+ CPUs it then runs nbthread 2, ours
+# vs theirs, and ours with 1 thread vs 2 threads in 1 group vs 2 groups of 1 thread,
+# everything sharing all CPUs.
+# Only the idle part: RPS_BENCH=0 THREADS_BENCH=0 CALLGRIND=0 bench/run.sh
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -27,8 +33,13 @@ CLIENT_CPU=${CLIENT_CPU:-1}
 PORT=${PORT:-18080}
 CG_REQUESTS=${CG_REQUESTS:-20000}
 CALLGRIND=${CALLGRIND:-1}
+RPS_BENCH=${RPS_BENCH:-1}
+IDLE_BENCH=${IDLE_BENCH:-1}
+IDLE_CONNS=${IDLE_CONNS:-3000}
+IDLE_RUNS=${IDLE_RUNS:-3}
 OUT=$ROOT/bench/out
 KACLIENT=$ROOT/bench/kaclient.py
+IDLECLIENT=$ROOT/bench/idleconns.py
 CLK_TCK=$(getconf CLK_TCK)
 
 die() { echo "bench: $*" >&2; exit 1; }
@@ -72,7 +83,8 @@ mkdir -p "$TMP/nginx"
 	echo "daemon off;"
 	echo "pid $TMP/nginx/nginx.pid;"
 	echo "error_log $TMP/nginx/error.log;"
-	echo "events { worker_connections 4096; }"
+	echo "worker_rlimit_nofile $((IDLE_CONNS * 2 + 4096));"
+	echo "events { worker_connections $((IDLE_CONNS * 2 + 4096)); }"
 	echo "http {"
 	echo "  access_log off;"
 	echo "  keepalive_requests 100000000;"
@@ -196,11 +208,12 @@ bench_one() {
 
 echo "hapx benchmark: ours=$OURS theirs=$THEIRS"
 echo "pinning: proxy on CPU $PROXY_CPU; wrk and nginx on CPU $CLIENT_CPU ($NCPU CPUs)"
+RESULTS=$TMP/results.tsv
+: >"$RESULTS"
+if [ "$RPS_BENCH" != 0 ]; then
 echo "load: wrk -t1 -c$CONNS -d${DURATION}s (after ${WARMUP}s warm-up), $PAIRS pairs," \
 	"keep-alive, 4 nginx servers, roundrobin, nbthread 1"
 echo
-RESULTS=$TMP/results.tsv
-: >"$RESULTS"
 printf '%-8s %4s %12s %10s %10s %10s %12s\n' side pair req/s p50_us p99_us cpu_us/req requests
 for pair in $(seq 1 "$PAIRS"); do
 	if [ $((pair % 2)) -eq 1 ]; then
@@ -213,6 +226,7 @@ for pair in $(seq 1 "$PAIRS"); do
 done
 echo
 python3 "$ROOT/bench/summary.py" "$RESULTS"
+fi
 
 # --- two threads ---------------------------------------------------------------------
 # With 2 CPUs, a 2-thread proxy cannot have cores of its own: proxy, wrk (2 threads) and
@@ -286,6 +300,56 @@ if [ "$CALLGRIND" != 0 ]; then
 	     END { if (v["theirs"] > 0)
 			printf "ratio ours/theirs instructions/request: %.3f\n", v["ours"] / v["theirs"] }' \
 		"$TMP/ir.txt"
+fi
+
+# --- idle connections: memory and burst ------------------------------------------------
+# One run of binary $1 labelled $2: IDLE_CONNS connections at once, one request each, then
+# idle. Appends "label burst_s bytes_per_conn" to $IDLE_RES.
+idle_one() {
+	local bin=$1 label=$2 out
+	proxy_start "$bin" "" 10
+	# warm-up: pools, the first server connections, lazily allocated tables
+	taskset -c "$CLIENT_CPU" python3 "$KACLIENT" run 127.0.0.1 "$PORT" 100 ||
+		die "$label: warm-up failed"
+	out=$(taskset -c "$CLIENT_CPU" python3 "$IDLECLIENT" 127.0.0.1 "$PORT" "$IDLE_CONNS" \
+		"$PROXY_PID") || die "$label: idle connections run failed"
+	proxy_stop
+	printf '%-8s %s\n' "$label" "$out"
+	awk -v l="$label" '{ for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] } }
+		END { print l, v["burst_s"], v["bytes_per_conn"] }' <<<"$out" >>"$IDLE_RES"
+}
+
+if [ "$IDLE_BENCH" != 0 ]; then
+	# the client holds IDLE_CONNS sockets, the proxy twice as many
+	ulimit -n $((IDLE_CONNS * 2 + 4096)) || die "cannot raise the fd limit (ulimit -n)"
+	echo
+	echo "idle connections: $IDLE_CONNS clients connect at once, one keep-alive request" \
+		"each through the proxy to nginx, then stay idle; $IDLE_RUNS runs per side"
+	IDLE_RES=$TMP/idle.txt
+	: >"$IDLE_RES"
+	for run in $(seq 1 "$IDLE_RUNS"); do
+		if [ $((run % 2)) -eq 1 ]; then
+			idle_one "$OURS" ours
+			idle_one "$THEIRS" theirs
+		else
+			idle_one "$THEIRS" theirs
+			idle_one "$OURS" ours
+		fi
+	done
+	python3 - "$IDLE_RES" <<'PYEOF'
+import statistics, sys
+v = {}
+for line in open(sys.argv[1]):
+    side, burst, per = line.split()
+    v.setdefault(side, ([], []))
+    v[side][0].append(float(burst))
+    v[side][1].append(float(per))
+o, t = v["ours"], v["theirs"]
+for i, name in enumerate(("burst time (s)", "bytes per idle proxied conn")):
+    a, b = statistics.median(o[i]), statistics.median(t[i])
+    print("%-30s ours %10.3f  theirs %10.3f  ours/theirs %.3f" % (name, a, b, a / b))
+PYEOF
+	cp "$IDLE_RES" "$OUT/idle-$(date +%Y%m%d-%H%M%S).txt"
 fi
 
 stamp=$(date +%Y%m%d-%H%M%S)

@@ -20,7 +20,7 @@ for f in examples/*.cfg; do
 	elif ! echo "$out" | grep -q "parsing \[$f:[0-9]*\].*not supported yet"; then
 		echo "examples-check: $f: refused without a 'not supported yet' alert:"; echo "$out"; rc=1
 	else
-		echo "examples-check: $f: refused only for keywords of later issues:"
+		echo "examples-check: $f: refused only for keywords not supported yet:"
 		echo "$out" | grep 'not supported yet' | sed 's/^/    /'
 	fi
 done

@@ -6,7 +6,7 @@
 set -euo pipefail
 
 PKGS=(
-	build-essential make gcc clang pkg-config
+	build-essential make gcc clang libclang-rt-dev pkg-config
 	libssl-dev libpcre2-dev liblua5.4-dev zlib1g-dev
 	python3 python3-pytest
 	curl socat wrk netcat-openbsd iproute2 procps util-linux openssl

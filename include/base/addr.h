@@ -36,6 +36,12 @@ struct addr_res {
  */
 int addr_parse(const char *str, unsigned int flags, struct addr_res *res, char *err, size_t errsz);
 
+/* Replaces "fd@${NAME}" by "fd@VALUE" from the environment (the lexer normally expanded
+ * it already; this covers the single-quoted form) into buf[0..size). Returns <str> when
+ * it is not of that form, <buf>, or NULL when NAME is unset or too long.
+ */
+const char *addr_expand_fd_env(const char *str, char *buf, size_t size);
+
 /* Resolves res->host (after addr_parse() returned ADDR_HOSTNAME) with getaddrinfo, honouring
  * res->family, into res->ss with port res->port_lo. Blocking: config parsing only. Returns 0,
  * or -1 with a message in err[0..errsz).

@@ -17,12 +17,14 @@ struct pool_cache {
 	unsigned int count;       /* objects in <free> */
 	unsigned int used;        /* objects handed out and not returned by this thread */
 	unsigned long allocated;  /* objects obtained from malloc by this thread */
+	unsigned long misses;     /* allocations the cache could not serve (slow path) */
+	unsigned long gc_misses;  /* <misses> at the last pool_gc_thread() */
 } ALIGNED_CL;
 
 struct pool_head {
 	const char *name;
 	size_t size;
-	unsigned int max_cached;   /* per thread; beyond it objects go back to malloc */
+	unsigned int max_cached;   /* per thread; beyond it objects go back to the system */
 	struct pool_head *next;    /* all pools, for "show pools" */
 	struct pool_cache cache[MAX_THREADS];
 };

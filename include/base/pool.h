@@ -10,18 +10,32 @@
 
 extern struct pool_head *pools;
 
-/* Declares a pool for objects of <sz> bytes, registered at startup. */
+/* Declares a pool for objects of <sz> bytes, registered at startup (pool_register() sets
+ * the cache limits from the size). */
 #define DECLARE_POOL(var, nm, sz)                                                   \
-	struct pool_head var = { .name = (nm), .size = (sz), .max_cached = 4096 };   \
+	struct pool_head var = { .name = (nm), .size = (sz) };                      \
 	__attribute__((constructor)) static void __pool_reg_##var(void)             \
 	{                                                                            \
 		pool_register(&var);                                                 \
 	}
 
 void pool_register(struct pool_head *pool);
+/* Changes the object size of <pool>; only before any allocation. */
+void pool_resize(struct pool_head *pool, size_t size);
+/* The fewest free objects pool_gc_thread() leaves in a thread's cache of <pool>. */
+unsigned int pool_keep_cached(const struct pool_head *pool);
 void *pool_alloc_slow(struct pool_head *pool);
 void pool_free_slow(struct pool_head *pool, void *ptr);
 void pool_flush_thread(void);
+
+/* Gives back what a burst left in the calling thread's caches. A pool whose cache ran
+ * dry since the previous call keeps everything (the load needs it); another keeps twice
+ * the objects in use now and at least pool_keep_cached(), the rest goes back to the system
+ * (large objects have pages of their own, the small ones are followed by a malloc_trim()).
+ * Called from a timer of the thread's loop (conn/connection.c), never on the request
+ * path. Returns the number of objects released.
+ */
+unsigned long pool_gc_thread(void);
 
 /* Under AddressSanitizer objects go straight to malloc/free, so that a use after free of
  * a pooled object is reported instead of hidden by the cache. */

@@ -84,7 +84,21 @@ int cfg_load_path(const char *path);
 int cfg_need_args(struct cfg_ctx *ctx, int n);                 /* exactly n after keyword */
 int cfg_parse_time_arg(struct cfg_ctx *ctx, const char *s, int *ms);
 int cfg_parse_int_arg(struct cfg_ctx *ctx, const char *s, long min, long max, long *out);
-/* Refuses a keyword that a later issue implements: "'%s' is not supported yet (...)". */
+/* Refuses a known keyword that is not implemented yet: "'%s' is not supported yet (...)". */
 int cfg_not_supported(struct cfg_ctx *ctx, const char *why);
+
+/* Classes of HAProxy words that cfg_known_why() knows. */
+enum cfg_known_class {
+	CFG_KNOWN_GLOBAL = 0,     /* keyword of the global section */
+	CFG_KNOWN_PROXY,          /* keyword of defaults/frontend/backend/listen */
+	CFG_KNOWN_OPTION,         /* "option NAME" */
+	CFG_KNOWN_BIND,           /* "bind" option */
+	CFG_KNOWN_SERVER,         /* "server" option */
+};
+
+/* Returns why HAProxy's <name> of class <cls> is not supported yet, or NULL when it is not
+ * a HAProxy word this proxy knows about (then it is really unknown). Pure.
+ */
+const char *cfg_known_why(enum cfg_known_class cls, const char *name);
 
 #endif

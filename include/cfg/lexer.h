@@ -24,7 +24,8 @@ struct cfg_tokens {
  * words); ${VAR-default} uses the default when VAR is unset; an unset variable expands to
  * an empty string (an empty word is dropped unless it was quoted: "" yields an empty word).
  * Returns 0 on success, -1 with a message in err[0..errsz) on an unterminated quote, an
- * unterminated "${", a bad \x escape, too many words (over 64) or output overflow.
+ * unterminated "${", a bad \x escape, a NUL byte before any '#' comment, too many words
+ * (over 64) or output overflow.
  */
 int cfg_tokenize(const char *line, size_t len, char *out, size_t outsz, struct cfg_tokens *tok,
 		 cfg_env_fn env, void *env_arg, char *err, size_t errsz);

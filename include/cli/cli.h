@@ -39,6 +39,8 @@ int cli_sessions(void);
 unsigned long long cli_cum_sessions(void);
 /* Bound "stats socket" listeners. */
 int cli_listeners(void);
+/* "stats socket" lines of the configuration (bound or not). */
+int cli_configured(void);
 
 /* Time the process started (wall clock, seconds) and its uptime in milliseconds. */
 long long cli_start_time(void);

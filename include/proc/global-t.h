@@ -24,6 +24,13 @@ struct global {
 	int tune_maxaccept;       /* tune.maxaccept, default 64 */
 	bool h1_accept_payload_any_method;    /* h1-accept-payload-with-any-method */
 	bool h1_keep_open_on_insecure_te;     /* h1-do-not-close-on-insecure-transfer-encoding */
+	bool strict_limits;       /* strict-limits (an unreachable maxconn is always fatal) */
+	char *node;               /* "node" (stored for the runtime API) */
+	char *desc;               /* "description" */
+	int spread_checks;        /* spread-checks percent (stored until checks exist) */
+	int max_spread_checks;    /* max-spread-checks, ms */
+	int tune_logurilen;       /* tune.http.logurilen, default 1024 (for logging) */
+	int tune_cookielen;       /* tune.http.cookielen, 0 = none (for captures) */
 };
 
 extern struct global global;

@@ -50,8 +50,8 @@ bool proxy_cfg_in_defaults(struct cfg_ctx *ctx, const char *kw);
  */
 int proxy_cfg_max_args(struct cfg_ctx *ctx, int skip, int max);
 
-/* Refuses <what> (e.g. "option httpchk", "balance leastconn"), which a later issue
- * implements: "'what' is not supported yet (why)". Returns -1.
+/* Refuses <what> (e.g. "option httpchk", "balance leastconn"), which is not
+ * implemented yet: "'what' is not supported yet (why)". Returns -1.
  */
 int proxy_cfg_later(struct cfg_ctx *ctx, const char *what, const char *why);
 

@@ -4,7 +4,7 @@
  * tier (active, backup) when the backend is built. A pick takes the next position of its
  * thread group's cursor with one atomic add and skips full servers: every group follows
  * the exact sequence (s1 s2 s1 s2... for equal weights, a a b a c a a for 5/1/1) and no
- * lock is taken per request. Weights and states that change at run time (later issues)
+ * lock is taken per request. Weights and states that change at run time (not implemented yet)
  * will rebuild the sequence.
  */
 #include <stdlib.h>

@@ -7,6 +7,7 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/un.h>
 
@@ -226,6 +227,25 @@ static int addr_parse_fd(const char *num, unsigned int flags, struct addr_res *r
 bad:
 	snprintf(err, errsz, "invalid file descriptor number in '%s'", str);
 	return ADDR_ERR;
+}
+
+/* See base/addr.h. */
+const char *addr_expand_fd_env(const char *str, char *buf, size_t size)
+{
+	const char *end, *val;
+	char name[128];
+
+	if (strncmp(str, "fd@${", 5) != 0)
+		return str;
+	end = strchr(str + 5, '}');
+	if (!end || end[1] || (size_t)(end - str - 5) >= sizeof(name))
+		return NULL;
+	memcpy(name, str + 5, end - str - 5);
+	name[end - str - 5] = 0;
+	val = getenv(name);
+	if (!val || (size_t)snprintf(buf, size, "fd@%s", val) >= size)
+		return NULL;
+	return buf;
 }
 
 int addr_parse(const char *str, unsigned int flags, struct addr_res *res, char *err, size_t errsz)

@@ -9,5 +9,5 @@ DECLARE_POOL(pool_buffer, "buffer", 16384)
 void buf_pool_setup(uint32_t bufsize)
 {
 	global_bufsize = bufsize;
-	pool_buffer.size = bufsize;
+	pool_resize(&pool_buffer, bufsize);
 }

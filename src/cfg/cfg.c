@@ -250,6 +250,22 @@ static bool cfg_directive(struct cfg_file_state *st, struct cfg_tokens *tok)
 	return true;
 }
 
+/* A keyword no module registered: a HAProxy keyword not implemented yet gets its reason,
+ * anything else is unknown (likely a typo).
+ */
+static void cfg_unknown_kw(const struct cfg_file_state *st, struct cfg_ctx *ctx)
+{
+	enum cfg_known_class cls = ctx->section == CFG_SEC_GLOBAL ? CFG_KNOWN_GLOBAL :
+				   CFG_KNOWN_PROXY;
+	const char *why = cfg_known_why(cls, ctx->args[0]);
+
+	if (why)
+		cfg_not_supported(ctx, why);
+	else
+		cfg_alert(ctx, "unknown keyword '%s' in '%s' section", ctx->args[0],
+			  st->sec->name);
+}
+
 /* Sends a tokenized line to its section or keyword parser. */
 static void cfg_dispatch(struct cfg_file_state *st, struct cfg_tokens *tok)
 {
@@ -283,7 +299,7 @@ static void cfg_dispatch(struct cfg_file_state *st, struct cfg_tokens *tok)
 		return;
 	kw = cfg_find_kw(tok->args[0], ctx->section);
 	if (!kw) {
-		cfg_alert(ctx, "unknown keyword '%s' in '%s' section", tok->args[0], st->sec->name);
+		cfg_unknown_kw(st, ctx);
 		return;
 	}
 	if (kw->parse(ctx) < 0 && cfg_errors == errors)
@@ -297,14 +313,14 @@ static void cfg_lex_error(struct cfg_file_state *st, const char *line, size_t le
 	const char *at = strstr(err, " at position ");
 	int pos = at ? atoi(at + 13) : 0;
 
-	if (pos > 0 && len <= 200 && !memchr(line, '\0', len))
+	if (pos > 0 && len <= 200)
 		cfg_dalert(st, "%s:\n  %.*s\n  %*s", err, (int)len, line, pos, "^");
 	else
 		cfg_dalert(st, "%s.", err);
 }
 
-/* Tokenizes and runs one line (without its line ending). Returns 0, or -1 if out of
- * memory.
+/* Tokenizes and runs one line (without its line ending). Returns 0, or -1 when the rest
+ * of the file must not be read (out of memory, a NUL byte).
  */
 static int cfg_process_line(struct cfg_file_state *st, const char *line, size_t len)
 {
@@ -313,6 +329,13 @@ static int cfg_process_line(struct cfg_file_state *st, const char *line, size_t 
 	char err[256];
 	char *n;
 
+	const char *nul = memchr(line, '\0', len);
+
+	if (nul) {
+		/* As HAProxy: fatal, the rest of the file is not read (it is likely binary). */
+		cfg_dalert(st, "Stray NUL character at position %zu.", (size_t)(nul - line) + 1);
+		return -1;
+	}
 	if (len > CFG_MAX_LINE) {
 		cfg_dalert(st, "line too long (%zu bytes, the maximum is %d).", len, CFG_MAX_LINE);
 		return 0;

@@ -181,8 +181,10 @@ static int lex_expand(struct lex *lx)
 		}
 		if (i < lx->len && in[i] == '-') {
 			def = in + ++i;
-			while (i < lx->len && in[i] != '}')
+			while (i < lx->len && in[i] != '}' && in[i] != '\0')
 				i++;
+			if (i < lx->len && in[i] == '\0')
+				return lex_fail(lx, "Stray NUL character at position %zu", i + 1);
 			deflen = (size_t)(in + i - def);
 		}
 		if (i >= lx->len || in[i] != '}')
@@ -268,8 +270,12 @@ int cfg_tokenize(const char *line, size_t len, char *out, size_t outsz, struct c
 				lx.i++;
 				continue;
 			}
-			if (c == '#' || c == '\n' || c == '\r' || c == '\0')
+			if (c == '#' || c == '\n' || c == '\r')
 				break;
+		}
+		if (c == '\0') {
+			lex_fail(&lx, "Stray NUL character at position %zu", lx.i + 1);
+			goto fail;
 		}
 		if (!lx.in_word)
 			lex_word_begin(&lx);

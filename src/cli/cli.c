@@ -6,6 +6,7 @@
  * the data; the help and unknown-command texts are in cli_help.c.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -465,6 +466,15 @@ int cli_listeners(void)
 	return n;
 }
 
+int cli_configured(void)
+{
+	int n = 0;
+
+	for (struct cli_bind *b = cli_binds; b; b = b->next)
+		n++;
+	return n;
+}
+
 unsigned long long cli_cum_sessions(void)
 {
 	return HA_ATOMIC_LOAD_RLX(&cli_cum_sess);
@@ -499,12 +509,38 @@ out_err:
 	return -1;
 }
 
+/* "fd@N": adopts a listening socket received from the parent. Returns 0 or -1 (err set). */
+static int cli_adopt_fd(struct cli_bind *b, char *err, size_t errsz)
+{
+	int fd = b->inherited_fd, acc = 0;
+	socklen_t l = sizeof(acc);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &acc, &l) < 0 || !acc) {
+		snprintf(err, errsz, "fd@%d is not a listening socket", fd);
+		return -1;
+	}
+	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) < 0 ||
+	    fcntl(fd, F_SETFD, FD_CLOEXEC) < 0) {
+		snprintf(err, errsz, "fd@%d: %s", fd, strerror(errno));
+		return -1;
+	}
+	b->h.fd = fd;
+	b->h.iocb = cli_accept_iocb;
+	return 0;
+}
+
 static int cli_bind_one(struct cli_bind *b)
 {
 	int fam = b->addr.ss_family, one = 1, ret;
 	char err[256] = "";
-	int fd = socket(fam, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	int fd;
 
+	if (b->inherited_fd >= 0) {
+		if (cli_adopt_fd(b, err, sizeof(err)) == 0)
+			return 0;
+		goto out_alert;
+	}
+	fd = socket(fam, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0) {
 		snprintf(err, sizeof(err), "%s", strerror(errno));
 		goto out_alert;

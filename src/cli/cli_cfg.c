@@ -118,8 +118,8 @@ static int cli_parse_opts(struct cfg_ctx *ctx, struct cli_bind *b, int i)
 			ret = cli_opt_level(ctx, b, val);
 		else if (strcmp(opt, "expose-fd") == 0 || strcmp(opt, "process") == 0 ||
 			 strcmp(opt, "severity-output") == 0) {
-			cfg_alert(ctx, "'stats socket' : '%s' is not supported yet (it comes with "
-				  "seamless reloads and master-worker mode in a later issue).", opt);
+			cfg_alert(ctx, "'stats socket' : '%s' is not supported yet (it needs "
+				  "seamless reloads and master-worker mode).", opt);
 			return -1;
 		} else {
 			cfg_alert(ctx, "'stats socket' : unknown keyword '%s'.", opt);
@@ -131,21 +131,44 @@ static int cli_parse_opts(struct cfg_ctx *ctx, struct cli_bind *b, int i)
 	return 0;
 }
 
+/* The address of "stats socket": every form "bind" accepts for one address (inet with
+ * an optional ipv4@/ipv6@ prefix or a host name, unix path, "fd@N", "fd@${NAME}") but a
+ * port range. Returns 0 or -1 after an alert.
+ */
+static int cli_parse_addr(struct cfg_ctx *ctx, struct addr_res *res)
+{
+	const char *s;
+	char err[320], buf[160];
+	int rc;
+
+	s = addr_expand_fd_env(ctx->args[2], buf, sizeof(buf));
+	if (!s) {
+		cfg_alert(ctx, "'stats socket' : '%s': environment variable not set or invalid.",
+			  ctx->args[2]);
+		return -1;
+	}
+	rc = addr_parse(s, ADDR_F_FD | ADDR_F_HOSTNAME, res, err, sizeof(err));
+	if (rc == ADDR_HOSTNAME && addr_resolve(res, err, sizeof(err)) < 0)
+		rc = ADDR_ERR;
+	if (rc == ADDR_ERR) {
+		cfg_alert(ctx, "'stats socket' : %s", err);
+		return -1;
+	}
+	return 0;
+}
+
 static int cli_cfg_socket(struct cfg_ctx *ctx)
 {
 	struct cli_bind *b, **tail;
 	struct addr_res res;
-	char err[256];
 
 	if (ctx->nargs < 3) {
 		cfg_alert(ctx, "'stats socket' in global section expects an address or a path to "
 			  "a UNIX socket");
 		return -1;
 	}
-	if (addr_parse(ctx->args[2], 0, &res, err, sizeof(err)) != ADDR_OK) {
-		cfg_alert(ctx, "'stats socket' : %s", err);
+	if (cli_parse_addr(ctx, &res) < 0)
 		return -1;
-	}
 	b = calloc(1, sizeof(*b));
 	if (!b || !(b->addr_str = strdup(ctx->args[2])) ||
 	    !(b->file = strdup(ctx->file ? ctx->file : "")))
@@ -153,6 +176,7 @@ static int cli_cfg_socket(struct cfg_ctx *ctx)
 	b->line = ctx->line;
 	b->addr = res.ss;
 	b->addrlen = res.len;
+	b->inherited_fd = res.fd;
 	b->mode = -1;
 	b->uid = (uid_t)-1;
 	b->gid = (gid_t)-1;

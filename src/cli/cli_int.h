@@ -19,6 +19,7 @@ struct cli_bind {
 	int line;
 	struct sockaddr_storage addr;
 	socklen_t addrlen;
+	int inherited_fd;         /* "fd@N": a listening socket received from the parent */
 	int mode;                 /* "mode" (octal) for unix sockets, -1 = umask default */
 	uid_t uid;                /* "uid"/"user", (uid_t)-1 = unchanged */
 	gid_t gid;                /* "gid"/"group", (gid_t)-1 = unchanged */

@@ -1,7 +1,7 @@
 /* The "bind" keyword of frontend and listen sections: one struct bind_conf per line and one
  * struct listener per address and port (fd = -1 until the runtime binds it). Addresses are
- * parsed by base/addr, "thread" and "shards" by thread/thread_cfg; the options of later
- * issues (TLS, PROXY protocol...) are refused with a reason. Parse time only.
+ * parsed by base/addr, "thread" and "shards" by thread/thread_cfg; the options not
+ * implemented yet (TLS, PROXY protocol...) are refused with a reason. Parse time only.
  */
 #include <limits.h>
 #include <netinet/in.h>
@@ -77,33 +77,12 @@ static int bind_add_listener(struct bind_conf *bc, const struct addr_res *res, i
 	return 0;
 }
 
-/* Replaces "fd@${NAME}" by "fd@VALUE" from the environment (the lexer normally expanded it
- * already; this covers the single-quoted form). Returns <str> or <buf>, NULL if unset.
- */
-static const char *bind_expand_fd(const char *str, char *buf, size_t size)
-{
-	const char *end, *val;
-	char name[128];
-
-	if (strncmp(str, "fd@${", 5) != 0)
-		return str;
-	end = strchr(str + 5, '}');
-	if (!end || end[1] || (size_t)(end - str - 5) >= sizeof(name))
-		return NULL;
-	memcpy(name, str + 5, end - str - 5);
-	name[end - str - 5] = 0;
-	val = getenv(name);
-	if (!val || (size_t)snprintf(buf, size, "fd@%s", val) >= size)
-		return NULL;
-	return buf;
-}
-
 /* Parses one address of a bind line and adds its listeners to <bc>. */
 static int bind_add_one(struct cfg_ctx *ctx, struct bind_conf *bc, const char *str)
 {
 	struct addr_res res;
 	char err[320], buf[160];
-	const char *s = bind_expand_fd(str, buf, sizeof(buf));
+	const char *s = addr_expand_fd_env(str, buf, sizeof(buf));
 	int rc, port;
 
 	if (!s) {
@@ -184,60 +163,60 @@ int bind_cfg_add_addrs(struct cfg_ctx *ctx, struct proxy *px, const char *addrs)
 	return 0;
 }
 
-/* Options of later issues, with the reason given to the user. */
+/* HAProxy options not implemented yet, with the reason given to the user. */
 struct bind_later {
 	const char *name;
 	const char *why;
 };
 
 static const struct bind_later bind_later_opts[] = {
-	{ "ssl", "TLS comes in a later issue" },
-	{ "crt", "TLS comes in a later issue" },
-	{ "crt-list", "TLS comes in a later issue" },
-	{ "ca-file", "TLS comes in a later issue" },
-	{ "crl-file", "TLS comes in a later issue" },
-	{ "alpn", "TLS comes in a later issue" },
-	{ "npn", "TLS comes in a later issue" },
-	{ "no-alpn", "TLS comes in a later issue" },
-	{ "verify", "TLS comes in a later issue" },
-	{ "ciphers", "TLS comes in a later issue" },
-	{ "ciphersuites", "TLS comes in a later issue" },
-	{ "curves", "TLS comes in a later issue" },
-	{ "ecdhe", "TLS comes in a later issue" },
-	{ "strict-sni", "TLS comes in a later issue" },
-	{ "ssl-min-ver", "TLS comes in a later issue" },
-	{ "ssl-max-ver", "TLS comes in a later issue" },
-	{ "no-sslv3", "TLS comes in a later issue" },
-	{ "no-tlsv10", "TLS comes in a later issue" },
-	{ "no-tlsv11", "TLS comes in a later issue" },
-	{ "no-tlsv12", "TLS comes in a later issue" },
-	{ "no-tlsv13", "TLS comes in a later issue" },
-	{ "no-tls-tickets", "TLS comes in a later issue" },
-	{ "allow-0rtt", "TLS comes in a later issue" },
-	{ "prefer-client-ciphers", "TLS comes in a later issue" },
-	{ "generate-certificates", "TLS comes in a later issue" },
-	{ "ca-sign-file", "TLS comes in a later issue" },
-	{ "accept-proxy", "the PROXY protocol comes in a later issue" },
-	{ "accept-netscaler-cip", "the NetScaler CIP protocol comes in a later issue" },
+	{ "ssl", "TLS is not implemented yet" },
+	{ "crt", "TLS is not implemented yet" },
+	{ "crt-list", "TLS is not implemented yet" },
+	{ "ca-file", "TLS is not implemented yet" },
+	{ "crl-file", "TLS is not implemented yet" },
+	{ "alpn", "TLS is not implemented yet" },
+	{ "npn", "TLS is not implemented yet" },
+	{ "no-alpn", "TLS is not implemented yet" },
+	{ "verify", "TLS is not implemented yet" },
+	{ "ciphers", "TLS is not implemented yet" },
+	{ "ciphersuites", "TLS is not implemented yet" },
+	{ "curves", "TLS is not implemented yet" },
+	{ "ecdhe", "TLS is not implemented yet" },
+	{ "strict-sni", "TLS is not implemented yet" },
+	{ "ssl-min-ver", "TLS is not implemented yet" },
+	{ "ssl-max-ver", "TLS is not implemented yet" },
+	{ "no-sslv3", "TLS is not implemented yet" },
+	{ "no-tlsv10", "TLS is not implemented yet" },
+	{ "no-tlsv11", "TLS is not implemented yet" },
+	{ "no-tlsv12", "TLS is not implemented yet" },
+	{ "no-tlsv13", "TLS is not implemented yet" },
+	{ "no-tls-tickets", "TLS is not implemented yet" },
+	{ "allow-0rtt", "TLS is not implemented yet" },
+	{ "prefer-client-ciphers", "TLS is not implemented yet" },
+	{ "generate-certificates", "TLS is not implemented yet" },
+	{ "ca-sign-file", "TLS is not implemented yet" },
+	{ "accept-proxy", "the PROXY protocol is not implemented yet" },
+	{ "accept-netscaler-cip", "the NetScaler CIP protocol is not implemented yet" },
 	{ "process", "nbproc was removed in HAProxy 2.5; use 'thread' instead" },
-	{ "transparent", "transparent binding comes in a later issue" },
-	{ "interface", "interface binding comes in a later issue" },
-	{ "namespace", "network namespaces come in a later issue" },
-	{ "mode", "unix socket permissions come in a later issue" },
-	{ "user", "unix socket permissions come in a later issue" },
-	{ "group", "unix socket permissions come in a later issue" },
-	{ "uid", "unix socket permissions come in a later issue" },
-	{ "gid", "unix socket permissions come in a later issue" },
-	{ "tfo", "TCP fast open comes in a later issue" },
-	{ "defer-accept", "defer-accept comes in a later issue" },
-	{ "mss", "mss comes in a later issue" },
-	{ "tcp-ut", "tcp-ut comes in a later issue" },
-	{ "nice", "nice comes in a later issue" },
-	{ "id", "numeric listener ids come with the runtime API in a later issue" },
-	{ "level", "'level' applies to the runtime API, which comes in a later issue" },
-	{ "severity-output", "the runtime API comes in a later issue" },
-	{ "expose-fd", "the runtime API comes in a later issue" },
-	{ "proto", "HTTP/2 and other protocols come in a later issue" },
+	{ "transparent", "transparent binding is not implemented yet" },
+	{ "interface", "interface binding is not implemented yet" },
+	{ "namespace", "network namespaces are not implemented yet" },
+	{ "mode", "unix socket permissions are not implemented yet" },
+	{ "user", "unix socket permissions are not implemented yet" },
+	{ "group", "unix socket permissions are not implemented yet" },
+	{ "uid", "unix socket permissions are not implemented yet" },
+	{ "gid", "unix socket permissions are not implemented yet" },
+	{ "tfo", "TCP fast open is not implemented yet" },
+	{ "defer-accept", "defer-accept is not implemented yet" },
+	{ "mss", "mss is not implemented yet" },
+	{ "tcp-ut", "tcp-ut is not implemented yet" },
+	{ "nice", "nice is not implemented yet" },
+	{ "id", "numeric listener ids are not implemented yet" },
+	{ "level", "'level' applies to the runtime API ('stats socket'), not to proxies" },
+	{ "severity-output", "the runtime API is not implemented yet" },
+	{ "expose-fd", "the runtime API is not implemented yet" },
+	{ "proto", "HTTP/2 and other protocols are not implemented yet" },
 	{ "quic-cc-algo", "QUIC is not planned" },
 	{ "quic-force-retry", "QUIC is not planned" },
 	{ NULL, NULL },
@@ -358,6 +337,11 @@ static int bind_parse_opt(struct cfg_ctx *ctx, struct bind_conf *bc, int *i)
 			cfg_alert(ctx, "'bind' option '%s' is not supported yet (%s)", opt, l->why);
 			return -1;
 		}
+	}
+	if (cfg_known_why(CFG_KNOWN_BIND, opt)) {
+		cfg_alert(ctx, "'bind' option '%s' is not supported yet (%s)", opt,
+			  cfg_known_why(CFG_KNOWN_BIND, opt));
+		return -1;
 	}
 	cfg_alert(ctx, "'bind %s' in section '%s': unknown keyword '%s'.", ctx->args[1],
 		  bind_section_name(ctx->section), opt);

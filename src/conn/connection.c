@@ -13,6 +13,34 @@
 
 DECLARE_POOL(pool_conn, "connection", sizeof(struct conn))
 
+/* While a thread has connections, its pools are trimmed every CONN_GC_MS (see
+ * pool_gc_thread()): what a burst of connections left in the caches goes back to the
+ * system a moment after it ends. The timer is armed by conn_new(), so an idle thread
+ * without connections never wakes up for it. */
+#define CONN_GC_MS 500
+
+static __thread struct timer conn_gc_tmr;
+static __thread struct thread_ctx *conn_gc_ctx;  /* loop <conn_gc_tmr> is queued in */
+
+static void conn_gc_cb(struct timer *t)
+{
+	pool_gc_thread();
+	if (th_ctx->nb_conns)
+		timer_set(t, tick_add(CONN_GC_MS));
+}
+
+static inline void conn_gc_arm(void)
+{
+	if (likely(conn_gc_tmr.expire && conn_gc_ctx == th_ctx))
+		return;
+	if (conn_gc_ctx != th_ctx) {  /* first use on this loop */
+		memset(&conn_gc_tmr, 0, sizeof(conn_gc_tmr));
+		conn_gc_tmr.cb = conn_gc_cb;
+		conn_gc_ctx = th_ctx;
+	}
+	timer_set(&conn_gc_tmr, tick_add(CONN_GC_MS));
+}
+
 static void conn_release_cb(struct tasklet *tl)
 {
 	struct conn *c = container_of(tl, struct conn, tl);
@@ -39,6 +67,7 @@ struct conn *conn_new(int fd, void (*iocb)(struct fd_handler *, uint32_t),
 	}
 	th_ctx->nb_conns++;
 	list_append(&th_ctx->conns, &c->by_thread);
+	conn_gc_arm();
 	return c;
 }
 

@@ -1,6 +1,6 @@
 /* The "global" section: defines `struct global` with its defaults, registers the section
  * and its keywords (process settings, threads into thread_cfg, tune.*, environment edits),
- * and refuses, with the reason, the HAProxy global keywords that later issues implement.
+ * and refuses, with the reason, the HAProxy global keywords not implemented yet.
  * Applying the settings (daemon, limits, buffers, threads) is done by their owners.
  */
 #include <limits.h>
@@ -20,6 +20,7 @@ struct global global = {
 	.tune_maxhdr = 101,
 	.tune_maxpollevents = 200,
 	.tune_maxaccept = 64,
+	.tune_logurilen = 1024,
 };
 
 /* tune.maxrewrite as written; the effective value is capped at half of tune.bufsize
@@ -436,7 +437,7 @@ static int global_resetenv(struct cfg_ctx *ctx)
 	return 0;
 }
 
-/* Logging comes in a later issue. Refusing "log" would make nearly every existing config
+/* Logging is not implemented yet. Refusing "log" would make nearly every existing config
  * unusable for a feature that does not change what clients see, so it is accepted with a
  * warning that it has no effect (as "log" in proxies). */
 static int global_warn_log(struct cfg_ctx *ctx)
@@ -447,22 +448,113 @@ static int global_warn_log(struct cfg_ctx *ctx)
 
 static int global_refuse_priv(struct cfg_ctx *ctx)
 {
-	return cfg_not_supported(ctx, "privilege dropping comes in a later issue");
+	return cfg_not_supported(ctx, "privilege dropping is not implemented yet");
 }
 
 static int global_refuse_tls(struct cfg_ctx *ctx)
 {
-	return cfg_not_supported(ctx, "TLS comes in a later issue");
+	return cfg_not_supported(ctx, "TLS is not implemented yet");
 }
 
 static int global_refuse_lua(struct cfg_ctx *ctx)
 {
-	return cfg_not_supported(ctx, "Lua comes in a later issue");
+	return cfg_not_supported(ctx, "Lua is not implemented yet");
 }
 
 static int global_refuse_mworker(struct cfg_ctx *ctx)
 {
-	return cfg_not_supported(ctx, "master-worker mode comes in a later issue");
+	return cfg_not_supported(ctx, "master-worker mode is not implemented yet");
+}
+
+/* Keywords that select what this proxy does anyway (no splicing, no fork, no setuid
+ * helper, memory trimming left to libc): accepted, no argument.
+ */
+static int global_noop_flag(struct cfg_ctx *ctx)
+{
+	return cfg_need_args(ctx, 0);
+}
+
+static int global_strict_limits(struct cfg_ctx *ctx)
+{
+	return global_flag(ctx, &global.strict_limits);
+}
+
+/* Replaces *dst with a copy of args[1..] joined by spaces (HAProxy's "description"). */
+static int global_join_args(struct cfg_ctx *ctx, char **dst)
+{
+	size_t len = 1;
+	char *p;
+	int i;
+
+	if (ctx->nargs < 2) {
+		cfg_alert(ctx, "'%s' expects a string argument.", ctx->args[0]);
+		return -1;
+	}
+	for (i = 1; i < ctx->nargs; i++)
+		len += strlen(ctx->args[i]) + 1;
+	p = malloc(len);
+	if (!p) {
+		cfg_alert(ctx, "out of memory.");
+		return -1;
+	}
+	p[0] = '\0';
+	for (i = 1; i < ctx->nargs; i++) {
+		if (i > 1)
+			strcat(p, " ");
+		strcat(p, ctx->args[i]);
+	}
+	free(*dst);
+	*dst = p;
+	return 0;
+}
+
+static int global_description(struct cfg_ctx *ctx)
+{
+	return global_join_args(ctx, &global.desc);
+}
+
+static int global_node(struct cfg_ctx *ctx)
+{
+	if (cfg_need_args(ctx, 1) < 0)
+		return -1;
+	return global_join_args(ctx, &global.node);
+}
+
+static int global_spread_checks(struct cfg_ctx *ctx)
+{
+	long v;
+
+	if (global_int(ctx, 0, 50, &v) < 0)
+		return -1;
+	global.spread_checks = (int)v;
+	return 0;
+}
+
+static int global_max_spread_checks(struct cfg_ctx *ctx)
+{
+	if (cfg_need_args(ctx, 1) < 0)
+		return -1;
+	return cfg_parse_time_arg(ctx, ctx->args[1], &global.max_spread_checks);
+}
+
+static int global_tune_logurilen(struct cfg_ctx *ctx)
+{
+	long v;
+
+	if (global_int(ctx, 1, 65535, &v) < 0)
+		return -1;
+	global.tune_logurilen = (int)v;
+	return 0;
+}
+
+static int global_tune_cookielen(struct cfg_ctx *ctx)
+{
+	long v;
+
+	if (global_int(ctx, 0, 65535, &v) < 0)
+		return -1;
+	global.tune_cookielen = (int)v;
+	return 0;
 }
 
 /* Names ending in '*' match every keyword with that prefix (see cfg_find_kw()). */
@@ -492,6 +584,18 @@ static const struct cfg_kw global_kws[] = {
 	{ "presetenv", CFG_SEC_GLOBAL, global_setenv },
 	{ "unsetenv", CFG_SEC_GLOBAL, global_unsetenv },
 	{ "resetenv", CFG_SEC_GLOBAL, global_resetenv },
+	{ "description", CFG_SEC_GLOBAL, global_description },
+	{ "node", CFG_SEC_GLOBAL, global_node },
+	{ "spread-checks", CFG_SEC_GLOBAL, global_spread_checks },
+	{ "max-spread-checks", CFG_SEC_GLOBAL, global_max_spread_checks },
+	{ "tune.http.logurilen", CFG_SEC_GLOBAL, global_tune_logurilen },
+	{ "tune.http.cookielen", CFG_SEC_GLOBAL, global_tune_cookielen },
+	{ "strict-limits", CFG_SEC_GLOBAL, global_strict_limits },
+	{ "nosplice", CFG_SEC_GLOBAL, global_noop_flag },
+	{ "nogetaddrinfo", CFG_SEC_GLOBAL, global_noop_flag },
+	{ "insecure-fork-wanted", CFG_SEC_GLOBAL, global_noop_flag },
+	{ "insecure-setuid-wanted", CFG_SEC_GLOBAL, global_noop_flag },
+	{ "no-memory-trimming", CFG_SEC_GLOBAL, global_noop_flag },
 	{ "log", CFG_SEC_GLOBAL, global_warn_log },
 	{ "log-send-hostname", CFG_SEC_GLOBAL, global_warn_log },
 	{ "log-tag", CFG_SEC_GLOBAL, global_warn_log },

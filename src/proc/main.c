@@ -11,6 +11,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <base/list.h>
 #include <cfg/cfg.h>
 #include <cfg/cond.h>
 #include <cfg/lexer.h>
@@ -118,7 +119,7 @@ static void main_parse_old_pids(int argc, char **argv, int *i)
 	}
 }
 
-/* Refuses an option that belongs to a later issue: clear message, exit 1. */
+/* Refuses a HAProxy option that is not implemented yet: clear message, exit 1. */
 static void __attribute__((noreturn)) main_not_supported(const char *opt, const char *what)
 {
 	ha_alert("Option '%s' (%s) is not supported yet.\n", opt, what);
@@ -304,6 +305,20 @@ static void main_load_config(void)
 	}
 }
 
+/* True if the configuration declares something to listen on: a "bind" of a frontend or
+ * a "stats socket" (HAProxy counts both).
+ */
+static bool main_has_listener(void)
+{
+	struct proxy *px;
+
+	for (px = proxies; px; px = px->next) {
+		if ((px->cap & PR_CAP_FE) && !list_empty(&px->binds))
+			return true;
+	}
+	return cli_configured() > 0;
+}
+
 /* -m: caps the data segment, as HAProxy does. Returns 0 or -1 after an alert. */
 static int main_limit_memory(void)
 {
@@ -374,12 +389,24 @@ int main(int argc, char **argv)
 	main_apply_global();
 	main_load_config();
 	if (opts.check) {
-		if (!global.quiet) {
-			if (cfg_warnings)
-				printf("Warnings were found.\n");
-			printf("Configuration file is valid\n");
+		if (!global.quiet && cfg_warnings)
+			printf("Warnings were found.\n");
+		if (!main_has_listener()) {
+			if (!global.quiet)
+				printf("Configuration file has no error but will not start (no "
+				       "listener) => exit(2).\n");
+			return 2;
 		}
+		if (!global.quiet)
+			printf("Configuration file is valid\n");
 		return 0;
+	}
+	if (!main_has_listener()) {
+		cfg_phase = false;
+		ha_alert("[%s.main()] No enabled listener found (check for 'bind' directives) ! "
+			 "Exiting.\n",
+			 "haproxy");
+		return 1;
 	}
 	ret = main_start();
 	free(opts.cfg_paths);

@@ -25,7 +25,8 @@
 #define FD_RESERVE 100 /* fds kept for listeners, logs, epoll, pipes */
 
 /* Raises RLIMIT_NOFILE to fit maxconn (two fds per proxied connection) and derives a
- * default maxconn from the limit when none was set, as HAProxy does. */
+ * default maxconn from the limit when none was set, as HAProxy does. Returns 0, or -1
+ * after an alert when the limit cannot be raised that far. */
 static int runtime_set_limits(void)
 {
 	struct rlimit rl;
@@ -50,13 +51,13 @@ static int runtime_set_limits(void)
 		if (setrlimit(RLIMIT_NOFILE, &rl) < 0) {
 			struct rlimit cur;
 
+			/* As HAProxy (strict limits by default): a maxconn that cannot be
+			 * served would fail at the worst moment, under load. */
 			getrlimit(RLIMIT_NOFILE, &cur);
-			ha_warning("[%s.main()] Cannot raise FD limit to %llu, limit is %llu.\n",
-				   "haproxy", (unsigned long long)want,
-				   (unsigned long long)cur.rlim_cur);
-			if (cur.rlim_cur > 2 * FD_RESERVE)
-				global.maxconn = MIN(global.maxconn,
-						     (int)((cur.rlim_cur - FD_RESERVE) / 2));
+			ha_alert("[%s.main()] Cannot raise FD limit to %llu, limit is %llu.\n",
+				 "haproxy", (unsigned long long)want,
+				 (unsigned long long)cur.rlim_cur);
+			return -1;
 		}
 	}
 	return 0;

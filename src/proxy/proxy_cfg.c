@@ -1,7 +1,7 @@
 /* The proxy sections ("defaults", "frontend", "backend", "listen") and their general
  * keywords: mode, timeouts (and the 1.x contimeout/clitimeout/srvtimeout), retries,
  * maxconn, backlog, default_backend, use_backend, balance, monitor-uri, errorfile, log,
- * and the well-known keywords of later issues, refused with a reason. "option" lives in
+ * and the well-known keywords not implemented yet, refused with a reason. "option" lives in
  * proxy_option.c, "bind" in conn/bind_cfg.c, "server" in backend/server_cfg.c and the
  * http-request/http-response rules in stream/http_act_cfg.c.
  */
@@ -201,7 +201,7 @@ static int pxcfg_mode(struct cfg_ctx *ctx)
 		return 0;
 	}
 	if (strcmp(m, "tcp") == 0)
-		return proxy_cfg_later(ctx, "mode tcp", "TCP mode comes in a later issue");
+		return proxy_cfg_later(ctx, "mode tcp", "TCP mode is not implemented yet");
 	if (strcmp(m, "health") == 0) {
 		cfg_alert(ctx, "'mode health' doesn't exist anymore. Please use "
 			  "'http-request return status 200' instead.");
@@ -271,8 +271,8 @@ static int pxcfg_timeout(struct cfg_ctx *ctx)
 	if (!ctx->px)
 		return -1;
 	if (strcmp(name, "tarpit") == 0)
-		return proxy_cfg_later(ctx, "timeout tarpit", "the tarpit action comes in a later "
-				       "issue");
+		return proxy_cfg_later(ctx, "timeout tarpit", "the tarpit action is not "
+				       "implemented yet");
 	t = pxcfg_timeout_find(name);
 	if (!t) {
 		cfg_alert(ctx, "'timeout' supports 'client', 'server', 'connect', 'check', 'queue', "
@@ -366,13 +366,13 @@ static int pxcfg_use_backend(struct cfg_ctx *ctx)
 		return -1;
 	}
 	if (ctx->nargs > 2 && (!strcmp(ctx->args[2], "if") || !strcmp(ctx->args[2], "unless")))
-		return proxy_cfg_later(ctx, "use_backend ... if/unless", "ACL conditions come "
-				       "with a later issue");
+		return proxy_cfg_later(ctx, "use_backend ... if/unless", "ACL conditions are "
+				       "not implemented yet");
 	if (proxy_cfg_max_args(ctx, 1, 1) < 0)
 		return -1;
 	if (strchr(ctx->args[1], '%'))
 		return proxy_cfg_later(ctx, "use_backend %[...]", "dynamic backend names "
-				       "(log-format) come with a later issue");
+				       "(log-format) are not implemented yet");
 	sw = calloc(1, sizeof(*sw));
 	if (!sw || !(sw->be_name = strdup(ctx->args[1])) || !(sw->file = strdup(ctx->file))) {
 		if (sw)
@@ -454,7 +454,7 @@ static int pxcfg_balance(struct cfg_ctx *ctx)
 			char what[128];
 
 			snprintf(what, sizeof(what), "balance %s", a);
-			return proxy_cfg_later(ctx, what, "this algorithm comes in a later issue; "
+			return proxy_cfg_later(ctx, what, "this algorithm is not implemented yet; "
 					       "use 'roundrobin' for now");
 		}
 	}
@@ -590,7 +590,7 @@ static int pxcfg_log(struct cfg_ctx *ctx)
 	return 0;
 }
 
-/* http-reuse safe is what the runtime does; the other strategies come later. */
+/* http-reuse safe is what the runtime does; the other strategies are not implemented yet. */
 static int pxcfg_http_reuse(struct cfg_ctx *ctx)
 {
 	if (!ctx->px || cfg_need_args(ctx, 1) < 0)
@@ -615,65 +615,65 @@ static int pxcfg_description(struct cfg_ctx *ctx)
 	return 0;
 }
 
-/* Keywords of later issues, each with the reason given to the user. */
+/* HAProxy keywords not implemented yet, each with the reason given to the user. */
 struct pxcfg_later {
 	const char *name;
 	const char *why;
 };
 
 static const struct pxcfg_later pxcfg_later_kws[] = {
-	{ "stats", "the stats page comes in a later issue" },
-	{ "acl", "ACLs come with the ACL engine in a later issue" },
-	{ "http-check", "health checks come in a later issue" },
-	{ "external-check", "health checks come in a later issue" },
-	{ "tcp-request", "TCP rules come in a later issue" },
-	{ "tcp-response", "TCP rules come in a later issue" },
-	{ "stick-table", "stick tables come in a later issue" },
-	{ "stick", "stick tables come in a later issue" },
-	{ "cookie", "cookie persistence comes in a later issue" },
-	{ "compression", "compression comes in a later issue" },
-	{ "redirect", "redirects come in a later issue" },
-	{ "capture", "captures come with logging in a later issue" },
-	{ "declare", "captures come with logging in a later issue" },
-	{ "filter", "filters come in a later issue" },
-	{ "use-server", "use-server comes with the ACL engine in a later issue" },
-	{ "hash-type", "hash-based load balancing comes in a later issue" },
-	{ "hash-balance-factor", "hash-based load balancing comes in a later issue" },
-	{ "http-after-response", "http-after-response rules come in a later issue" },
-	{ "default-server", "default-server comes in a later issue" },
-	{ "server-template", "server templates come with DNS resolution in a later issue" },
-	{ "fullconn", "dynamic server maxconn (minconn/fullconn) comes in a later issue" },
-	{ "errorfiles", "http-errors sections come in a later issue" },
-	{ "errorloc", "errorloc comes in a later issue; use 'errorfile'" },
-	{ "errorloc302", "errorloc comes in a later issue; use 'errorfile'" },
-	{ "errorloc303", "errorloc comes in a later issue; use 'errorfile'" },
-	{ "http-error", "http-error comes in a later issue; use 'errorfile'" },
-	{ "dispatch", "dispatch comes in a later issue; use 'server'" },
-	{ "source", "source address binding comes in a later issue" },
-	{ "persist", "persistence comes in a later issue" },
-	{ "force-persist", "persistence comes in a later issue" },
-	{ "ignore-persist", "persistence comes in a later issue" },
-	{ "retry-on", "retry-on comes in a later issue; 'retries' covers connection failures" },
-	{ "unique-id-format", "unique ids come with logging in a later issue" },
-	{ "unique-id-header", "unique ids come with logging in a later issue" },
-	{ "log-format", "log formats come with logging in a later issue" },
-	{ "log-format-sd", "log formats come with logging in a later issue" },
-	{ "error-log-format", "log formats come with logging in a later issue" },
-	{ "log-tag", "logging comes in a later issue" },
-	{ "email-alert", "email alerts come in a later issue" },
-	{ "monitor", "'monitor fail' comes with the ACL engine in a later issue" },
+	{ "stats", "the stats page is not implemented yet" },
+	{ "acl", "ACLs need the ACL engine, which is not implemented yet" },
+	{ "http-check", "health checks are not implemented yet" },
+	{ "external-check", "health checks are not implemented yet" },
+	{ "tcp-request", "TCP rules are not implemented yet" },
+	{ "tcp-response", "TCP rules are not implemented yet" },
+	{ "stick-table", "stick tables are not implemented yet" },
+	{ "stick", "stick tables are not implemented yet" },
+	{ "cookie", "cookie persistence is not implemented yet" },
+	{ "compression", "compression is not implemented yet" },
+	{ "redirect", "redirects are not implemented yet" },
+	{ "capture", "captures need logging, which is not implemented yet" },
+	{ "declare", "captures need logging, which is not implemented yet" },
+	{ "filter", "filters are not implemented yet" },
+	{ "use-server", "use-server needs the ACL engine, which is not implemented yet" },
+	{ "hash-type", "hash-based load balancing is not implemented yet" },
+	{ "hash-balance-factor", "hash-based load balancing is not implemented yet" },
+	{ "http-after-response", "http-after-response rules are not implemented yet" },
+	{ "default-server", "default-server is not implemented yet" },
+	{ "server-template", "server templates need DNS resolution, which is not implemented yet" },
+	{ "fullconn", "dynamic server maxconn (minconn/fullconn) is not implemented yet" },
+	{ "errorfiles", "http-errors sections are not implemented yet" },
+	{ "errorloc", "errorloc is not implemented yet; use 'errorfile'" },
+	{ "errorloc302", "errorloc is not implemented yet; use 'errorfile'" },
+	{ "errorloc303", "errorloc is not implemented yet; use 'errorfile'" },
+	{ "http-error", "http-error is not implemented yet; use 'errorfile'" },
+	{ "dispatch", "dispatch is not implemented yet; use 'server'" },
+	{ "source", "source address binding is not implemented yet" },
+	{ "persist", "persistence is not implemented yet" },
+	{ "force-persist", "persistence is not implemented yet" },
+	{ "ignore-persist", "persistence is not implemented yet" },
+	{ "retry-on", "retry-on is not implemented yet; 'retries' covers connection failures" },
+	{ "unique-id-format", "unique ids need logging, which is not implemented yet" },
+	{ "unique-id-header", "unique ids need logging, which is not implemented yet" },
+	{ "log-format", "log formats need logging, which is not implemented yet" },
+	{ "log-format-sd", "log formats need logging, which is not implemented yet" },
+	{ "error-log-format", "log formats need logging, which is not implemented yet" },
+	{ "log-tag", "logging is not implemented yet" },
+	{ "email-alert", "email alerts are not implemented yet" },
+	{ "monitor", "'monitor fail' needs the ACL engine, which is not implemented yet" },
 	{ "monitor-net", "monitor-net was removed in HAProxy 2.0; use 'monitor-uri'" },
-	{ "rate-limit", "rate limiting comes in a later issue" },
+	{ "rate-limit", "rate limiting is not implemented yet" },
 	{ "bind-process", "nbproc was removed in HAProxy 2.5; use 'thread' on 'bind' lines" },
-	{ "id", "numeric proxy ids come with the runtime API in a later issue" },
-	{ "disabled", "disabled proxies come with the runtime API in a later issue" },
-	{ "enabled", "disabled proxies come with the runtime API in a later issue" },
-	{ "server-state-file-name", "server state files come in a later issue" },
-	{ "load-server-state-from-file", "server state files come in a later issue" },
-	{ "max-keep-alive-queue", "max-keep-alive-queue comes in a later issue" },
-	{ "max-session-srv-conns", "max-session-srv-conns comes in a later issue" },
-	{ "http-send-name-header", "http-send-name-header comes in a later issue" },
-	{ "guid", "guids come with the runtime API in a later issue" },
+	{ "id", "numeric proxy ids are not implemented yet" },
+	{ "disabled", "disabled proxies are not implemented yet" },
+	{ "enabled", "disabled proxies are not implemented yet" },
+	{ "server-state-file-name", "server state files are not implemented yet" },
+	{ "load-server-state-from-file", "server state files are not implemented yet" },
+	{ "max-keep-alive-queue", "max-keep-alive-queue is not implemented yet" },
+	{ "max-session-srv-conns", "max-session-srv-conns is not implemented yet" },
+	{ "http-send-name-header", "http-send-name-header is not implemented yet" },
+	{ "guid", "guids are not implemented yet" },
 	{ "reqadd", "removed in HAProxy 2.1; use 'http-request add-header'" },
 	{ "reqrep", "removed in HAProxy 2.1; http-request rules replace it" },
 	{ "reqdel", "removed in HAProxy 2.1; use 'http-request del-header'" },
@@ -692,7 +692,7 @@ static int pxcfg_later(struct cfg_ctx *ctx)
 	for (l = pxcfg_later_kws; l->name; l++)
 		if (strcmp(l->name, ctx->args[0]) == 0)
 			return cfg_not_supported(ctx, l->why);
-	return cfg_not_supported(ctx, "it comes in a later issue");
+	return cfg_not_supported(ctx, "it is not implemented yet");
 }
 
 #define PXS CFG_SEC_PROXIES

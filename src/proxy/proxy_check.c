@@ -94,7 +94,7 @@ static int proxy_check_mode(const struct proxy *px)
 	if (px->mode == PR_MODE_HTTP)
 		return 0;
 	CHECK_ALERT(px->file, px->line, "%s '%s' is in TCP mode (the default without 'mode http'), "
-		    "which is not supported yet: TCP proxying comes in a later issue; add 'mode http'.",
+		    "which is not supported yet; add 'mode http'.",
 		    proxy_type_str(px), px->id);
 	return 1;
 }

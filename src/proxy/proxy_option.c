@@ -1,6 +1,6 @@
 /* The "option X" and "no option X" keywords of proxy sections (and "no log"): connection
  * modes, forwardfor, redispatch, http-buffer-request, the obsolete http-use-htx, logging
- * options (warned about: no logging yet) and the options of later issues, refused.
+ * options (warned about: no logging yet) and the options not implemented yet, refused.
  */
 #include <arpa/inet.h>
 #include <limits.h>
@@ -145,7 +145,7 @@ static int pxopt_forwardfor(struct cfg_ctx *ctx, int a, bool neg)
 			}
 			if (strchr(ctx->args[i], ':'))
 				return proxy_cfg_later(ctx, "option forwardfor except <ipv6>",
-						       "IPv6 networks come in a later issue");
+						       "IPv6 networks are not implemented yet");
 			if (pxopt_parse_net4(ctx->args[i], &net, &mask) < 0) {
 				cfg_alert(ctx, "'option forwardfor except' expects <address>[/mask] as "
 					  "argument.");
@@ -185,7 +185,7 @@ static int pxopt_redispatch(struct cfg_ctx *ctx, int a, bool neg)
 		return -1;
 	if (n < -1)
 		return proxy_cfg_later(ctx, "option redispatch <negative>", "redispatching on the "
-				       "Nth retry before the last comes in a later issue; use -1 or "
+				       "Nth retry before the last is not implemented yet; use -1 or "
 				       "a positive interval");
 	if (n == 0) {
 		px->options &= ~PR_O_REDISP;
@@ -232,48 +232,48 @@ static const struct pxopt pxopts[] = {
 	{ NULL, 0, NULL },
 };
 
-/* Options of later issues, each with the reason given to the user. */
+/* HAProxy options not implemented yet, each with the reason given to the user. */
 static const char *const pxopt_later[][2] = {
-	{ "httpchk", "health checks come in a later issue" },
-	{ "ssl-hello-chk", "health checks come in a later issue" },
-	{ "tcp-check", "health checks come in a later issue" },
-	{ "mysql-check", "health checks come in a later issue" },
-	{ "pgsql-check", "health checks come in a later issue" },
-	{ "redis-check", "health checks come in a later issue" },
-	{ "smtpchk", "health checks come in a later issue" },
-	{ "ldap-check", "health checks come in a later issue" },
-	{ "spop-check", "health checks come in a later issue" },
-	{ "external-check", "health checks come in a later issue" },
-	{ "allbackups", "backup server policies come in a later issue" },
-	{ "abortonclose", "abortonclose comes in a later issue" },
-	{ "accept-invalid-http-request", "relaxed HTTP parsing comes in a later issue" },
-	{ "accept-invalid-http-response", "relaxed HTTP parsing comes in a later issue" },
-	{ "checkcache", "checkcache comes in a later issue" },
-	{ "clitcpka", "TCP keep-alive comes in a later issue" },
-	{ "srvtcpka", "TCP keep-alive comes in a later issue" },
-	{ "tcpka", "TCP keep-alive comes in a later issue" },
-	{ "contstats", "stats come in a later issue" },
-	{ "socket-stats", "stats come in a later issue" },
-	{ "disable-h2-upgrade", "HTTP/2 comes in a later issue" },
-	{ "h1-case-adjust-bogus-client", "header case adjustment comes in a later issue" },
-	{ "h1-case-adjust-bogus-server", "header case adjustment comes in a later issue" },
-	{ "http-ignore-probes", "http-ignore-probes comes with logging in a later issue" },
-	{ "http-pretend-keepalive", "http-pretend-keepalive comes in a later issue" },
-	{ "http-restrict-req-hdr-names", "header name restrictions come in a later issue" },
-	{ "http_proxy", "the HTTP forward-proxy mode comes in a later issue" },
+	{ "httpchk", "health checks are not implemented yet" },
+	{ "ssl-hello-chk", "health checks are not implemented yet" },
+	{ "tcp-check", "health checks are not implemented yet" },
+	{ "mysql-check", "health checks are not implemented yet" },
+	{ "pgsql-check", "health checks are not implemented yet" },
+	{ "redis-check", "health checks are not implemented yet" },
+	{ "smtpchk", "health checks are not implemented yet" },
+	{ "ldap-check", "health checks are not implemented yet" },
+	{ "spop-check", "health checks are not implemented yet" },
+	{ "external-check", "health checks are not implemented yet" },
+	{ "allbackups", "backup server policies are not implemented yet" },
+	{ "abortonclose", "abortonclose is not implemented yet" },
+	{ "accept-invalid-http-request", "relaxed HTTP parsing is not implemented yet" },
+	{ "accept-invalid-http-response", "relaxed HTTP parsing is not implemented yet" },
+	{ "checkcache", "checkcache is not implemented yet" },
+	{ "clitcpka", "TCP keep-alive is not implemented yet" },
+	{ "srvtcpka", "TCP keep-alive is not implemented yet" },
+	{ "tcpka", "TCP keep-alive is not implemented yet" },
+	{ "contstats", "stats are not implemented yet" },
+	{ "socket-stats", "stats are not implemented yet" },
+	{ "disable-h2-upgrade", "HTTP/2 is not implemented yet" },
+	{ "h1-case-adjust-bogus-client", "header case adjustment is not implemented yet" },
+	{ "h1-case-adjust-bogus-server", "header case adjustment is not implemented yet" },
+	{ "http-ignore-probes", "http-ignore-probes needs logging, which is not implemented yet" },
+	{ "http-pretend-keepalive", "http-pretend-keepalive is not implemented yet" },
+	{ "http-restrict-req-hdr-names", "header name restrictions are not implemented yet" },
+	{ "http_proxy", "the HTTP forward-proxy mode is not implemented yet" },
 	{ "http-tunnel", "removed in HAProxy 2.1; use 'option http-keep-alive'" },
-	{ "independent-streams", "independent-streams comes with TCP mode in a later issue" },
-	{ "nolinger", "nolinger comes in a later issue" },
-	{ "originalto", "originalto comes in a later issue" },
-	{ "persist", "persistence comes in a later issue" },
-	{ "prefer-last-server", "prefer-last-server comes in a later issue" },
-	{ "splice-auto", "splicing comes in a later issue" },
-	{ "splice-request", "splicing comes in a later issue" },
-	{ "splice-response", "splicing comes in a later issue" },
-	{ "tcp-smart-accept", "tcp-smart-accept comes in a later issue" },
-	{ "tcp-smart-connect", "tcp-smart-connect comes in a later issue" },
-	{ "transparent", "transparent proxying comes in a later issue" },
-	{ "idle-close-on-response", "idle-close-on-response comes in a later issue" },
+	{ "independent-streams", "independent-streams needs TCP mode, which is not implemented yet" },
+	{ "nolinger", "nolinger is not implemented yet" },
+	{ "originalto", "originalto is not implemented yet" },
+	{ "persist", "persistence is not implemented yet" },
+	{ "prefer-last-server", "prefer-last-server is not implemented yet" },
+	{ "splice-auto", "splicing is not implemented yet" },
+	{ "splice-request", "splicing is not implemented yet" },
+	{ "splice-response", "splicing is not implemented yet" },
+	{ "tcp-smart-accept", "tcp-smart-accept is not implemented yet" },
+	{ "tcp-smart-connect", "tcp-smart-connect is not implemented yet" },
+	{ "transparent", "transparent proxying is not implemented yet" },
+	{ "idle-close-on-response", "idle-close-on-response is not implemented yet" },
 };
 
 /* Parses "option NAME ..." with args[a] the name. */
@@ -299,6 +299,12 @@ static int pxopt_dispatch(struct cfg_ctx *ctx, int a, bool neg)
 			snprintf(what, sizeof(what), "option %s", name);
 			return proxy_cfg_later(ctx, what, pxopt_later[i][1]);
 		}
+	}
+	if (*name && cfg_known_why(CFG_KNOWN_OPTION, name)) {
+		char what[96];
+
+		snprintf(what, sizeof(what), "option %s", name);
+		return proxy_cfg_later(ctx, what, cfg_known_why(CFG_KNOWN_OPTION, name));
 	}
 	if (!*name)
 		cfg_alert(ctx, "'%soption' expects an option name.", neg ? "no " : "");

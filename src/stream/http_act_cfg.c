@@ -51,7 +51,7 @@ static int act_later(struct act_line *al, const char *why)
 }
 
 /* Copies <s> into the owned view <dst>, turning "%%" into "%". Any other '%' starts a
- * log-format expression, which comes later: returns 1 then (nothing allocated). Returns 0,
+ * log-format expression, which is not implemented yet: returns 1 then (nothing allocated). Returns 0,
  * or -1 on allocation failure.
  */
 static int act_dup_value(struct ist *dst, const char *s)
@@ -85,7 +85,7 @@ static int act_set_value(struct act_line *al, struct ist *dst, const char *s)
 	int rc = act_dup_value(dst, s);
 
 	if (rc > 0)
-		return act_later(al, "log-format expressions come with a later issue (write '%%' "
+		return act_later(al, "log-format expressions are not implemented yet (write '%%' "
 				 "for a literal '%')");
 	if (rc < 0)
 		return act_error(al, "out of memory.");
@@ -153,7 +153,7 @@ static int act_end(struct act_line *al)
 	if (al->pos >= al->ctx->nargs)
 		return 0;
 	if (act_at_cond(al))
-		return act_later(al, "ACL conditions come with a later issue");
+		return act_later(al, "ACL conditions are not implemented yet");
 	return act_error(al, "unexpected argument '%s'.", al->ctx->args[al->pos]);
 }
 
@@ -206,10 +206,10 @@ static int act_return_opt(struct act_line *al, struct act_rule *r)
 	if (!strcmp(opt, "status"))
 		return act_parse_status(al, opt, &r->status);
 	if (!strcmp(opt, "lf-string") || !strcmp(opt, "lf-file"))
-		return act_later(al, "log-format expressions come with a later issue");
+		return act_later(al, "log-format expressions are not implemented yet");
 	if (!strcmp(opt, "errorfile") || !strcmp(opt, "errorfiles") ||
 	    !strcmp(opt, "default-errorfiles"))
-		return act_later(al, "'return' with error files comes in a later issue");
+		return act_later(al, "'return' with error files is not implemented yet");
 	if (!strcmp(opt, "hdr")) {
 		if (al->pos + 1 >= ctx->nargs)
 			return act_error(al, "'hdr' expects <name> and <value> as arguments.");
@@ -234,7 +234,7 @@ static int act_return_opt(struct act_line *al, struct act_rule *r)
 static int act_parse_return(struct act_line *al, struct act_rule *r)
 {
 	if (!al->req)
-		return act_later(al, "'http-response return' comes in a later issue");
+		return act_later(al, "'http-response return' is not implemented yet");
 	r->type = ACT_RETURN;
 	r->status = 200;
 	while (al->pos < al->ctx->nargs && !act_at_cond(al))
@@ -262,8 +262,8 @@ static int act_parse_deny(struct act_line *al, struct act_rule *r)
 		const char *opt = ctx->args[al->pos++];
 
 		if (strcmp(opt, "deny_status") && strcmp(opt, "status"))
-			return act_later(al, "'deny' with a custom response comes in a later "
-						 "issue; use 'deny_status' with an 'errorfile'");
+			return act_later(al, "'deny' with a custom response is not "
+						 "implemented yet; use 'deny_status' with an 'errorfile'");
 		if (act_parse_status(al, opt, &r->status) < 0)
 			return -1;
 	}
@@ -304,11 +304,11 @@ static int act_parse_header(struct act_line *al, struct act_rule *r, enum act_ty
 		return -1;
 	al->pos += need;
 	if (type == ACT_DEL_HDR && al->pos < ctx->nargs && !strcmp(ctx->args[al->pos], "-m"))
-		return act_later(al, "'del-header -m' comes in a later issue");
+		return act_later(al, "'del-header -m' is not implemented yet");
 	return act_end(al);
 }
 
-/* Known actions of later issues (a name ending in '(' matches a prefix). */
+/* Known HAProxy actions not implemented yet (a name ending in '(' matches a prefix). */
 static const char *const act_later_names[] = {
 	"redirect", "set-path", "set-pathq", "set-query", "set-uri", "set-method",
 	"set-var(", "set-var-fmt(", "unset-var(", "allow", "tarpit", "auth", "reject",
@@ -329,9 +329,9 @@ static int act_parse_other(struct act_line *al)
 
 	for (i = 0; act_later_names[i]; i++)
 		if (!strncmp(a, act_later_names[i], strlen(act_later_names[i])))
-			return act_later(al, "this action comes in a later issue");
+			return act_later(al, "this action is not implemented yet");
 	cfg_alert(al->ctx, "'%s' expects 'return', 'deny', 'set-header', 'add-header', "
-		  "'del-header' (or an action of a later issue), but got '%s'.", al->kw, a);
+		  "'del-header' (or a known action that is not supported yet), but got '%s'.", al->kw, a);
 	return -1;
 }
 
@@ -363,8 +363,8 @@ static bool act_refuse_defaults(struct cfg_ctx *ctx)
 	if (!*ctx->px->id)
 		cfg_alert(ctx, "'%s' not allowed in anonymous 'defaults' section.", ctx->args[0]);
 	else
-		proxy_cfg_later(ctx, ctx->args[0], "rules in named 'defaults' sections come in a "
-				"later issue");
+		proxy_cfg_later(ctx, ctx->args[0], "rules in named 'defaults' sections are not "
+				"supported yet");
 	return true;
 }
 

@@ -43,6 +43,23 @@ static const struct cond_facts fuzz_facts = {
 	.enabled = fuzz_enabled,
 };
 
+/* A line the tokenizer accepted has no NUL byte before the end of what it scanned: the
+ * scan stops only at a '#', CR or LF, so one of them must come before any NUL.
+ */
+static bool fuzz_nul_ok(const uint8_t *data, size_t size)
+{
+	const uint8_t *nul = memchr(data, '\0', size);
+	size_t i;
+
+	if (!nul)
+		return true;
+	for (i = 0; data + i < nul; i++) {
+		if (data[i] == '#' || data[i] == '\n' || data[i] == '\r')
+			return true;
+	}
+	return false;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static char out[8192];
@@ -70,6 +87,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		return 0;
 	}
+	if (!fuzz_nul_ok(data, size))
+		abort();
 	r = cond_eval(tok.args, tok.nargs, &fuzz_facts, err, sizeof(err));
 	if (r < -1 || r > 1)
 		abort();

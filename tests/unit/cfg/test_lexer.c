@@ -156,6 +156,28 @@ TEST(lexer_errors)
 	CHECK_INT(lex("x \"${A-b", &tok), -1);
 }
 
+/* A NUL byte is an error wherever the scanner meets it, never the end of the line. */
+TEST(lexer_nul_byte)
+{
+	struct cfg_tokens tok;
+
+	CHECK_INT(cfg_tokenize("timeout client 1s\0junk", 22, lex_out, sizeof(lex_out), &tok,
+			       NULL, NULL, lex_err, sizeof(lex_err)), -1);
+	CHECK_STR(lex_err, "Stray NUL character at position 18");
+	CHECK_INT(cfg_tokenize("\0x", 2, lex_out, sizeof(lex_out), &tok, NULL, NULL, lex_err,
+			       sizeof(lex_err)), -1);
+	CHECK_STR(lex_err, "Stray NUL character at position 1");
+	CHECK_INT(cfg_tokenize("a \"b\0\"", 6, lex_out, sizeof(lex_out), &tok, NULL, NULL,
+			       lex_err, sizeof(lex_err)), -1);
+	CHECK_STR(lex_err, "Stray NUL character at position 5");
+	CHECK_INT(cfg_tokenize("a \"${X-b\0}\"", 11, lex_out, sizeof(lex_out), &tok, NULL, NULL,
+			       lex_err, sizeof(lex_err)), -1);
+	CHECK_STR(lex_err, "Stray NUL character at position 9");
+	CHECK_INT(cfg_tokenize("a # \0", 5, lex_out, sizeof(lex_out), &tok, NULL, NULL, lex_err,
+			       sizeof(lex_err)), 0);
+	CHECK_INT(tok.nargs, 1);
+}
+
 TEST(lexer_limits)
 {
 	struct cfg_tokens tok;

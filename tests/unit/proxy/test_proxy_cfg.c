@@ -302,7 +302,7 @@ TEST(proxy_cfg_bind_errors)
 	CHECK_INT(r.errors, 6);
 	PXT_HAS(&r, "t.cfg:7] : 'bind' : missing port specification in '1.2.3.4'");
 	PXT_HAS(&r, "t.cfg:8] : 'bind' : invalid port '0'");
-	PXT_HAS(&r, "t.cfg:9] : 'bind' option 'ssl' is not supported yet (TLS comes in a later");
+	PXT_HAS(&r, "t.cfg:9] : 'bind' option 'ssl' is not supported yet (TLS is not implemented yet)");
 	PXT_HAS(&r, "t.cfg:10] : 'bind :80' in section 'frontend': unknown keyword 'blah'.");
 	PXT_HAS(&r, "t.cfg:11] : 'bind' expects");
 	PXT_HAS(&r, "t.cfg:13] : 'bind' ignored because backend 'be' has no frontend capability.");
@@ -346,8 +346,8 @@ TEST(proxy_cfg_tcp_mode_refused)
 		 "backend be2\n  mode tcp\n"
 		 "backend be3\n  mode health\n  mode foo\n", &r);
 	CHECK_INT(r.errors, 3);
-	PXT_HAS(&r, "t.cfg:12] : 'mode tcp' is not supported yet (TCP mode comes in a later "
-		"issue)");
+	PXT_HAS(&r, "t.cfg:12] : 'mode tcp' is not supported yet (TCP mode is not implemented "
+		"yet)");
 	PXT_HAS(&r, "t.cfg:14] : 'mode health' doesn't exist anymore.");
 	PXT_HAS(&r, "t.cfg:15] : unknown proxy mode 'foo'.");
 	/* be has no mode: HAProxy's default is tcp, which we refuse, and fe cannot use it */
@@ -440,8 +440,8 @@ TEST(proxy_cfg_balance_and_misc)
 		 "  server z 127.0.0.1:4 foo\n", &r);
 	PXT_HAS(&r, "t.cfg:9] : 'balance random' expects 'random' or 'random(<draws>)'");
 	PXT_HAS(&r, "t.cfg:10] : balance only supports");
-	PXT_HAS(&r, "t.cfg:11] : 'stats' is not supported yet (the stats page comes in a later "
-		"issue)");
+	PXT_HAS(&r, "t.cfg:11] : 'stats' is not supported yet (the stats page is not "
+		"implemented yet)");
 	PXT_HAS(&r, "t.cfg:12] : 'acl' is not supported yet");
 	PXT_HAS(&r, "t.cfg:14] : 'http-reuse always' is not supported yet");
 	PXT_HAS(&r, "[WARNING]  (");
@@ -449,8 +449,8 @@ TEST(proxy_cfg_balance_and_misc)
 	PXT_HAS(&r, "t.cfg:16] : logging is not supported yet: 'option httplog' has no effect.");
 	PXT_HAS(&r, "t.cfg:17] : logging is not supported yet: 'no option httplog' has no effect.");
 	PXT_HAS(&r, "t.cfg:18] : 'option http-use-htx' is deprecated and ignored.");
-	PXT_HAS(&r, "t.cfg:19] : 'option httpchk' is not supported yet (health checks come in a "
-		"later issue)");
+	PXT_HAS(&r, "t.cfg:19] : 'option httpchk' is not supported yet (health checks are not "
+		"implemented yet)");
 	PXT_HAS(&r, "t.cfg:20] : unknown option 'foo'.");
 	PXT_HAS(&r, "t.cfg:21] : negation/default is not supported for option 'forwardfor'.");
 	PXT_HAS(&r, "t.cfg:22] : 'retries' cannot handle unexpected argument '4'.");
@@ -562,9 +562,9 @@ TEST(proxy_cfg_http_rules)
 		 "defaults named\n  http-response deny\n", &r);
 	PXT_HAS(&r, "t.cfg:8] : header 'Content-Length' always ignored by the http reply.");
 	PXT_HAS(&r, "t.cfg:16] : 'http-request set-header' is not supported yet (log-format "
-		"expressions come with a later issue (write '%%' for a literal '%'))");
-	PXT_HAS(&r, "t.cfg:17] : 'http-request deny' is not supported yet (ACL conditions come "
-		"with a later issue)");
+		"expressions are not implemented yet (write '%%' for a literal '%'))");
+	PXT_HAS(&r, "t.cfg:17] : 'http-request deny' is not supported yet (ACL conditions are "
+		"not implemented yet)");
 	PXT_HAS(&r, "t.cfg:18] : 'http-request redirect' is not supported yet");
 	PXT_HAS(&r, "t.cfg:19] : 'http-request' expects 'return', 'deny'");
 	PXT_HAS(&r, "t.cfg:20] : error detected in frontend 'fe' while parsing 'http-request "
@@ -579,7 +579,7 @@ TEST(proxy_cfg_http_rules)
 	PXT_HAS(&r, "t.cfg:24] : 'http-response return' is not supported yet");
 	PXT_HAS(&r, "t.cfg:26] : 'http-request' not allowed in anonymous 'defaults' section.");
 	PXT_HAS(&r, "t.cfg:28] : 'http-response' is not supported yet (rules in named "
-		"'defaults' sections come in a later issue)");
+		"'defaults' sections are not supported yet)");
 	CHECK_INT(r.errors, 11);
 	fe = proxy_find("fe", PR_CAP_FE);
 	CHECK(fe != NULL);
