@@ -33,6 +33,8 @@ enum pr_mode {
 #define PR_O_REDISP        0x00000020 /* option redispatch */
 #define PR_O_BUF_REQ       0x00000040 /* option http-buffer-request */
 #define PR_O_HTTP_NO_DELAY 0x00000080 /* option http-no-delay: never MSG_MORE */
+#define PR_O_IDLE_CLOSE_RSP 0x00000100 /* option idle-close-on-response: on a graceful stop,
+					 * idle connections wait for their next request */
 #define PR_O_HTTP_MODE_MASK (PR_O_HTTP_KAL | PR_O_HTTP_SCL | PR_O_HTTP_CLO)
 
 /* Timeouts in milliseconds; 0 means "not set". */

@@ -200,7 +200,9 @@ void h1_front_close_gracefully(struct conn *c)
  * it, and then sees the close instead of a response. On a graceful stop (a reload), an
  * idle connection is therefore closed only once it has been quiet for STOP_QUIET_MS: a
  * client busy on it sends its next request before that, gets its response with
- * "Connection: close" and reconnects to the new process. Returns how many stay open. */
+ * "Connection: close" and reconnects to the new process. With "option
+ * idle-close-on-response" it waits for that request however long it takes (bounded by its
+ * keep-alive timeout and hard-stop-after). Returns how many stay open. */
 int h1_front_close_idle(void)
 {
 	struct conn *c, *tmp;
@@ -209,7 +211,8 @@ int h1_front_close_idle(void)
 	if (!idle_fronts.next)
 		return 0;
 	list_for_each_entry_safe(c, tmp, &idle_fronts, idle) {
-		if (now_ms() - c->last_act >= STOP_QUIET_MS || (c->flags & CO_FL_RD_EOF))
+		if ((c->flags & CO_FL_RD_EOF) || (!(c->px->options & PR_O_IDLE_CLOSE_RSP) &&
+						  now_ms() - c->last_act >= STOP_QUIET_MS))
 			front_close(c);
 		else
 			left++;

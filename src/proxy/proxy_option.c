@@ -81,6 +81,11 @@ static int pxopt_no_delay(struct cfg_ctx *ctx, int a, bool neg)
 	return pxopt_bool(ctx, a, neg, PR_O_HTTP_NO_DELAY);
 }
 
+static int pxopt_idle_close(struct cfg_ctx *ctx, int a, bool neg)
+{
+	return pxopt_bool(ctx, a, neg, PR_O_IDLE_CLOSE_RSP);
+}
+
 /* Parses an IPv4 "NET[/BITS|/MASK]" into net/mask. Returns 0 or -1. */
 static int pxopt_parse_net4(const char *s, struct in_addr *net, struct in_addr *mask)
 {
@@ -220,6 +225,7 @@ static const struct pxopt pxopts[] = {
 	{ "redispatch", PR_CAP_BE, pxopt_redispatch },
 	{ "http-buffer-request", FEBE, pxopt_buf_req },
 	{ "http-no-delay", FEBE, pxopt_no_delay },
+	{ "idle-close-on-response", PR_CAP_FE, pxopt_idle_close },
 	{ "http-use-htx", FEBE, pxopt_htx },
 	{ "httplog", FEBE, pxopt_logging },
 	{ "httpslog", FEBE, pxopt_logging },
@@ -273,7 +279,6 @@ static const char *const pxopt_later[][2] = {
 	{ "tcp-smart-accept", "tcp-smart-accept is not implemented yet" },
 	{ "tcp-smart-connect", "tcp-smart-connect is not implemented yet" },
 	{ "transparent", "transparent proxying is not implemented yet" },
-	{ "idle-close-on-response", "idle-close-on-response is not implemented yet" },
 };
 
 /* Parses "option NAME ..." with args[a] the name. */

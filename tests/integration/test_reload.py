@@ -200,3 +200,28 @@ def test_stopping_process_closes_quiet_idle_connection(tmp_path, port):
         s.close()
     finally:
         stop_pid_proc(p)
+
+
+def test_idle_close_on_response_waits_for_the_next_request(tmp_path, port):
+    """option idle-close-on-response: after SIGUSR1 an idle keep-alive connection stays
+    open even when quiet, and its next request is answered, then the connection closes."""
+    cfg = tmp_path / "x.cfg"
+    cfg.write_text(RETURN_CFG.format(port=port).replace(
+        "frontend fe\n", "frontend fe\n    option idle-close-on-response\n"))
+    p = start(cfg)
+    try:
+        assert wait_port(port, 10.0, p)
+        s = socket.create_connection(("127.0.0.1", port))
+        s.sendall(b"GET / HTTP/1.1\r\nHost: a\r\n\r\n")
+        assert recv_response(s).startswith(b"HTTP/1.1 200")
+        p.send_signal(signal.SIGUSR1)
+        time.sleep(1.6)  # longer than the quiet delay that closes idle connections
+        assert p.poll() is None
+        s.sendall(b"GET / HTTP/1.1\r\nHost: a\r\n\r\n")
+        rsp = recv_response(s)
+        s.close()
+        assert rsp.startswith(b"HTTP/1.1 200"), rsp
+        assert b"connection: close" in rsp.lower(), rsp
+        assert exit_code(p, 10) == 0
+    finally:
+        stop_pid_proc(p)
