@@ -6,10 +6,15 @@
 #ifndef CONN_LISTENER_H
 #define CONN_LISTENER_H
 
+#include <base/freq_ctr-t.h>
 #include <conn/listener-t.h>
 
 /* Connections accepted and still open, process-wide (atomic): global maxconn. */
 extern int actconn;
+/* Connections accepted per second, and the highest such rate seen (atomics): maxconnrate,
+ * maxsessrate, "show info". */
+extern struct freq_ctr conn_rate;
+extern uint32_t conn_rate_max;
 
 /* Binds (or adopts for fd@N) <li>'s sockets, one per shard, and listens with <backlog>.
  * Before threads start. Returns 0, or -1 with the reason in err[0..errsz).

@@ -10,6 +10,9 @@
 struct global {
 	int nbthread;             /* threads the runtime starts (set by thread_cfg_check) */
 	int maxconn;              /* global maxconn (0: computed from the fd limit) */
+	int maxconnrate;          /* maxconnrate: accepted connections per second, 0 = none */
+	int maxsessrate;          /* maxsessrate: sessions per second, 0 = none (a session
+				   * starts at each accept: no tcp-request connection rules) */
 	int ulimit_n;             /* ulimit-n, 0 = computed */
 	bool daemon;              /* "daemon" or -D */
 	bool quiet;               /* "quiet" or -q */

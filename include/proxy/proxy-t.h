@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <netinet/in.h>
+#include <base/freq_ctr-t.h>
 #include <base/ist.h>
 #include <base/list.h>
 #include <stats/counters-t.h>
@@ -69,6 +70,7 @@ struct proxy {
 	uint32_t options;         /* PR_O_* */
 	struct proxy_timeouts timeout;
 	int maxconn;              /* frontend maxconn (0: default from global) */
+	int sess_rate_lim;        /* rate-limit sessions: per second, 0 = none */
 	int backlog;              /* frontend backlog (0: maxconn) */
 	int retries;              /* default 3 */
 	int redispatch_every;     /* option redispatch [N]: 0 = on the last retry */
@@ -108,6 +110,7 @@ struct proxy {
 	/* runtime: current values, process-wide atomics (limits compare against them) */
 	int feconn;               /* current frontend connections */
 	int beconn;               /* current backend streams */
+	struct freq_ctr sess_rate; /* sessions per second (rate-limit sessions, show stat) */
 	/* runtime: traffic counters, one block per thread group (runtime_prepare) */
 	struct fe_counters *fe_cnt;
 	struct be_counters *be_cnt;

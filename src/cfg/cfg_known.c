@@ -104,8 +104,6 @@ static const struct cfg_known cfg_known_kws[] = {
 	{ G, "tune.ring.queues", "log rings are not implemented yet" },
 	{ G, "tune.events.max-events-at-once", "event hooks are not implemented yet" },
 	{ G, "tune.glitches.*", "HTTP/2 glitch accounting is not implemented yet" },
-	{ G, "maxconnrate", WHY_RATE },
-	{ G, "maxsessrate", WHY_RATE },
 	{ G, "fd-hard-limit", "fd-hard-limit is not implemented yet; use 'ulimit-n'" },
 	{ G, "unix-bind", "unix socket defaults are not implemented yet" },
 	{ G, "server-state-base", "server state files are not implemented yet" },

@@ -16,6 +16,7 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <base/atomic.h>
+#include <base/freq_ctr.h>
 #include <base/pool.h>
 #include <conn/listener.h>
 #include <event/inbox.h>
@@ -26,6 +27,9 @@
 #include <thread/thread-t.h>
 
 int actconn; /* process-wide: read and written with atomics */
+struct freq_ctr conn_rate; /* connections accepted per second, process-wide (atomic) */
+uint32_t conn_rate_max;    /* highest conn_rate seen at an accept (atomic) */
+static bool rate_limited;  /* a rate limit is configured: set before threads start */
 
 /* A connection accepted by one thread for another. */
 struct accept_item {
@@ -163,6 +167,9 @@ int listener_bind(struct listener *li, int backlog, char *err, size_t errsz)
 	struct li_shard plan[MAX_THREADS];
 	int n = shard_plan(li, plan);
 
+	if (global.maxconnrate || global.maxsessrate || li->bind->px->sess_rate_lim)
+		rate_limited = true;
+
 	li->shards = calloc((size_t)n, sizeof(*li->shards));
 	if (!li->shards) {
 		snprintf(err, errsz, "out of memory");
@@ -223,11 +230,46 @@ static bool listener_full(const struct listener *li)
 	return li->bind->maxconn && HA_ATOMIC_LOAD_RLX(&li->nbconn) >= li->bind->maxconn;
 }
 
+/* Milliseconds before <li> may accept one more connection under the rate limits
+ * (maxconnrate, maxsessrate, the frontend's rate-limit sessions); 0 = now. */
+static int listener_rate_wait(const struct listener *li)
+{
+	const struct proxy *px = li->bind->px;
+	uint64_t now = now_ms();
+	uint32_t w = 0, x;
+
+	if (global.maxconnrate && (x = freq_ctr_wait(&conn_rate, (uint32_t)global.maxconnrate,
+						       now)) > w)
+		w = x;
+	if (global.maxsessrate && (x = freq_ctr_wait(&conn_rate, (uint32_t)global.maxsessrate,
+						       now)) > w)
+		w = x;
+	if (px->sess_rate_lim &&
+	    (x = freq_ctr_wait(&px->sess_rate, (uint32_t)px->sess_rate_lim, now)) > w)
+		w = x;
+	return (int)w;
+}
+
+/* Counts an accepted connection in the process's and the frontend's rates. */
+static void conn_rate_count(struct listener *li)
+{
+	uint64_t now = now_ms();
+	uint32_t r, max;
+
+	freq_ctr_inc(&conn_rate, now);
+	freq_ctr_inc(&li->bind->px->sess_rate, now);
+	r = freq_ctr_rate(&conn_rate, now);
+	max = HA_ATOMIC_LOAD_RLX(&conn_rate_max);
+	while (r > max && !HA_ATOMIC_CAS(&conn_rate_max, &max, r))
+		;
+}
+
 /* Stops polling <reg> until a connection ends somewhere: pending connections wait in the
  * kernel's backlog meanwhile. */
 static void resume_local(void);
 
-/* Retries paused registrations when no connection end will (EMFILE with none open). */
+/* Retries paused registrations when no connection end will (EMFILE with none open, a
+ * rate limit). */
 static __thread struct timer resume_tmr;
 
 static void resume_tmr_cb(struct timer *t)
@@ -235,23 +277,32 @@ static void resume_tmr_cb(struct timer *t)
 	resume_local();
 }
 
-/* Pauses <reg> because of a maxconn limit (<fd_shortage> false) or of a lack of fds or
- * memory (true). */
-static void reg_pause(struct li_reg *reg, bool fd_shortage)
+/* Arms the retry in <ms> unless it is due sooner already. */
+static void resume_arm(int ms)
+{
+	uint64_t when = tick_add(ms > 0 ? ms : 1);
+
+	resume_tmr.cb = resume_tmr_cb;
+	if (!resume_tmr.expire || resume_tmr.expire > when)
+		timer_set(&resume_tmr, when);
+}
+
+/* Pauses <reg> because of a maxconn limit (<retry_ms> 0: a connection end resumes it), of
+ * a lack of fds or memory or of a rate limit (retried in <retry_ms>). */
+static void reg_pause(struct li_reg *reg, int retry_ms)
 {
 	if (reg->paused)
 		return;
 	epoll_ctl(th_ctx->epfd, EPOLL_CTL_DEL, reg->h.fd, NULL);
 	reg->paused = true;
 	HA_ATOMIC_INC(&paused_regs);
-	if (!fd_shortage && !listener_full(reg->sh->li)) {
+	if (!retry_ms && !listener_full(reg->sh->li)) {
 		/* the last connection ended between the limit check and the increment,
 		 * seeing no paused registration: nobody else will resume it */
 		resume_local();
 		return;
 	}
-	resume_tmr.cb = resume_tmr_cb;
-	timer_set(&resume_tmr, tick_add(RESUME_RETRY_MS));
+	resume_arm(retry_ms ? retry_ms : RESUME_RETRY_MS);
 }
 
 static int reg_add(struct li_reg *reg)
@@ -337,14 +388,20 @@ static void listener_iocb(struct fd_handler *h, uint32_t events)
 		socklen_t len = sizeof(peer);
 		int fd;
 
+		int wait;
+
 		if (listener_full(li)) {
-			reg_pause(reg, false);
+			reg_pause(reg, 0);
+			return;
+		}
+		if (unlikely(rate_limited) && (wait = listener_rate_wait(li)) > 0) {
+			reg_pause(reg, wait);
 			return;
 		}
 		fd = accept4(h->fd, (struct sockaddr *)&peer, &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (fd < 0) {
 			if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)
-				reg_pause(reg, true); /* resumed by a connection end or the timer */
+				reg_pause(reg, RESUME_RETRY_MS); /* or a connection end resumes it */
 			if (errno == EINTR || errno == ECONNABORTED)
 				continue;
 			return;
@@ -352,6 +409,7 @@ static void listener_iocb(struct fd_handler *h, uint32_t events)
 		HA_ATOMIC_INC(&actconn);
 		HA_ATOMIC_INC(&li->nbconn);
 		HA_ATOMIC_INC(&li->bind->px->feconn);
+		conn_rate_count(li);
 		CNT_INC(li->cnt, cum_conn);
 		CNT_INC(li->bind->px->fe_cnt, cum_conn);
 		HA_OWNER_INC(&activity[tid].accepted);
@@ -414,21 +472,21 @@ void listeners_thread_disable(void)
 /* Re-adds the calling thread's paused registrations whose limits allow it. */
 static void resume_local(void)
 {
-	bool still_paused = false;
-
 	for (struct li_reg *reg = thread_regs; reg; reg = reg->next) {
+		int wait = 0;
+
 		if (!reg->paused)
 			continue;
-		if (!listener_full(reg->sh->li) && reg_add(reg) == 0) {
+		if (!listener_full(reg->sh->li) &&
+		    (!rate_limited || !(wait = listener_rate_wait(reg->sh->li))) &&
+		    reg_add(reg) == 0) {
 			reg->paused = false;
 			HA_ATOMIC_DEC(&paused_regs);
 		} else {
-			still_paused = true;
+			/* a rate limit says when; an fd shortage with nothing to release
+			 * is retried regularly */
+			resume_arm(wait ? wait : RESUME_RETRY_MS);
 		}
-	}
-	if (still_paused) { /* fd shortage with nothing to release: retry regularly */
-		resume_tmr.cb = resume_tmr_cb;
-		timer_set(&resume_tmr, tick_add(RESUME_RETRY_MS));
 	}
 }
 

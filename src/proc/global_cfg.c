@@ -88,6 +88,26 @@ static int global_maxconn(struct cfg_ctx *ctx)
 	return 0;
 }
 
+static int global_maxconnrate(struct cfg_ctx *ctx)
+{
+	long v;
+
+	if (global_int(ctx, 0, INT_MAX, &v) < 0)
+		return -1;
+	global.maxconnrate = (int)v;
+	return 0;
+}
+
+static int global_maxsessrate(struct cfg_ctx *ctx)
+{
+	long v;
+
+	if (global_int(ctx, 0, INT_MAX, &v) < 0)
+		return -1;
+	global.maxsessrate = (int)v;
+	return 0;
+}
+
 static int global_ulimit_n(struct cfg_ctx *ctx)
 {
 	long v;
@@ -561,6 +581,8 @@ static int global_tune_cookielen(struct cfg_ctx *ctx)
 static const struct cfg_kw global_kws[] = {
 	{ "daemon", CFG_SEC_GLOBAL, global_daemon },
 	{ "maxconn", CFG_SEC_GLOBAL, global_maxconn },
+	{ "maxconnrate", CFG_SEC_GLOBAL, global_maxconnrate },
+	{ "maxsessrate", CFG_SEC_GLOBAL, global_maxsessrate },
 	{ "pidfile", CFG_SEC_GLOBAL, global_pidfile },
 	{ "ulimit-n", CFG_SEC_GLOBAL, global_ulimit_n },
 	{ "hard-stop-after", CFG_SEC_GLOBAL, global_hard_stop_after },

@@ -100,6 +100,7 @@ static int proxy_inherit(struct proxy *px, const struct proxy *def)
 	px->options = def->options;
 	px->timeout = def->timeout;
 	px->maxconn = def->maxconn;
+	px->sess_rate_lim = def->sess_rate_lim;
 	px->backlog = def->backlog;
 	px->retries = def->retries;
 	px->redispatch_every = def->redispatch_every;

@@ -327,6 +327,26 @@ static int pxcfg_maxconn(struct cfg_ctx *ctx)
 	return pxcfg_int(ctx, PR_CAP_FE, 0, INT_MAX, ctx->px ? &ctx->px->maxconn : NULL);
 }
 
+/* rate-limit sessions <rate>: new sessions per second on this frontend. */
+static int pxcfg_rate_limit(struct cfg_ctx *ctx)
+{
+	long v;
+
+	if (!ctx->px)
+		return -1;
+	if (ctx->nargs != 3 || strcmp(ctx->args[1], "sessions") != 0) {
+		cfg_alert(ctx, "'%s' expects 'sessions' followed by a rate per second.",
+			  ctx->args[0]);
+		return -1;
+	}
+	if (cfg_parse_int_arg(ctx, ctx->args[2], 0, INT_MAX, &v) < 0)
+		return -1;
+	if (!proxy_cfg_has_cap(ctx, PR_CAP_FE, ctx->args[0]))
+		return 0;
+	ctx->px->sess_rate_lim = (int)v;
+	return 0;
+}
+
 static int pxcfg_backlog(struct cfg_ctx *ctx)
 {
 	return pxcfg_int(ctx, PR_CAP_FE, 0, INT_MAX, ctx->px ? &ctx->px->backlog : NULL);
@@ -663,7 +683,6 @@ static const struct pxcfg_later pxcfg_later_kws[] = {
 	{ "email-alert", "email alerts are not implemented yet" },
 	{ "monitor", "'monitor fail' needs the ACL engine, which is not implemented yet" },
 	{ "monitor-net", "monitor-net was removed in HAProxy 2.0; use 'monitor-uri'" },
-	{ "rate-limit", "rate limiting is not implemented yet" },
 	{ "bind-process", "nbproc was removed in HAProxy 2.5; use 'thread' on 'bind' lines" },
 	{ "id", "numeric proxy ids are not implemented yet" },
 	{ "disabled", "disabled proxies are not implemented yet" },
@@ -754,7 +773,7 @@ static const struct cfg_kw pxcfg_kws[] = {
 	{ "email-alert", PXS, pxcfg_later },
 	{ "monitor", PXS, pxcfg_later },
 	{ "monitor-net", PXS, pxcfg_later },
-	{ "rate-limit", PXS, pxcfg_later },
+	{ "rate-limit", PXS, pxcfg_rate_limit },
 	{ "bind-process", PXS, pxcfg_later },
 	{ "id", PXS, pxcfg_later },
 	{ "disabled", PXS, pxcfg_later },

@@ -9,10 +9,11 @@
 
 #include <backend/server-t.h>
 #include <base/atomic.h>
+#include <base/freq_ctr.h>
 #include <cfg/cfg.h>
 #include <cli/cli.h>
 #include <conn/listener.h>
-#include <event/loop-t.h>
+#include <event/loop.h>
 #include <proc/global-t.h>
 #include <proc/version.h>
 #include <proxy/proxy.h>
@@ -66,7 +67,8 @@ static size_t info_add(char *b, size_t len, size_t size, const char *name, const
 	return n < 0 ? size : len + (size_t)n;
 }
 
-/* Fields that are 0 until their feature exists, in HAProxy's order. */
+/* Fields that are 0 until their feature exists, in HAProxy's order (but the connection
+ * and session rates: info_rate_value()). */
 static const char *const info_zeros_ssl[] = {
 	"MaxSslConns", "CurrSslConns", "CumSslConns", "Maxpipes", "PipesUsed", "PipesFree",
 	"ConnRate", "ConnRateLimit", "MaxConnRate", "SessRate", "SessRateLimit", "MaxSessRate",
@@ -80,6 +82,24 @@ static const char *const info_zeros_peers[] = {
 	"Unstoppable Jobs", NULL, "ActivePeers", "ConnectedPeers", "DroppedLogs", "BusyPolling",
 	"FailedResolutions",
 };
+
+/* The connection and session rates among those fields (a session starts at each accept:
+ * both rates are the same), else 0. */
+static unsigned long long info_rate_value(const char *name)
+{
+	uint64_t now = 0;
+
+	if (strstr(name, "Ssl") || (!strstr(name, "ConnRate") && !strstr(name, "SessRate")))
+		return 0;
+	if (strstr(name, "Limit"))
+		return (unsigned long long)(name[0] == 'C' ? global.maxconnrate
+							  : global.maxsessrate);
+	if (strncmp(name, "Max", 3) == 0)
+		return HA_ATOMIC_LOAD_RLX(&conn_rate_max);
+	if (th_ctx)
+		now = now_ms();
+	return freq_ctr_rate(&conn_rate, now);
+}
 
 static size_t info_render(char *b, size_t size)
 {
@@ -123,7 +143,8 @@ static size_t info_render(char *b, size_t size)
 	len = info_add(b, len, size, "CumConns", NULL, t.cum_conns);
 	len = info_add(b, len, size, "CumReq", NULL, t.cum_req);
 	for (size_t i = 0; i < sizeof(info_zeros_ssl) / sizeof(*info_zeros_ssl); i++)
-		len = info_add(b, len, size, info_zeros_ssl[i], NULL, 0);
+		len = info_add(b, len, size, info_zeros_ssl[i], NULL,
+			       info_rate_value(info_zeros_ssl[i]));
 	len = info_add(b, len, size, "Idle_pct", NULL, 100);
 	if (len < size) {
 		n = snprintf(b + len, size - len, "node: %s\n", host);

@@ -112,7 +112,7 @@ def test_keywords_without_machinery_are_accepted(tmp_path, glob):
     ("global", "tune.h2.max-concurrent-streams 10", "HTTP/2"),
     ("global", "lua-load-per-thread x.lua", "Lua"),
     ("global", "noepoll", "epoll"),
-    ("global", "maxconnrate 100", "rate"),
+    ("global", "maxsslrate 100", "TLS"),
     ("global", "tune.rcvbuf.client 8192", "socket buffer"),
     ("proxy", "tcp-check connect", "health checks"),
     ("proxy", "option forwarded", "Forwarded"),
