@@ -133,8 +133,6 @@ int backend_assign(struct stream *s, struct server *avoid, bool front_of_queue)
 		s->srv = srv;
 		HA_ATOMIC_INC(&be->beconn);
 		s->flags |= SF_HAS_SLOT;
-		CNT_INC(be->be_cnt, cum_sess);
-		CNT_INC(srv->cnt, cum_sess);
 		CNT_INC(srv->cnt, cum_lbconn);
 		return ASSIGN_OK;
 	}

@@ -141,7 +141,7 @@ static const char *stat_srv_status(const struct server *srv)
 static void stat_fill_fe(struct stat_line *l, const struct proxy *px)
 {
 	static const enum stat_col zeros[] = {
-		ST_smax, ST_dresp, ST_rate, ST_rate_lim, ST_rate_max, ST_req_rate,
+		ST_smax, ST_rate, ST_rate_lim, ST_rate_max, ST_req_rate,
 		ST_req_rate_max, ST_comp_in, ST_comp_out, ST_comp_byp, ST_comp_rsp, ST_conn_rate,
 		ST_conn_rate_max, ST_dcon, ST_dses, ST_wrew, ST_cache_lookups, ST_cache_hits,
 		ST_eint, ST_NCOLS,
@@ -157,6 +157,7 @@ static void stat_fill_fe(struct stat_line *l, const struct proxy *px)
 	st_u64(l, ST_bin, c.bytes_in);
 	st_u64(l, ST_bout, c.bytes_out);
 	st_u64(l, ST_dreq, c.denied_req);
+	st_u64(l, ST_dresp, c.denied_resp);
 	st_u64(l, ST_ereq, c.failed_req);
 	st_str(l, ST_status, "OPEN");
 	st_str(l, ST_sid, "0");
@@ -167,17 +168,22 @@ static void stat_fill_fe(struct stat_line *l, const struct proxy *px)
 	st_u64(l, ST_intercepted, c.intercepted);
 }
 
-/* Fields servers and backends share, from their summed be_counters. */
-static void stat_fill_be_common(struct stat_line *l, const struct be_counters *c)
+/* Fields servers and backends share, from their summed be_counters. <sess> is the
+ * sessions (stot) of the line, <connect> and <reuse> its server connections. */
+static void stat_fill_be_common(struct stat_line *l, const struct be_counters *c, uint64_t sess,
+				uint64_t connect, uint64_t reuse)
 {
 	static const enum stat_col zeros[] = {
-		ST_qmax, ST_smax, ST_rate, ST_rate_max, ST_cli_abrt, ST_srv_abrt, ST_qtime,
-		ST_ctime, ST_rtime, ST_ttime, ST_wrew, ST_connect, ST_reuse, ST_qtime_max,
-		ST_ctime_max, ST_rtime_max, ST_ttime_max, ST_eint, ST_NCOLS,
+		ST_qmax, ST_smax, ST_rate, ST_rate_max, ST_qtime, ST_ctime, ST_rtime, ST_ttime,
+		ST_wrew, ST_qtime_max, ST_ctime_max, ST_rtime_max, ST_ttime_max, ST_eint, ST_NCOLS,
 	};
 
 	st_zeros(l, zeros);
-	st_u64(l, ST_stot, c->cum_sess);
+	st_u64(l, ST_stot, sess);
+	st_u64(l, ST_connect, connect);
+	st_u64(l, ST_reuse, reuse);
+	st_u64(l, ST_cli_abrt, c->cli_aborts);
+	st_u64(l, ST_srv_abrt, c->srv_aborts);
 	st_u64(l, ST_bin, c->bytes_in);
 	st_u64(l, ST_bout, c->bytes_out);
 	st_u64(l, ST_dresp, c->denied_resp);
@@ -186,10 +192,19 @@ static void stat_fill_be_common(struct stat_line *l, const struct be_counters *c
 	st_u64(l, ST_wretr, c->retries);
 	st_u64(l, ST_wredis, c->redispatches);
 	st_rsp(l, c->rsp);
-	st_u64(l, ST_req_tot, c->cum_sess);
 	st_u64(l, ST_lastchg, cli_uptime_ms() / 1000);
-	if (!c->cum_sess)
+	if (!sess)
 		st_str(l, ST_lastsess, "-1"); /* the time of the last one is not kept yet */
+}
+
+/* A server's requests are the responses it gave. */
+static uint64_t stat_srv_req_tot(const struct be_counters *c)
+{
+	uint64_t n = 0;
+
+	for (int i = 0; i < 6; i++)
+		n += c->rsp[i];
+	return n;
 }
 
 static void stat_fill_srv(struct stat_line *l, const struct proxy *px, const struct server *srv)
@@ -203,7 +218,9 @@ static void stat_fill_srv(struct stat_line *l, const struct proxy *px, const str
 
 	be_counters_sum(srv->cnt, &c);
 	st_common(l, px, srv->id, stat_iid(px));
-	stat_fill_be_common(l, &c);
+	/* a server's sessions are the exchanges sent to it, each attempt counted */
+	stat_fill_be_common(l, &c, c.connect + c.reuse, c.connect, c.reuse);
+	st_u64(l, ST_req_tot, stat_srv_req_tot(&c));
 	st_zeros(l, zeros);
 	st_int(l, ST_scur, HA_ATOMIC_LOAD_RLX(&srv->cur_conns));
 	if (srv->maxconn)
@@ -234,12 +251,12 @@ static const char *stat_algo(const struct proxy *px)
 static void stat_fill_be(struct stat_line *l, const struct proxy *px)
 {
 	static const enum stat_col zeros[] = {
-		ST_dreq, ST_chkdown, ST_downtime, ST_comp_in, ST_comp_out, ST_comp_byp,
+		ST_chkdown, ST_downtime, ST_comp_in, ST_comp_out, ST_comp_byp,
 		ST_comp_rsp, ST_cache_lookups, ST_cache_hits, ST_agg_server_status,
 		ST_agg_server_check_status, ST_agg_check_status, ST_NCOLS,
 	};
 	struct be_counters c;
-	uint64_t lbtot = 0, qcur = 0;
+	uint64_t lbtot = 0, qcur = 0, connect = 0, reuse = 0;
 	int act = 0, bck = 0, wact = 0, wbck = 0;
 
 	be_counters_sum(px->be_cnt, &c);
@@ -248,6 +265,8 @@ static void stat_fill_be(struct stat_line *l, const struct proxy *px)
 
 		be_counters_sum(s->cnt, &sc);
 		lbtot += sc.cum_lbconn;
+		connect += sc.connect;
+		reuse += sc.reuse;
 		if (!srv_is_up(s))
 			continue;
 		if (s->flags & SRV_F_BACKUP) {
@@ -261,7 +280,9 @@ static void stat_fill_be(struct stat_line *l, const struct proxy *px)
 	for (int g = 0; px->queues && g < counters_ngroups; g++)
 		qcur += (uint64_t)HA_ATOMIC_LOAD_RLX(&px->queues[g].len);
 	st_common(l, px, "BACKEND", stat_iid(px));
-	stat_fill_be_common(l, &c);
+	stat_fill_be_common(l, &c, c.cum_sess, connect, reuse);
+	st_u64(l, ST_req_tot, c.cum_sess);
+	st_u64(l, ST_dreq, c.denied_req);
 	st_zeros(l, zeros);
 	st_u64(l, ST_qcur, qcur);
 	st_int(l, ST_scur, HA_ATOMIC_LOAD_RLX(&px->beconn));
