@@ -106,6 +106,9 @@ struct proxy {
 	/* runtime: current values, process-wide atomics (limits compare against them) */
 	int feconn;               /* current frontend connections */
 	int beconn;               /* current backend streams */
+	int feconn_max;           /* highest feconn (show stat smax) */
+	int beconn_max;           /* highest beconn + queued streams (show stat smax) */
+	int queue_max;            /* highest number of queued streams (show stat qmax) */
 	/* runtime: traffic counters, one block per thread group (runtime_prepare) */
 	struct fe_counters *fe_cnt;
 	struct be_counters *be_cnt;

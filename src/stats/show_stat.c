@@ -141,7 +141,7 @@ static const char *stat_srv_status(const struct server *srv)
 static void stat_fill_fe(struct stat_line *l, const struct proxy *px)
 {
 	static const enum stat_col zeros[] = {
-		ST_smax, ST_rate, ST_rate_lim, ST_rate_max, ST_req_rate,
+		ST_rate, ST_rate_lim, ST_rate_max, ST_req_rate,
 		ST_req_rate_max, ST_comp_in, ST_comp_out, ST_comp_byp, ST_comp_rsp, ST_conn_rate,
 		ST_conn_rate_max, ST_dcon, ST_dses, ST_wrew, ST_cache_lookups, ST_cache_hits,
 		ST_eint, ST_NCOLS,
@@ -152,6 +152,7 @@ static void stat_fill_fe(struct stat_line *l, const struct proxy *px)
 	st_common(l, px, "FRONTEND", stat_iid(px));
 	st_zeros(l, zeros);
 	st_int(l, ST_scur, HA_ATOMIC_LOAD_RLX(&px->feconn));
+	st_int(l, ST_smax, HA_ATOMIC_LOAD_RLX(&px->feconn_max));
 	st_int(l, ST_slim, stat_fe_maxconn(px));
 	st_u64(l, ST_stot, c.cum_conn);
 	st_u64(l, ST_bin, c.bytes_in);
@@ -174,7 +175,7 @@ static void stat_fill_be_common(struct stat_line *l, const struct be_counters *c
 				uint64_t connect, uint64_t reuse)
 {
 	static const enum stat_col zeros[] = {
-		ST_qmax, ST_smax, ST_rate, ST_rate_max, ST_qtime, ST_ctime, ST_rtime, ST_ttime,
+		ST_qmax, ST_rate, ST_rate_max, ST_qtime, ST_ctime, ST_rtime, ST_ttime,
 		ST_wrew, ST_qtime_max, ST_ctime_max, ST_rtime_max, ST_ttime_max, ST_eint, ST_NCOLS,
 	};
 
@@ -223,6 +224,7 @@ static void stat_fill_srv(struct stat_line *l, const struct proxy *px, const str
 	st_u64(l, ST_req_tot, stat_srv_req_tot(&c));
 	st_zeros(l, zeros);
 	st_int(l, ST_scur, HA_ATOMIC_LOAD_RLX(&srv->cur_conns));
+	st_int(l, ST_smax, HA_ATOMIC_LOAD_RLX(&srv->cur_conns_max));
 	if (srv->maxconn)
 		st_int(l, ST_slim, srv->maxconn);
 	st_str(l, ST_status, stat_srv_status(srv));
@@ -285,7 +287,10 @@ static void stat_fill_be(struct stat_line *l, const struct proxy *px)
 	st_u64(l, ST_dreq, c.denied_req);
 	st_zeros(l, zeros);
 	st_u64(l, ST_qcur, qcur);
-	st_int(l, ST_scur, HA_ATOMIC_LOAD_RLX(&px->beconn));
+	st_int(l, ST_qmax, HA_ATOMIC_LOAD_RLX(&px->queue_max));
+	/* HAProxy counts the queued streams among the backend's */
+	st_u64(l, ST_scur, (uint64_t)HA_ATOMIC_LOAD_RLX(&px->beconn) + qcur);
+	st_int(l, ST_smax, HA_ATOMIC_LOAD_RLX(&px->beconn_max));
 	st_int(l, ST_slim, stat_be_fullconn(px));
 	st_str(l, ST_status, act || bck ? "UP" : "DOWN");
 	st_int(l, ST_weight, act ? wact : wbck);

@@ -384,3 +384,37 @@ def test_bytes_same_on_every_row(proxy, raw_server, tmp_path):
     fe, s1, be = rows["FRONTEND"], rows["s1"], rows["BACKEND"]
     assert fe["bin"] >= len(GET) * 3 and fe["bout"] >= len(ANSWER) * 3
     assert (fe["bin"], fe["bout"]) == (s1["bin"], s1["bout"]) == (be["bin"], be["bout"])
+
+
+def test_current_and_max_sessions_with_a_queue(proxy, raw_server, tmp_path):
+    """Three requests for a server with maxconn 1: the backend counts its queued streams
+    in scur (and smax), qcur/qmax count the queue, the server never exceeds its limit."""
+    srv = raw_server(o_hold, "s1")
+    sock = tmp_path / "stats.sock"
+    port = free_port()
+    p = proxy(build_cfg(sock, port, [(srv.port, "maxconn 1")], {"be": ["timeout queue 5s"]}))
+    assert wait_ready(sock, p.proc), p.stderr()
+    clients = [threading.Thread(target=gets(), args=(port,)) for _ in range(3)]
+    for t in clients:
+        t.start()
+    during = {"FRONTEND": dict(scur=3, smax=3),
+              "s1": dict(scur=1, smax=1),
+              "BACKEND": dict(qcur=2, qmax=2, scur=3, smax=3)}
+    bad = []
+    for _ in range(40):
+        bad = mismatches(stat_rows(sock), during)
+        if not bad:
+            break
+        time.sleep(0.05)
+    for t in clients:
+        t.join(10)
+    assert not bad, ", ".join(bad)
+    after = {"FRONTEND": dict(scur=0, smax=3, stot=3),
+             "s1": dict(scur=0, smax=1, stot=3, hrsp_2xx=3),
+             "BACKEND": dict(qcur=0, qmax=2, scur=0, smax=3, stot=3, hrsp_2xx=3)}
+    for _ in range(50):
+        bad = mismatches(stat_rows(sock), after)
+        if not bad:
+            break
+        time.sleep(0.1)
+    assert not bad, ", ".join(bad)
