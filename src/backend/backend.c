@@ -146,7 +146,8 @@ int backend_assign(struct stream *s, struct server *avoid, bool front_of_queue)
 		s->srv = srv;
 		HA_ATOMIC_UPDATE_MAX(&be->beconn_max, HA_ATOMIC_INC(&be->beconn));
 		s->flags |= SF_HAS_SLOT;
-		CNT_INC(srv->cnt, cum_lbconn);
+		if (!front_of_queue) /* HAProxy hands a dequeued stream the released slot */
+			CNT_INC(srv->cnt, cum_lbconn);
 		return ASSIGN_OK;
 	}
 	if (!all_full)

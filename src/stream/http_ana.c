@@ -316,6 +316,8 @@ int ana_wait_response(struct stream *s)
 			}
 			if (ret > 0) {
 				/* interim response (100 Continue...): pass it on, wait for more */
+				if (s->srv)
+					CNT_INC(s->srv->cnt, rsp[1]);
 				if (h1_write_response(&f->obuf, &s->rsp, NULL) < 0)
 					return stream_server_error(s, 502);
 				b_del(&b->ibuf, s->rsp.hdr_len);

@@ -21,7 +21,7 @@ import time
 import httpc
 import pytest
 from conftest import cli, free_port
-from rawserver import read_request
+from rawserver import read_head, read_request
 
 ANSWER = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"
 PARTIAL = b"HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n0123456789"
@@ -84,6 +84,15 @@ def o_trickle(s, rd, idx):
         s.sendall(b"x" * 1000)
 
 
+def o_continue(s, rd, idx):
+    """Answers Expect: 100-continue with an interim response, then reads the body."""
+    head, cl, _ = read_head(rd)
+    s.sendall(b"HTTP/1.1 100 Continue\r\n\r\n")
+    rd.read_exact(cl)
+    s.sendall(ANSWER)
+    wait_close(rd)
+
+
 def o_drain(s, rd, idx):
     wait_close(rd)
 
@@ -136,6 +145,15 @@ def abort_mid_response(port):
         s.sendall(GET)
         s.recv(10)
         time.sleep(0.2)
+
+
+def expect_continue(port):
+    with httpc.connect(port, 5) as s:
+        s.sendall(b"POST / HTTP/1.1\r\nHost: t\r\nContent-Length: 3\r\n"
+                  b"Expect: 100-continue\r\n\r\n")
+        time.sleep(0.2)
+        s.sendall(b"abc")
+        httpc.recv_until_close(s, 1.0)
 
 
 def queued(port):
@@ -278,6 +296,16 @@ SCENARIOS = {
         expect={"FRONTEND": dict(req_tot=2, hrsp_2xx=1, hrsp_5xx=1),
                 "s1": dict(stot=1, lbtot=1, econ=0, hrsp_2xx=1),
                 "BACKEND": dict(stot=2, req_tot=2, lbtot=1, econ=1, hrsp_2xx=1, hrsp_5xx=1)}),
+    "queued_then_served": dict(
+        origins=[(o_hold, "maxconn 1")], be=["timeout queue 5s"], act=queued,
+        expect={"FRONTEND": dict(req_tot=2, hrsp_2xx=2),
+                "s1": dict(stot=2, lbtot=1, connect=2, hrsp_2xx=2),
+                "BACKEND": dict(stot=2, lbtot=1, qmax=1, econ=0, hrsp_2xx=2)}),
+    "interim_100_continue": dict(
+        origins=[(o_continue, "")], act=expect_continue,
+        expect={"FRONTEND": dict(req_tot=1, hrsp_1xx=0, hrsp_2xx=1),
+                "s1": dict(hrsp_1xx=1, hrsp_2xx=1, req_tot=2),
+                "BACKEND": dict(req_tot=1, hrsp_1xx=0, hrsp_2xx=1)}),
     "no_usable_server_503": dict(
         origins=[(o_ok, "disabled")], act=gets(),
         expect={"FRONTEND": dict(hrsp_5xx=1),
