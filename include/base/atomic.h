@@ -20,15 +20,15 @@
 	__atomic_compare_exchange_n((p), (oldp), (nv), 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)
 /* Raises the int *p to v when v is larger (relaxed: statistics maxima). A failed CAS
  * reloads a larger value, so the loop ends once *p >= v. */
-#define HA_ATOMIC_UPDATE_MAX(p, v) \
-	do { \
-		int __max_cur = HA_ATOMIC_LOAD_RLX(p); \
-		int __max_v = (v); \
-		while (__max_cur < __max_v && \
-		       !__atomic_compare_exchange_n((p), &__max_cur, __max_v, 0, \
-						    __ATOMIC_RELAXED, __ATOMIC_RELAXED)) \
-			; \
-	} while (0)
+static inline void ha_atomic_update_max_int(int *p, int v)
+{
+	int cur = HA_ATOMIC_LOAD_RLX(p);
+
+	while (cur < v &&
+	       !__atomic_compare_exchange_n(p, &cur, v, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+}
+#define HA_ATOMIC_UPDATE_MAX(p, v) ha_atomic_update_max_int((p), (v))
 /* Relaxed counter updates: statistics that only need to add up eventually. */
 #define HA_COUNTER_ADD(p, v)       ((void)__atomic_add_fetch((p), (v), __ATOMIC_RELAXED))
 #define HA_COUNTER_INC(p)          HA_COUNTER_ADD((p), 1)

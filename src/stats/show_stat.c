@@ -2,7 +2,7 @@
  * order, then the "-" end-of-fixed-fields marker): per proxy a FRONTEND line, one line per
  * server and a BACKEND line, from the per-group counter blocks summed at read time. Fields
  * that HAProxy leaves empty for a line type are empty here too; values of features that do
- * not exist yet (rates, maxima, timings, checks) are 0 where HAProxy prints a number.
+ * not exist yet (rates, timings, checks) are 0 where HAProxy prints a number.
  */
 #include <inttypes.h>
 #include <stdbool.h>

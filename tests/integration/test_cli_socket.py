@@ -211,7 +211,9 @@ def test_counters_after_requests(setup):
                          row(rs, "fe", "FRONTEND")["stot"]), "fe", "FRONTEND")
     for _ in range(n):
         assert httpc.get(fport).status == 200
-    rows = wait_stat(sock, lambda rs: row(rs, "be", "BACKEND")["stot"] == str(n))
+    # the response classes are counted when each exchange ends, after its last byte left
+    rows = wait_stat(sock, lambda rs: row(rs, "be", "BACKEND")["hrsp_2xx"] ==
+                     row(rs, "fe", "FRONTEND")["hrsp_2xx"] == str(n))
     fe, be = row(rows, "fe", "FRONTEND"), row(rows, "be", "BACKEND")
     s1, s2 = row(rows, "be", "s1"), row(rows, "be", "s2")
     for col in ("stot", "conn_tot", "req_tot", "hrsp_2xx"):
@@ -417,7 +419,9 @@ def test_counters_add_up_across_groups(setup):
     n = 40
     for _ in range(n):
         assert httpc.get(fport).status == 200
-    rows = wait_stat(sock, lambda rs: row(rs, "be", "BACKEND")["stot"] == str(n))
+    # the response classes are counted when each exchange ends, after its last byte left
+    rows = wait_stat(sock, lambda rs: row(rs, "be", "BACKEND")["hrsp_2xx"] ==
+                     row(rs, "fe", "FRONTEND")["hrsp_2xx"] == str(n))
     fe, be = row(rows, "fe", "FRONTEND"), row(rows, "be", "BACKEND")
     assert fe["hrsp_2xx"] == be["stot"] == str(n)
     # the start-up probe is a request error (an empty connection)

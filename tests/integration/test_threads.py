@@ -134,7 +134,11 @@ def test_counters_add_up_across_groups(proxy, backend, port, tmp_path):
     probes = int(rows0[("px", "FRONTEND")]["stot"])  # the readiness probe's connection
     served0 = sum(activity_values(cli(sock, "show activity"), "conns_served"))
     assert run_clients(port, n_conn, n_req) == [200] * (n_conn * n_req)
-    rows = {(r["pxname"], r["svname"]): r for r in stat_rows(cli(sock, "show stat"))}
+    for _ in range(100):  # response classes are counted as each exchange ends: poll
+        rows = {(r["pxname"], r["svname"]): r for r in stat_rows(cli(sock, "show stat"))}
+        if int(rows[("px", "FRONTEND")]["hrsp_2xx"]) >= n_conn * n_req:
+            break
+        time.sleep(0.05)
     fe, be, srv = rows[("px", "FRONTEND")], rows[("px", "BACKEND")], rows[("px", "s1")]
     # the probe is an empty connection: a request error (400) in HAProxy's counting
     assert int(fe["req_tot"]) - int(fe["ereq"]) == n_conn * n_req
