@@ -20,6 +20,8 @@ struct fe_counters {
 	uint64_t denied_resp;     /* responses denied by http-response deny (any proxy's) */
 	uint64_t failed_req;      /* invalid, incomplete or timed out requests (400, 408...) */
 	uint64_t intercepted;     /* requests answered by the proxy (return, monitor-uri) */
+	uint64_t failed_rewrites; /* header rewrites that found no room (wrew) */
+	uint64_t internal_errors; /* exchanges failed by the proxy itself (eint) */
 	uint64_t rsp[6];          /* final statuses sent, by class: [0] none (the exchange
 				   * was aborted) or other, [1] 1xx ... [5] 5xx */
 } ALIGNED_CL;
@@ -41,6 +43,8 @@ struct be_counters {
 	uint64_t redispatches;    /* retries moved to another server (server: moved away) */
 	uint64_t denied_req;      /* backend: requests denied by its own http-request rules */
 	uint64_t denied_resp;     /* responses denied by http-response deny */
+	uint64_t failed_rewrites; /* header rewrites that found no room (wrew) */
+	uint64_t internal_errors; /* exchanges failed by the proxy itself (eint) */
 	uint64_t cli_aborts;      /* exchanges the client aborted once the server had it */
 	uint64_t srv_aborts;      /* responses the server aborted after their headers */
 	uint64_t rsp[6];          /* backend: final statuses sent to the client; server:

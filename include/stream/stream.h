@@ -26,6 +26,9 @@ int stream_reply_local(struct stream *s);
 /* The server side failed before a response was forwarded: 502/503/504 (502 and 504
  * count as response errors). */
 int stream_server_error(struct stream *s, int status);
+/* A header rewrite found no room, which fails the exchange (500): counted as a failed
+ * rewrite and an internal error of the frontend, backend and server it has. */
+void stream_count_rewrite_failed(struct stream *s);
 /* http-response deny: answers <status>, counted as a denied response. */
 int stream_rsp_denied(struct stream *s, int status);
 /* Ends the exchange at once: both connections are closed. */

@@ -143,8 +143,7 @@ static void stat_fill_fe(struct stat_line *l, const struct proxy *px)
 	static const enum stat_col zeros[] = {
 		ST_rate, ST_rate_lim, ST_rate_max, ST_req_rate,
 		ST_req_rate_max, ST_comp_in, ST_comp_out, ST_comp_byp, ST_comp_rsp, ST_conn_rate,
-		ST_conn_rate_max, ST_dcon, ST_dses, ST_wrew, ST_cache_lookups, ST_cache_hits,
-		ST_eint, ST_NCOLS,
+		ST_conn_rate_max, ST_dcon, ST_dses, ST_cache_lookups, ST_cache_hits, ST_NCOLS,
 	};
 	struct fe_counters c;
 
@@ -167,6 +166,8 @@ static void stat_fill_fe(struct stat_line *l, const struct proxy *px)
 	st_u64(l, ST_req_tot, c.cum_req);
 	st_u64(l, ST_conn_tot, c.cum_conn);
 	st_u64(l, ST_intercepted, c.intercepted);
+	st_u64(l, ST_wrew, c.failed_rewrites);
+	st_u64(l, ST_eint, c.internal_errors);
 }
 
 /* Fields servers and backends share, from their summed be_counters. <sess> is the
@@ -176,13 +177,15 @@ static void stat_fill_be_common(struct stat_line *l, const struct be_counters *c
 {
 	static const enum stat_col zeros[] = {
 		ST_qmax, ST_rate, ST_rate_max, ST_qtime, ST_ctime, ST_rtime, ST_ttime,
-		ST_wrew, ST_qtime_max, ST_ctime_max, ST_rtime_max, ST_ttime_max, ST_eint, ST_NCOLS,
+		ST_qtime_max, ST_ctime_max, ST_rtime_max, ST_ttime_max, ST_NCOLS,
 	};
 
 	st_zeros(l, zeros);
 	st_u64(l, ST_stot, sess);
 	st_u64(l, ST_connect, connect);
 	st_u64(l, ST_reuse, reuse);
+	st_u64(l, ST_wrew, c->failed_rewrites);
+	st_u64(l, ST_eint, c->internal_errors);
 	st_u64(l, ST_cli_abrt, c->cli_aborts);
 	st_u64(l, ST_srv_abrt, c->srv_aborts);
 	st_u64(l, ST_bin, c->bytes_in);

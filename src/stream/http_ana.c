@@ -80,6 +80,7 @@ static int run_req_rules(struct stream *s, struct proxy *px, int *ret)
 	if (r == RULES_CONT)
 		return 1;
 	if (r == RULES_ERROR) {
+		stream_count_rewrite_failed(s);
 		*ret = stream_reply_error(s, 500, false);
 		return 0;
 	}
@@ -139,8 +140,10 @@ static int ana_request(struct stream *s)
 		return ret;
 	if ((fe->options | be->options) & (PR_O_HTTP_SCL | PR_O_HTTP_CLO))
 		s->flags |= SF_BACK_CLOSE;
-	if (((fe->options | be->options) & PR_O_FWDFOR) && add_forwardfor(s) < 0)
+	if (((fe->options | be->options) & PR_O_FWDFOR) && add_forwardfor(s) < 0) {
+		stream_count_rewrite_failed(s);
 		return stream_reply_error(s, 500, false);
+	}
 	s->reqx.no_delay = !!((fe->options | be->options) & PR_O_HTTP_NO_DELAY);
 	if (((fe->options | be->options) & PR_O_BUF_REQ) && !s->reqx.done) {
 		s->state = SS_REQ_BODY_WAIT;
@@ -223,6 +226,8 @@ static int run_res_rules(struct stream *s, struct proxy *px, int *ret)
 
 	if (r == RULES_CONT)
 		return 1;
+	if (r == RULES_ERROR)
+		stream_count_rewrite_failed(s);
 	if (r == RULES_ERROR || final->type != ACT_DENY) {
 		*ret = stream_server_error(s, 500);
 	} else {

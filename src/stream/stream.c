@@ -245,6 +245,20 @@ int stream_server_error(struct stream *s, int status)
 	return stream_server_reply(s, status);
 }
 
+void stream_count_rewrite_failed(struct stream *s)
+{
+	CNT_INC(s->fe->fe_cnt, failed_rewrites);
+	CNT_INC(s->fe->fe_cnt, internal_errors);
+	if (s->be) {
+		CNT_INC(s->be->be_cnt, failed_rewrites);
+		CNT_INC(s->be->be_cnt, internal_errors);
+	}
+	if (s->srv) {
+		CNT_INC(s->srv->cnt, failed_rewrites);
+		CNT_INC(s->srv->cnt, internal_errors);
+	}
+}
+
 int stream_rsp_denied(struct stream *s, int status)
 {
 	CNT_INC(s->fe->fe_cnt, denied_resp);

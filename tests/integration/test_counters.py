@@ -446,3 +446,27 @@ def test_current_and_max_sessions_with_a_queue(proxy, raw_server, tmp_path):
             break
         time.sleep(0.1)
     assert not bad, ", ".join(bad)
+
+
+@pytest.mark.ours  # what makes a rewrite fail differs: here the header table, there HTX room
+def test_failed_rewrite_is_wrew_and_eint(proxy, raw_server, tmp_path):
+    """A header rewrite that finds no room fails the request with a 500, counted in wrew and
+    eint of the frontend (whose rule failed), as HAProxy counts failed rewrites."""
+    ok = raw_server(o_ok, "s1")
+    sock = tmp_path / "stats.sock"
+    port = free_port()
+    adds = ["http-request add-header X-Add-%d a" % i for i in range(40)]
+    p = proxy(build_cfg(sock, port, [(ok.port, "")], {"fe": adds}))
+    assert wait_ready(sock, p.proc), p.stderr()
+    hdrs = "".join("X-H%d: v\r\n" % i for i in range(99))
+    data, _ = httpc.exchange(port, ("GET / HTTP/1.1\r\nHost: t\r\n%s\r\n" % hdrs).encode())
+    assert data.startswith(b"HTTP/1.1 500")
+    expect = {"FRONTEND": dict(wrew=1, eint=1, hrsp_5xx=1, req_tot=1),
+              "s1": dict(wrew=0, eint=0, stot=0),
+              "BACKEND": dict(wrew=0, eint=0, stot=0)}
+    for _ in range(50):
+        bad = mismatches(stat_rows(sock), expect)
+        if not bad:
+            break
+        time.sleep(0.1)
+    assert not bad, ", ".join(bad)
