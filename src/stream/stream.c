@@ -57,9 +57,8 @@ static void stream_count(struct stream *s)
 		HA_COUNTER_ADD(&sc->bytes_in, in);
 		HA_COUNTER_ADD(&sc->bytes_out, out);
 	}
-	f->bytes_in = f->bytes_out = 0;
-	if (s->back)
-		s->back->bytes_in = s->back->bytes_out = 0;
+	f->bytes_in = f->bytes_out = 0; /* the back side's are not counted: HAProxy's rows
+					 * all count the client's bytes */
 }
 
 /* Counts a request that failed before its analysis (invalid, incomplete, timed out) in
