@@ -130,8 +130,12 @@ def test_counters_add_up_across_groups(proxy, backend, port, tmp_path):
     sock = str(tmp_path / "stats.sock")
     proxy(threads_cfg(port, backend, 4, 4, sock=sock), ports=[port])
     n_conn, n_req = 24, 25
-    rows0 = {(r["pxname"], r["svname"]): r for r in stat_rows(cli(sock, "show stat"))}
-    probes = int(rows0[("px", "FRONTEND")]["stot"])  # the readiness probe's connection
+    for _ in range(100):  # the readiness probe's connection, once accepted and counted
+        rows0 = {(r["pxname"], r["svname"]): r for r in stat_rows(cli(sock, "show stat"))}
+        if rows0[("px", "FRONTEND")]["ereq"] == rows0[("px", "FRONTEND")]["stot"] != "0":
+            break
+        time.sleep(0.05)
+    probes = int(rows0[("px", "FRONTEND")]["stot"])
     served0 = sum(activity_values(cli(sock, "show activity"), "conns_served"))
     assert run_clients(port, n_conn, n_req) == [200] * (n_conn * n_req)
     for _ in range(100):  # response classes are counted as each exchange ends: poll
