@@ -16,7 +16,8 @@
 
 /* Picks a server for <s> in s->be, avoiding <avoid> when another one is usable. When every
  * usable server is full, queues <s> in its group's queue of the backend (at the head with
- * <front_of_queue>: a woken stream that lost the race); a released slot later calls
+ * <front_of_queue>: a woken stream that lost the race, whose pick is not counted in the
+ * server's lbtot, as HAProxy hands it the released slot); a released slot later calls
  * s->wake.fn on the stream's thread, which must call backend_woken() first.
  */
 int backend_assign(struct stream *s, struct server *avoid, bool front_of_queue);

@@ -32,6 +32,7 @@ struct server {
 	int maxconn;              /* 0 = unlimited */
 	/* runtime: process-wide, atomics (see DESIGN.md §5) */
 	int cur_conns;            /* connections in use (atomic) */
+	int cur_conns_max;        /* highest cur_conns (atomic, show stat smax) */
 	struct be_counters *cnt;  /* runtime: one block per thread group */
 	/* runtime: per thread, only touched by its thread */
 	struct srv_per_thread *per_thr; /* idle connections, allocated by runtime_prepare */

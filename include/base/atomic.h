@@ -18,6 +18,17 @@
 #define HA_ATOMIC_XCHG(p, v)       __atomic_exchange_n((p), (v), __ATOMIC_ACQ_REL)
 #define HA_ATOMIC_CAS(p, oldp, nv) \
 	__atomic_compare_exchange_n((p), (oldp), (nv), 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)
+/* Raises the int *p to v when v is larger (relaxed: statistics maxima). A failed CAS
+ * reloads a larger value, so the loop ends once *p >= v. */
+static inline void ha_atomic_update_max_int(int *p, int v)
+{
+	int cur = HA_ATOMIC_LOAD_RLX(p);
+
+	while (cur < v &&
+	       !__atomic_compare_exchange_n(p, &cur, v, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+}
+#define HA_ATOMIC_UPDATE_MAX(p, v) ha_atomic_update_max_int((p), (v))
 /* Relaxed counter updates: statistics that only need to add up eventually. */
 #define HA_COUNTER_ADD(p, v)       ((void)__atomic_add_fetch((p), (v), __ATOMIC_RELAXED))
 #define HA_COUNTER_INC(p)          HA_COUNTER_ADD((p), 1)

@@ -54,8 +54,8 @@ struct conn {
 	uint32_t nb_req;          /* front: requests served on this connection */
 	uint32_t front_state;     /* front: FC_* (mux/h1) */
 	uint64_t last_act;        /* ms of the last byte received or sent */
-	uint64_t bytes_in;        /* received since the stream counters last took them */
-	uint64_t bytes_out;       /* sent since the stream counters last took them */
+	uint64_t bytes_in;        /* front: received since the stream counters took them */
+	uint64_t bytes_out;       /* front: sent since the stream counters took them */
 	struct sockaddr_storage peer; /* front: client address; back: server address */
 };
 

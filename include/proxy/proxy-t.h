@@ -110,7 +110,10 @@ struct proxy {
 	/* runtime: current values, process-wide atomics (limits compare against them) */
 	int feconn;               /* current frontend connections */
 	int beconn;               /* current backend streams */
-	struct freq_ctr sess_rate; /* sessions per second (rate-limit sessions, show stat) */
+	int feconn_max;           /* highest feconn (show stat smax) */
+	int beconn_max;           /* highest beconn + queued streams (show stat smax) */
+	int queue_max;            /* highest number of queued streams (show stat qmax) */
+	struct freq_ctr sess_rate; /* sessions per second (rate-limit sessions) */
 	/* runtime: traffic counters, one block per thread group (runtime_prepare) */
 	struct fe_counters *fe_cnt;
 	struct be_counters *be_cnt;

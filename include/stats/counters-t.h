@@ -12,27 +12,43 @@
 /* Frontend side of a proxy (frontend, listen). */
 struct fe_counters {
 	uint64_t cum_conn;        /* connections accepted */
-	uint64_t cum_req;         /* HTTP requests received (complete headers) */
+	uint64_t cum_req;         /* HTTP requests: valid ones, and invalid, incomplete or timed
+				   * out ones (as failed_req), empty first connections included */
 	uint64_t bytes_in;        /* bytes received from clients */
 	uint64_t bytes_out;       /* bytes sent to clients */
-	uint64_t denied_req;      /* requests denied by http-request deny */
-	uint64_t failed_req;      /* invalid requests (parsing errors, 408) */
+	uint64_t denied_req;      /* requests denied by http-request deny (any proxy's rules) */
+	uint64_t denied_resp;     /* responses denied by http-response deny (any proxy's) */
+	uint64_t failed_req;      /* invalid, incomplete or timed out requests (400, 408...) */
 	uint64_t intercepted;     /* requests answered by the proxy (return, monitor-uri) */
-	uint64_t rsp[6];          /* responses sent, by class: [0] other, [1] 1xx ... [5] 5xx */
+	uint64_t failed_rewrites; /* header rewrites that found no room (wrew) */
+	uint64_t internal_errors; /* exchanges failed by the proxy itself (eint) */
+	uint64_t rsp[6];          /* final statuses sent, by class: [0] none (the exchange
+				   * was aborted) or other, [1] 1xx ... [5] 5xx */
 } ALIGNED_CL;
 
-/* Backend side of a proxy (backend, listen), and servers. */
+/* Backend side of a proxy (backend, listen), and servers. Some fields are kept on one
+ * kind only; the readers derive the others (a backend's connect/reuse/lbtot sum its
+ * servers', a server's sessions are its connect + reuse, its requests its responses). */
 struct be_counters {
-	uint64_t cum_sess;        /* streams given to this backend / server */
-	uint64_t cum_lbconn;      /* streams given by the LB algorithm (servers) */
-	uint64_t bytes_in;        /* request bytes sent to servers */
-	uint64_t bytes_out;       /* response bytes received from servers */
-	uint64_t failed_conns;    /* connection attempts that failed */
-	uint64_t failed_resp;     /* invalid or aborted responses */
-	uint64_t retries;         /* connection retries */
-	uint64_t redispatches;    /* retries on another server */
+	uint64_t cum_sess;        /* backend: streams that chose it (requests) */
+	uint64_t cum_lbconn;      /* server: picks by the LB algorithm */
+	uint64_t connect;         /* server: new connections attempted */
+	uint64_t reuse;           /* server: requests sent on an idle connection */
+	uint64_t bytes_in;        /* bytes received from the clients of its streams */
+	uint64_t bytes_out;       /* bytes sent to the clients of its streams */
+	uint64_t failed_conns;    /* requests that got no connection: retries exhausted (both),
+				   * queue timeout or no usable server (backend) */
+	uint64_t failed_resp;     /* invalid, empty or timed out responses, server aborts */
+	uint64_t retries;         /* connection retries on the same server */
+	uint64_t redispatches;    /* retries moved to another server (server: moved away) */
+	uint64_t denied_req;      /* backend: requests denied by its own http-request rules */
 	uint64_t denied_resp;     /* responses denied by http-response deny */
-	uint64_t rsp[6];          /* responses received, by class as fe_counters.rsp */
+	uint64_t failed_rewrites; /* header rewrites that found no room (wrew) */
+	uint64_t internal_errors; /* exchanges failed by the proxy itself (eint) */
+	uint64_t cli_aborts;      /* exchanges the client aborted once the server had it */
+	uint64_t srv_aborts;      /* responses the server aborted after their headers */
+	uint64_t rsp[6];          /* backend: final statuses sent to the client; server:
+				   * statuses it answered; by class as fe_counters.rsp */
 	uint64_t queued_total;    /* streams that waited in a queue */
 } ALIGNED_CL;
 

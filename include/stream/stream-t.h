@@ -67,6 +67,8 @@ enum stream_state {
 				   * sent again if the server had closed it */
 #define SF_REQ_ABORTED    0x0400  /* the server stopped taking the request (send error):
 				   * no more request bytes, its response may still come */
+#define SF_REQ_COUNTED    0x1000  /* counted in the frontend's requests: its final status
+				   * is counted at the end */
 
 struct stream {
 	struct conn *front;

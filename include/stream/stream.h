@@ -23,10 +23,20 @@ int stream_reply_error(struct stream *s, int status, bool close);
 int stream_reply_mux_error(struct stream *s, int status);
 /* Sends a response already written into the front output buffer. */
 int stream_reply_local(struct stream *s);
-/* The server side failed before a response was forwarded: 502/503/504. */
+/* The server side failed before a response was forwarded: 502/503/504 (502 and 504
+ * count as response errors). */
 int stream_server_error(struct stream *s, int status);
+/* A header rewrite found no room, which fails the exchange (500): counted as a failed
+ * rewrite and an internal error of the frontend, backend and server it has. */
+void stream_count_rewrite_failed(struct stream *s);
+/* http-response deny: answers <status>, counted as a denied response. */
+int stream_rsp_denied(struct stream *s, int status);
 /* Ends the exchange at once: both connections are closed. */
 int stream_abort(struct stream *s);
+/* The same when the client closed or failed: counted as a client abort once a backend
+ * has the exchange, or as an invalid request (400) before its headers were complete. */
+int stream_cli_abort(struct stream *s);
+int stream_req_truncated(struct stream *s);
 /* The request headers kept for a resend are consumed (the response started). */
 void stream_req_consume(struct stream *s);
 /* True when a reused connection failed before any response byte and the request can be

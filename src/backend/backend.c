@@ -110,7 +110,20 @@ static bool srv_take_slot(struct server *srv)
 		if (srv->maxconn && cur >= srv->maxconn)
 			return false;
 	} while (!HA_ATOMIC_CAS(&srv->cur_conns, &cur, cur + 1));
+	HA_ATOMIC_UPDATE_MAX(&srv->cur_conns_max, cur + 1);
 	return true;
+}
+
+/* A stream was queued: raises the maxima of queued streams and of the backend's streams
+ * (HAProxy counts queued ones in them). Off the plain path. */
+static void backend_queue_max(struct proxy *be)
+{
+	int queued = 0;
+
+	for (int g = 0; g < counters_ngroups; g++)
+		queued += HA_ATOMIC_LOAD_RLX(&be->queues[g].len);
+	HA_ATOMIC_UPDATE_MAX(&be->queue_max, queued);
+	HA_ATOMIC_UPDATE_MAX(&be->beconn_max, queued + HA_ATOMIC_LOAD_RLX(&be->beconn));
 }
 
 int backend_assign(struct stream *s, struct server *avoid, bool front_of_queue)
@@ -131,11 +144,10 @@ int backend_assign(struct stream *s, struct server *avoid, bool front_of_queue)
 	}
 	if (srv) {
 		s->srv = srv;
-		HA_ATOMIC_INC(&be->beconn);
+		HA_ATOMIC_UPDATE_MAX(&be->beconn_max, HA_ATOMIC_INC(&be->beconn));
 		s->flags |= SF_HAS_SLOT;
-		CNT_INC(be->be_cnt, cum_sess);
-		CNT_INC(srv->cnt, cum_sess);
-		CNT_INC(srv->cnt, cum_lbconn);
+		if (!front_of_queue) /* HAProxy hands a dequeued stream the released slot */
+			CNT_INC(srv->cnt, cum_lbconn);
 		return ASSIGN_OK;
 	}
 	if (!all_full)
@@ -150,6 +162,7 @@ int backend_assign(struct stream *s, struct server *avoid, bool front_of_queue)
 	HA_ATOMIC_STORE_RLX(&q->len, q->len + 1);
 	pthread_mutex_unlock(&q->lock);
 	CNT_INC(be->be_cnt, queued_total);
+	backend_queue_max(be);
 	/* a slot released between the pick and the enqueue found no one to wake */
 	lb_pick(be, NULL, &all_full);
 	if (!all_full)

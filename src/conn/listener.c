@@ -408,7 +408,8 @@ static void listener_iocb(struct fd_handler *h, uint32_t events)
 		}
 		HA_ATOMIC_INC(&actconn);
 		HA_ATOMIC_INC(&li->nbconn);
-		HA_ATOMIC_INC(&li->bind->px->feconn);
+		HA_ATOMIC_UPDATE_MAX(&li->bind->px->feconn_max,
+				     HA_ATOMIC_INC(&li->bind->px->feconn));
 		conn_rate_count(li);
 		CNT_INC(li->cnt, cum_conn);
 		CNT_INC(li->bind->px->fe_cnt, cum_conn);

@@ -63,6 +63,17 @@ static void front_close(struct conn *c)
 	listener_release(li);
 }
 
+/* A connection that closed or timed out before sending its first byte: HAProxy counts it
+ * as an invalid request of the frontend, answered 400 or 408. */
+static void front_count_probe(struct conn *c)
+{
+	if (c->nb_req)
+		return; /* an idle keep-alive connection: nothing was expected */
+	CNT_INC(c->px->fe_cnt, cum_req);
+	CNT_INC(c->px->fe_cnt, failed_req);
+	CNT_INC(c->px->fe_cnt, rsp[4]);
+}
+
 /* Idle keep-alive (or new) connection: wait for the first request byte. */
 static void front_idle_process(struct conn *c)
 {
@@ -72,8 +83,10 @@ static void front_idle_process(struct conn *c)
 			front_close(c);
 		return;
 	}
-	if (c->flags & (CO_FL_RD_EOF | CO_FL_ERROR))
+	if (c->flags & (CO_FL_RD_EOF | CO_FL_ERROR)) {
+		front_count_probe(c);
 		front_close(c);
+	}
 }
 
 static void front_drain_process(struct conn *c)
@@ -125,10 +138,13 @@ static void front_timeout(struct timer *t)
 {
 	struct conn *c = container_of(t, struct conn, tmr);
 
-	if (c->front_state == FC_STREAM)
+	if (c->front_state == FC_STREAM) {
 		stream_ops->timeout(c->strm, c);
-	else
-		front_close(c); /* idle keep-alive, or drain period over */
+		return;
+	}
+	if (c->front_state == FC_IDLE)
+		front_count_probe(c);
+	front_close(c); /* idle keep-alive, or drain period over */
 }
 
 /* Deadline of an idle front connection: http-keep-alive after a request, else

@@ -2,7 +2,7 @@
  * order, then the "-" end-of-fixed-fields marker): per proxy a FRONTEND line, one line per
  * server and a BACKEND line, from the per-group counter blocks summed at read time. Fields
  * that HAProxy leaves empty for a line type are empty here too; values of features that do
- * not exist yet (rates, maxima, timings, checks) are 0 where HAProxy prints a number.
+ * not exist yet (rates, timings, checks) are 0 where HAProxy prints a number.
  */
 #include <inttypes.h>
 #include <stdbool.h>
@@ -141,10 +141,9 @@ static const char *stat_srv_status(const struct server *srv)
 static void stat_fill_fe(struct stat_line *l, const struct proxy *px)
 {
 	static const enum stat_col zeros[] = {
-		ST_smax, ST_dresp, ST_rate, ST_rate_lim, ST_rate_max, ST_req_rate,
+		ST_rate, ST_rate_lim, ST_rate_max, ST_req_rate,
 		ST_req_rate_max, ST_comp_in, ST_comp_out, ST_comp_byp, ST_comp_rsp, ST_conn_rate,
-		ST_conn_rate_max, ST_dcon, ST_dses, ST_wrew, ST_cache_lookups, ST_cache_hits,
-		ST_eint, ST_NCOLS,
+		ST_conn_rate_max, ST_dcon, ST_dses, ST_cache_lookups, ST_cache_hits, ST_NCOLS,
 	};
 	struct fe_counters c;
 
@@ -152,11 +151,13 @@ static void stat_fill_fe(struct stat_line *l, const struct proxy *px)
 	st_common(l, px, "FRONTEND", stat_iid(px));
 	st_zeros(l, zeros);
 	st_int(l, ST_scur, HA_ATOMIC_LOAD_RLX(&px->feconn));
+	st_int(l, ST_smax, HA_ATOMIC_LOAD_RLX(&px->feconn_max));
 	st_int(l, ST_slim, stat_fe_maxconn(px));
 	st_u64(l, ST_stot, c.cum_conn);
 	st_u64(l, ST_bin, c.bytes_in);
 	st_u64(l, ST_bout, c.bytes_out);
 	st_u64(l, ST_dreq, c.denied_req);
+	st_u64(l, ST_dresp, c.denied_resp);
 	st_u64(l, ST_ereq, c.failed_req);
 	st_str(l, ST_status, "OPEN");
 	st_str(l, ST_sid, "0");
@@ -165,19 +166,28 @@ static void stat_fill_fe(struct stat_line *l, const struct proxy *px)
 	st_u64(l, ST_req_tot, c.cum_req);
 	st_u64(l, ST_conn_tot, c.cum_conn);
 	st_u64(l, ST_intercepted, c.intercepted);
+	st_u64(l, ST_wrew, c.failed_rewrites);
+	st_u64(l, ST_eint, c.internal_errors);
 }
 
-/* Fields servers and backends share, from their summed be_counters. */
-static void stat_fill_be_common(struct stat_line *l, const struct be_counters *c)
+/* Fields servers and backends share, from their summed be_counters. <sess> is the
+ * sessions (stot) of the line, <connect> and <reuse> its server connections. */
+static void stat_fill_be_common(struct stat_line *l, const struct be_counters *c, uint64_t sess,
+				uint64_t connect, uint64_t reuse)
 {
 	static const enum stat_col zeros[] = {
-		ST_qmax, ST_smax, ST_rate, ST_rate_max, ST_cli_abrt, ST_srv_abrt, ST_qtime,
-		ST_ctime, ST_rtime, ST_ttime, ST_wrew, ST_connect, ST_reuse, ST_qtime_max,
-		ST_ctime_max, ST_rtime_max, ST_ttime_max, ST_eint, ST_NCOLS,
+		ST_qmax, ST_rate, ST_rate_max, ST_qtime, ST_ctime, ST_rtime, ST_ttime,
+		ST_qtime_max, ST_ctime_max, ST_rtime_max, ST_ttime_max, ST_NCOLS,
 	};
 
 	st_zeros(l, zeros);
-	st_u64(l, ST_stot, c->cum_sess);
+	st_u64(l, ST_stot, sess);
+	st_u64(l, ST_connect, connect);
+	st_u64(l, ST_reuse, reuse);
+	st_u64(l, ST_wrew, c->failed_rewrites);
+	st_u64(l, ST_eint, c->internal_errors);
+	st_u64(l, ST_cli_abrt, c->cli_aborts);
+	st_u64(l, ST_srv_abrt, c->srv_aborts);
 	st_u64(l, ST_bin, c->bytes_in);
 	st_u64(l, ST_bout, c->bytes_out);
 	st_u64(l, ST_dresp, c->denied_resp);
@@ -186,10 +196,19 @@ static void stat_fill_be_common(struct stat_line *l, const struct be_counters *c
 	st_u64(l, ST_wretr, c->retries);
 	st_u64(l, ST_wredis, c->redispatches);
 	st_rsp(l, c->rsp);
-	st_u64(l, ST_req_tot, c->cum_sess);
 	st_u64(l, ST_lastchg, cli_uptime_ms() / 1000);
-	if (!c->cum_sess)
+	if (!sess)
 		st_str(l, ST_lastsess, "-1"); /* the time of the last one is not kept yet */
+}
+
+/* A server's requests are the responses it gave. */
+static uint64_t stat_srv_req_tot(const struct be_counters *c)
+{
+	uint64_t n = 0;
+
+	for (int i = 0; i < 6; i++)
+		n += c->rsp[i];
+	return n;
 }
 
 static void stat_fill_srv(struct stat_line *l, const struct proxy *px, const struct server *srv)
@@ -203,9 +222,12 @@ static void stat_fill_srv(struct stat_line *l, const struct proxy *px, const str
 
 	be_counters_sum(srv->cnt, &c);
 	st_common(l, px, srv->id, stat_iid(px));
-	stat_fill_be_common(l, &c);
+	/* a server's sessions are the exchanges sent to it, each attempt counted */
+	stat_fill_be_common(l, &c, c.connect + c.reuse, c.connect, c.reuse);
+	st_u64(l, ST_req_tot, stat_srv_req_tot(&c));
 	st_zeros(l, zeros);
 	st_int(l, ST_scur, HA_ATOMIC_LOAD_RLX(&srv->cur_conns));
+	st_int(l, ST_smax, HA_ATOMIC_LOAD_RLX(&srv->cur_conns_max));
 	if (srv->maxconn)
 		st_int(l, ST_slim, srv->maxconn);
 	st_str(l, ST_status, stat_srv_status(srv));
@@ -234,12 +256,12 @@ static const char *stat_algo(const struct proxy *px)
 static void stat_fill_be(struct stat_line *l, const struct proxy *px)
 {
 	static const enum stat_col zeros[] = {
-		ST_dreq, ST_chkdown, ST_downtime, ST_comp_in, ST_comp_out, ST_comp_byp,
+		ST_chkdown, ST_downtime, ST_comp_in, ST_comp_out, ST_comp_byp,
 		ST_comp_rsp, ST_cache_lookups, ST_cache_hits, ST_agg_server_status,
 		ST_agg_server_check_status, ST_agg_check_status, ST_NCOLS,
 	};
 	struct be_counters c;
-	uint64_t lbtot = 0, qcur = 0;
+	uint64_t lbtot = 0, qcur = 0, connect = 0, reuse = 0;
 	int act = 0, bck = 0, wact = 0, wbck = 0;
 
 	be_counters_sum(px->be_cnt, &c);
@@ -248,6 +270,8 @@ static void stat_fill_be(struct stat_line *l, const struct proxy *px)
 
 		be_counters_sum(s->cnt, &sc);
 		lbtot += sc.cum_lbconn;
+		connect += sc.connect;
+		reuse += sc.reuse;
 		if (!srv_is_up(s))
 			continue;
 		if (s->flags & SRV_F_BACKUP) {
@@ -261,10 +285,15 @@ static void stat_fill_be(struct stat_line *l, const struct proxy *px)
 	for (int g = 0; px->queues && g < counters_ngroups; g++)
 		qcur += (uint64_t)HA_ATOMIC_LOAD_RLX(&px->queues[g].len);
 	st_common(l, px, "BACKEND", stat_iid(px));
-	stat_fill_be_common(l, &c);
+	stat_fill_be_common(l, &c, c.cum_sess, connect, reuse);
+	st_u64(l, ST_req_tot, c.cum_sess);
+	st_u64(l, ST_dreq, c.denied_req);
 	st_zeros(l, zeros);
 	st_u64(l, ST_qcur, qcur);
-	st_int(l, ST_scur, HA_ATOMIC_LOAD_RLX(&px->beconn));
+	st_int(l, ST_qmax, HA_ATOMIC_LOAD_RLX(&px->queue_max));
+	/* HAProxy counts the queued streams among the backend's */
+	st_u64(l, ST_scur, (uint64_t)HA_ATOMIC_LOAD_RLX(&px->beconn) + qcur);
+	st_int(l, ST_smax, HA_ATOMIC_LOAD_RLX(&px->beconn_max));
 	st_int(l, ST_slim, stat_be_fullconn(px));
 	st_str(l, ST_status, act || bck ? "UP" : "DOWN");
 	st_int(l, ST_weight, act ? wact : wbck);

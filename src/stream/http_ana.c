@@ -90,11 +90,14 @@ static int run_req_rules(struct stream *s, struct proxy *px, int *ret)
 	if (r == RULES_CONT)
 		return 1;
 	if (r == RULES_ERROR) {
+		stream_count_rewrite_failed(s);
 		*ret = stream_reply_error(s, 500, false);
 		return 0;
 	}
 	if (final->type == ACT_DENY) {
 		CNT_INC(s->fe->fe_cnt, denied_req);
+		if (px != s->fe)
+			CNT_INC(px->be_cnt, denied_req);
 		*ret = stream_reply_error(s, final->status ? final->status : 403, false);
 		return 0;
 	}
@@ -119,6 +122,7 @@ static int ana_request(struct stream *s)
 	int ret;
 
 	CNT_INC(fe->fe_cnt, cum_req);
+	s->flags |= SF_REQ_COUNTED;
 	HA_OWNER_INC(&activity[tid].streams);
 	if ((m->flags & H1_MF_CONN_CLO) || (!(m->flags & H1_MF_VER_11) && !(m->flags & H1_MF_CONN_KAL)) ||
 	    (fe->options & PR_O_HTTP_CLO) || th_ctx->stopping)
@@ -142,12 +146,15 @@ static int ana_request(struct stream *s)
 	if (!be)
 		return stream_reply_error(s, 503, false);
 	s->be = be;
+	CNT_INC(be->be_cnt, cum_sess);
 	if (be != fe && !run_req_rules(s, be, &ret))
 		return ret;
 	if ((fe->options | be->options) & (PR_O_HTTP_SCL | PR_O_HTTP_CLO))
 		s->flags |= SF_BACK_CLOSE;
-	if (((fe->options | be->options) & PR_O_FWDFOR) && add_forwardfor(s) < 0)
+	if (((fe->options | be->options) & PR_O_FWDFOR) && add_forwardfor(s) < 0) {
+		stream_count_rewrite_failed(s);
 		return stream_reply_error(s, 500, false);
+	}
 	s->reqx.no_delay = !!((fe->options | be->options) & PR_O_HTTP_NO_DELAY);
 	if (((fe->options | be->options) & PR_O_BUF_REQ) && !s->reqx.done) {
 		s->state = SS_REQ_BODY_WAIT;
@@ -174,7 +181,7 @@ int ana_wait_request(struct stream *s)
 		if (conn_recv(f) > 0)
 			continue;
 		if (f->flags & (CO_FL_RD_EOF | CO_FL_ERROR))
-			return stream_abort(s); /* client gave up before a full request */
+			return stream_req_truncated(s); /* client gave up before a full request */
 		return 0;
 	}
 	return ana_request(s);
@@ -230,11 +237,12 @@ static int run_res_rules(struct stream *s, struct proxy *px, int *ret)
 
 	if (r == RULES_CONT)
 		return 1;
+	if (r == RULES_ERROR)
+		stream_count_rewrite_failed(s);
 	if (r == RULES_ERROR || final->type != ACT_DENY) {
 		*ret = stream_server_error(s, 500);
 	} else {
-		CNT_INC(s->be->be_cnt, denied_resp);
-		*ret = stream_server_error(s, final->status ? final->status : 502);
+		*ret = stream_rsp_denied(s, final->status ? final->status : 502);
 	}
 	return 0;
 }
@@ -274,7 +282,6 @@ static int ana_response(struct stream *s)
 		mode = XFER_EOF;
 	if (mode == XFER_EOF)
 		s->flags |= SF_FRONT_CLOSE | SF_BACK_CLOSE;
-	CNT_INC(s->be->be_cnt, rsp[status_class(m->status)]);
 	if (s->srv)
 		CNT_INC(s->srv->cnt, rsp[status_class(m->status)]);
 	if ((m->flags & H1_MF_CONN_CLO) || (!(m->flags & H1_MF_VER_11) && !(m->flags & H1_MF_CONN_KAL)))
@@ -325,11 +332,13 @@ int ana_wait_response(struct stream *s)
 			}
 			if (ret > 0) {
 				/* interim response (100 Continue...): pass it on, wait for more */
+				if (s->srv)
+					CNT_INC(s->srv->cnt, rsp[1]);
 				if (h1_write_response(&f->obuf, &s->rsp, NULL) < 0)
 					return stream_server_error(s, 502);
 				b_del(&b->ibuf, s->rsp.hdr_len);
 				if (conn_flush(f) < 0)
-					return stream_abort(s);
+					return stream_cli_abort(s);
 				continue;
 			}
 		}

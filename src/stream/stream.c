@@ -24,26 +24,68 @@ static uint16_t stream_hdr_cap;
 
 static void stream_process(struct stream *s);
 
-/* Adds the exchange to the counters of the frontend, backend and server. */
+/* Adds the end of the exchange to the counters: the final status (none: "other") of a
+ * counted request to the frontend and to the backend it chose; the client's bytes to the
+ * frontend, the backend (a listen's own before it chose itself) and the last server. */
 static void stream_count(struct stream *s)
 {
-	struct conn *f = s->front, *b = s->back;
+	struct conn *f = s->front;
+	uint64_t in = f->bytes_in, out = f->bytes_out;
+	struct fe_counters *fc = CNT_GRP(s->fe->fe_cnt);
+	struct be_counters *bc = NULL;
+	int cls = status_class(s->status);
 
 	stream_req_consume(s);
-	if (s->status)
-		CNT_INC(s->fe->fe_cnt, rsp[status_class(s->status)]);
-	CNT_ADD(s->fe->fe_cnt, bytes_in, f->bytes_in);
-	CNT_ADD(s->fe->fe_cnt, bytes_out, f->bytes_out);
-	f->bytes_in = f->bytes_out = 0;
-	if (b && s->be) {
-		CNT_ADD(s->be->be_cnt, bytes_in, b->bytes_out);
-		CNT_ADD(s->be->be_cnt, bytes_out, b->bytes_in);
-		if (s->srv) {
-			CNT_ADD(s->srv->cnt, bytes_in, b->bytes_out);
-			CNT_ADD(s->srv->cnt, bytes_out, b->bytes_in);
-		}
-		b->bytes_in = b->bytes_out = 0;
+	if (s->be)
+		bc = CNT_GRP(s->be->be_cnt);
+	if (s->flags & SF_REQ_COUNTED) {
+		HA_COUNTER_INC(&fc->rsp[cls]);
+		if (bc)
+			HA_COUNTER_INC(&bc->rsp[cls]);
 	}
+	if (!bc && (s->fe->cap & PR_CAP_BE))
+		bc = CNT_GRP(s->fe->be_cnt);
+	HA_COUNTER_ADD(&fc->bytes_in, in);
+	HA_COUNTER_ADD(&fc->bytes_out, out);
+	if (bc) {
+		HA_COUNTER_ADD(&bc->bytes_in, in);
+		HA_COUNTER_ADD(&bc->bytes_out, out);
+	}
+	if (s->srv) {
+		struct be_counters *sc = CNT_GRP(s->srv->cnt);
+
+		HA_COUNTER_ADD(&sc->bytes_in, in);
+		HA_COUNTER_ADD(&sc->bytes_out, out);
+	}
+	f->bytes_in = f->bytes_out = 0; /* the back side's are not counted: HAProxy's rows
+					 * all count the client's bytes */
+}
+
+/* Counts a request that failed before its analysis (invalid, incomplete, timed out) in
+ * the frontend's request errors, and in its requests once. */
+static void stream_count_bad_req(struct stream *s)
+{
+	if (!(s->flags & SF_REQ_COUNTED)) {
+		s->flags |= SF_REQ_COUNTED;
+		CNT_INC(s->fe->fe_cnt, cum_req);
+	}
+	CNT_INC(s->fe->fe_cnt, failed_req);
+}
+
+/* The server's response was invalid, empty, timed out, or aborted: eresp. */
+static void stream_count_bad_resp(struct stream *s)
+{
+	CNT_INC(s->be->be_cnt, failed_resp);
+	if (s->srv)
+		CNT_INC(s->srv->cnt, failed_resp);
+}
+
+/* The request got no connection: retries exhausted on <srv>, or no server at all. */
+static void stream_count_conn_failed(struct stream *s, struct server *srv)
+{
+	CNT_INC(s->be->be_cnt, failed_conns);
+	if (srv)
+		CNT_INC(srv->cnt, failed_conns);
 }
 
 static void stream_free(struct stream *s)
@@ -151,23 +193,78 @@ int stream_reply_error(struct stream *s, int status, bool close)
 
 int stream_reply_mux_error(struct stream *s, int status)
 {
-	CNT_INC(s->fe->fe_cnt, failed_req);
+	stream_count_bad_req(s);
 	return stream_reply_page(s, status, true, true);
 }
 
-int stream_server_error(struct stream *s, int status)
+int stream_req_truncated(struct stream *s)
 {
-	if (status == 502 && s->be) {
-		CNT_INC(s->be->be_cnt, failed_resp);
+	stream_count_bad_req(s);
+	s->status = 400; /* what HAProxy answers, and counts, to a closed connection */
+	return stream_abort(s);
+}
+
+int stream_cli_abort(struct stream *s)
+{
+	if (s->be) {
+		CNT_INC(s->be->be_cnt, cli_aborts);
 		if (s->srv)
-			CNT_INC(s->srv->cnt, failed_resp);
+			CNT_INC(s->srv->cnt, cli_aborts);
 	}
+	return stream_abort(s);
+}
+
+/* The server stopped a response whose headers were forwarded; <failed> when it closed or
+ * broke it (counted as a response error too), not when it just went silent. */
+static int stream_srv_abort(struct stream *s, bool failed)
+{
+	CNT_INC(s->be->be_cnt, srv_aborts);
+	if (s->srv)
+		CNT_INC(s->srv->cnt, srv_aborts);
+	if (failed)
+		stream_count_bad_resp(s);
+	return stream_abort(s);
+}
+
+/* Drops the server side and answers <status>, or aborts if the response started. */
+static int stream_server_reply(struct stream *s, int status)
+{
 	stream_drop_back(s);
 	if (s->flags & SF_RSP_HDRS_SENT)
 		return stream_abort(s); /* too late for an error page */
 	if (!(s->flags & SF_REQ_DONE))
 		s->flags |= SF_FRONT_CLOSE; /* the request body cannot be resynchronized */
 	return stream_reply_error(s, status, false);
+}
+
+int stream_server_error(struct stream *s, int status)
+{
+	if (status == 502 || status == 504)
+		stream_count_bad_resp(s);
+	return stream_server_reply(s, status);
+}
+
+void stream_count_rewrite_failed(struct stream *s)
+{
+	CNT_INC(s->fe->fe_cnt, failed_rewrites);
+	CNT_INC(s->fe->fe_cnt, internal_errors);
+	if (s->be) {
+		CNT_INC(s->be->be_cnt, failed_rewrites);
+		CNT_INC(s->be->be_cnt, internal_errors);
+	}
+	if (s->srv) {
+		CNT_INC(s->srv->cnt, failed_rewrites);
+		CNT_INC(s->srv->cnt, internal_errors);
+	}
+}
+
+int stream_rsp_denied(struct stream *s, int status)
+{
+	CNT_INC(s->fe->fe_cnt, denied_resp);
+	CNT_INC(s->be->be_cnt, denied_resp);
+	if (s->srv)
+		CNT_INC(s->srv->cnt, denied_resp);
+	return stream_server_reply(s, status);
 }
 
 /* Connection string for the request sent to the server. */
@@ -218,8 +315,10 @@ static int stream_try_connect(struct stream *s, bool allow_idle)
 	timer_del(&s->tmr); /* queue or turnaround deadline: over */
 	if (b) {
 		s->flags |= SF_REUSED_CONN;
+		CNT_INC(s->srv->cnt, reuse);
 	} else {
 		s->flags &= ~SF_REUSED_CONN;
+		CNT_INC(s->srv->cnt, connect);
 		b = h1_back_connect(s->srv);
 		if (!b)
 			return -2; /* immediate failure: the caller retries */
@@ -262,10 +361,8 @@ static int stream_conn_failed(struct stream *s)
 	struct server *prev = s->srv;
 
 	stream_drop_back(s);
-	CNT_INC(be->be_cnt, failed_conns);
-	if (prev)
-		CNT_INC(prev->cnt, failed_conns);
 	if (--s->conn_retries < 0) {
+		stream_count_conn_failed(s, prev);
 		backend_release_slot(s);
 		return stream_reply_error(s, 503, false);
 	}
@@ -274,8 +371,6 @@ static int stream_conn_failed(struct stream *s)
 				      : s->conn_retries == 0)) {
 		backend_release_slot(s);
 		s->srv = NULL;
-		CNT_INC(be->be_cnt, redispatches);
-		CNT_INC(be->be_cnt, retries);
 		return stream_assign_and_connect(s, prev, false);
 	}
 	CNT_INC(be->be_cnt, retries);
@@ -302,13 +397,32 @@ static int stream_connect_now(struct stream *s)
 	return ret == -2 ? stream_conn_failed(s) : ret;
 }
 
+/* A redispatch from <prev> got <assign>: a retry when the LB chose <prev> again. */
+static void stream_count_redispatch(struct stream *s, struct server *prev, int assign)
+{
+	if (assign == ASSIGN_NOSRV)
+		return;
+	if (assign == ASSIGN_OK && s->srv == prev) {
+		CNT_INC(s->be->be_cnt, retries);
+		CNT_INC(prev->cnt, retries);
+	} else {
+		CNT_INC(s->be->be_cnt, redispatches);
+		CNT_INC(prev->cnt, redispatches);
+	}
+}
+
+/* <avoid> is the server a redispatch leaves, NULL for a first assignment. */
 static int stream_assign_and_connect(struct stream *s, struct server *avoid, bool front_q)
 {
 	if (!(s->flags & SF_HAS_SLOT)) {
 		int ret = backend_assign(s, avoid, front_q);
 
-		if (ret == ASSIGN_NOSRV)
+		if (avoid)
+			stream_count_redispatch(s, avoid, ret);
+		if (ret == ASSIGN_NOSRV) {
+			stream_count_conn_failed(s, NULL);
 			return stream_reply_error(s, 503, false);
+		}
 		if (ret == ASSIGN_QUEUED) {
 			int ms = s->be->timeout.queue ? s->be->timeout.queue : s->be->timeout.connect;
 
@@ -358,7 +472,9 @@ static int stream_exchange(struct stream *s)
 			stream_drop_back(s);
 			return stream_reply_mux_error(s, 400);
 		}
-		if (ret == XFER_ERR_SRC || ret == XFER_ERR_FRAMING)
+		if (ret == XFER_ERR_SRC)
+			return stream_cli_abort(s);
+		if (ret == XFER_ERR_FRAMING)
 			return stream_abort(s);
 		if (ret == XFER_ERR_DST && stream_can_resend(s))
 			return stream_resend(s);
@@ -384,14 +500,16 @@ static int stream_exchange(struct stream *s)
 	}
 	if ((s->flags & SF_RSP_HDRS_SENT) && !(s->flags & SF_RSP_DONE)) {
 		ret = h1_xfer(b, f, &s->rspx);
+		if (ret == XFER_ERR_DST)
+			return stream_cli_abort(s);
 		if (ret < 0)
-			return stream_abort(s);
+			return stream_srv_abort(s, true);
 		progress |= ret;
 		if (s->rspx.done)
 			s->flags |= SF_RSP_DONE;
 	}
 	if (f->obuf.data && conn_flush(f) < 0)
-		return stream_abort(s);
+		return stream_cli_abort(s);
 	if ((s->flags & SF_RSP_DONE) && !f->obuf.data) {
 		if (!(s->flags & SF_REQ_DONE))
 			s->flags |= SF_FRONT_CLOSE | SF_BACK_CLOSE;
@@ -543,6 +661,13 @@ static void stream_process(struct stream *s)
 		stream_set_timers(s);
 }
 
+/* timeout queue: 503, counted as a connection error of the backend. */
+static int stream_queue_expired(struct stream *s)
+{
+	stream_count_conn_failed(s, NULL);
+	return stream_reply_error(s, 503, false);
+}
+
 /* A deadline of <s> expired: on connection <c> (front or back), or the stream's own
  * timer when <c> is NULL. */
 static void stream_timeout(struct stream *s, struct conn *c)
@@ -559,7 +684,7 @@ static void stream_timeout(struct stream *s, struct conn *c)
 			s->flags |= SF_QUEUE_EXPIRED; /* answered when the wake-up arrives */
 			return;
 		}
-		ret = stream_reply_error(s, 503, false);
+		ret = stream_queue_expired(s);
 		break;
 	case SS_TURNAROUND:
 		ret = stream_connect_now(s);
@@ -568,10 +693,12 @@ static void stream_timeout(struct stream *s, struct conn *c)
 		ret = stream_conn_failed(s);
 		break;
 	case SS_EXCHANGE:
-		if (c && c == s->back)
+		if (c && c == s->back && (s->flags & SF_RSP_HDRS_SENT))
+			ret = stream_srv_abort(s, false);
+		else if (c && c == s->back)
 			ret = stream_server_error(s, 504);
 		else
-			ret = stream_abort(s);
+			ret = stream_cli_abort(s);
 		break;
 	default:
 		ret = stream_abort(s);
@@ -592,7 +719,7 @@ static void stream_wake_cb(struct inbox_item *it)
 
 	backend_woken(s);
 	if (s->flags & SF_QUEUE_EXPIRED)
-		stream_continue(s, stream_reply_error(s, 503, false));
+		stream_continue(s, stream_queue_expired(s));
 	else if (s->state == SS_QUEUED)
 		stream_continue(s, stream_assign_and_connect(s, NULL, true));
 }

@@ -154,8 +154,54 @@ TEST(atomic_owner)
 	CHECK(q == 0x200000000ULL);
 }
 
+TEST(atomic_update_max)
+{
+	int m = 5;
+
+	HA_ATOMIC_UPDATE_MAX(&m, 3); /* smaller: unchanged */
+	CHECK_INT(m, 5);
+	HA_ATOMIC_UPDATE_MAX(&m, 9);
+	CHECK_INT(m, 9);
+	HA_ATOMIC_UPDATE_MAX(&m, -1);
+	CHECK_INT(m, 9);
+}
+
 #define ATOMT_THREADS 4
 #define ATOMT_LOOPS 100000
+
+struct atomt_max {
+	int max;
+	int id;
+};
+
+/* Each thread raises the shared maximum with its own interleaved sequence of values. */
+static void *atomt_max_worker(void *arg)
+{
+	struct atomt_max *am = arg;
+	int id = HA_ATOMIC_FETCH_ADD(&am->id, 1);
+
+	for (int i = 0; i < ATOMT_LOOPS; i++)
+		HA_ATOMIC_UPDATE_MAX(&am->max, i * ATOMT_THREADS + id);
+	return NULL;
+}
+
+TEST(atomic_update_max_threads)
+{
+	struct atomt_max am = { 0, 0 };
+	pthread_t th[ATOMT_THREADS];
+	int started = 0;
+
+	for (int i = 0; i < ATOMT_THREADS; i++) {
+		if (pthread_create(&th[i], NULL, atomt_max_worker, &am) != 0)
+			break;
+		started++;
+	}
+	CHECK_INT(started, ATOMT_THREADS);
+	for (int i = 0; i < started; i++)
+		pthread_join(th[i], NULL);
+	if (started == ATOMT_THREADS)
+		CHECK_INT(am.max, ATOMT_LOOPS * ATOMT_THREADS - 1);
+}
 
 /* The words all threads hit; each on its own cache line so the test also measures nothing
  * but the atomics themselves. <locked> is a plain int guarded by the XCHG spinlock.
