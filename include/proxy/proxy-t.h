@@ -113,7 +113,8 @@ struct proxy {
 	int feconn_max;           /* highest feconn (show stat smax) */
 	int beconn_max;           /* highest beconn + queued streams (show stat smax) */
 	int queue_max;            /* highest number of queued streams (show stat qmax) */
-	struct freq_ctr sess_rate; /* sessions per second (rate-limit sessions) */
+	struct freq_ctr sess_rate; /* sessions per second (rate-limit sessions, show stat) */
+	uint32_t sess_rate_max;   /* highest sess_rate seen at an accept */
 	/* runtime: traffic counters, one block per thread group (runtime_prepare) */
 	struct fe_counters *fe_cnt;
 	struct be_counters *be_cnt;

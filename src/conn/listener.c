@@ -250,18 +250,26 @@ static int listener_rate_wait(const struct listener *li)
 	return (int)w;
 }
 
+/* Counts an event in <f> at <now> and raises <max> to the new rate if it is higher. */
+static void rate_count(struct freq_ctr *f, uint32_t *max, uint64_t now)
+{
+	uint32_t r, m;
+
+	freq_ctr_inc(f, now);
+	r = freq_ctr_rate(f, now);
+	m = HA_ATOMIC_LOAD_RLX(max);
+	while (r > m && !HA_ATOMIC_CAS(max, &m, r))
+		;
+}
+
 /* Counts an accepted connection in the process's and the frontend's rates. */
 static void conn_rate_count(struct listener *li)
 {
+	struct proxy *px = li->bind->px;
 	uint64_t now = now_ms();
-	uint32_t r, max;
 
-	freq_ctr_inc(&conn_rate, now);
-	freq_ctr_inc(&li->bind->px->sess_rate, now);
-	r = freq_ctr_rate(&conn_rate, now);
-	max = HA_ATOMIC_LOAD_RLX(&conn_rate_max);
-	while (r > max && !HA_ATOMIC_CAS(&conn_rate_max, &max, r))
-		;
+	rate_count(&conn_rate, &conn_rate_max, now);
+	rate_count(&px->sess_rate, &px->sess_rate_max, now);
 }
 
 /* Stops polling <reg> until a connection ends somewhere: pending connections wait in the

@@ -2,7 +2,8 @@
  * order, then the "-" end-of-fixed-fields marker): per proxy a FRONTEND line, one line per
  * server and a BACKEND line, from the per-group counter blocks summed at read time. Fields
  * that HAProxy leaves empty for a line type are empty here too; values of features that do
- * not exist yet (rates, timings, checks) are 0 where HAProxy prints a number.
+ * not exist yet (request rates, backend and server session rates, timings, checks) are 0
+ * where HAProxy prints a number.
  */
 #include <inttypes.h>
 #include <stdbool.h>
@@ -13,7 +14,9 @@
 #include <backend/server-t.h>
 #include <base/addr.h>
 #include <base/atomic.h>
+#include <base/freq_ctr.h>
 #include <cli/cli.h>
+#include <event/loop.h>
 #include <proc/global-t.h>
 #include <proxy/proxy.h>
 #include <stats/counters.h>
@@ -141,15 +144,22 @@ static const char *stat_srv_status(const struct server *srv)
 static void stat_fill_fe(struct stat_line *l, const struct proxy *px)
 {
 	static const enum stat_col zeros[] = {
-		ST_rate, ST_rate_lim, ST_rate_max, ST_req_rate,
-		ST_req_rate_max, ST_comp_in, ST_comp_out, ST_comp_byp, ST_comp_rsp, ST_conn_rate,
-		ST_conn_rate_max, ST_dcon, ST_dses, ST_cache_lookups, ST_cache_hits, ST_NCOLS,
+		ST_req_rate, ST_req_rate_max, ST_comp_in, ST_comp_out, ST_comp_byp, ST_comp_rsp,
+		ST_dcon, ST_dses, ST_cache_lookups, ST_cache_hits, ST_NCOLS,
 	};
 	struct fe_counters c;
+	/* a session starts at each accepted connection: both rates are the same */
+	uint32_t rate = freq_ctr_rate(&px->sess_rate, th_ctx ? now_ms() : 0);
+	uint32_t rate_max = HA_ATOMIC_LOAD_RLX(&px->sess_rate_max);
 
 	fe_counters_sum(px->fe_cnt, &c);
 	st_common(l, px, "FRONTEND", stat_iid(px));
 	st_zeros(l, zeros);
+	st_u64(l, ST_rate, rate);
+	st_int(l, ST_rate_lim, px->sess_rate_lim);
+	st_u64(l, ST_rate_max, rate_max);
+	st_u64(l, ST_conn_rate, rate);
+	st_u64(l, ST_conn_rate_max, rate_max);
 	st_int(l, ST_scur, HA_ATOMIC_LOAD_RLX(&px->feconn));
 	st_int(l, ST_smax, HA_ATOMIC_LOAD_RLX(&px->feconn_max));
 	st_int(l, ST_slim, stat_fe_maxconn(px));

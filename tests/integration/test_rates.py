@@ -75,3 +75,19 @@ def test_show_info_reports_rates_and_limits(proxy, tmp_path, port):
     assert 15 <= int(info["ConnRate"]) <= 25, info["ConnRate"]
     assert 15 <= int(info["SessRate"]) <= 25, info["SessRate"]
     assert int(info["MaxConnRate"]) >= int(info["ConnRate"])
+
+
+def test_show_stat_frontend_session_rate(proxy, tmp_path, port):
+    from conftest import cli
+    sock = tmp_path / "s.sock"
+    proxy(make_cfg(port, glob=["stats socket %s level admin" % sock],
+                   listen=["rate-limit sessions 300", RETURN]), ports=[port])
+    time.sleep(1.1)
+    timed_requests(port, 20)
+    lines = cli(sock, "show stat").splitlines()
+    hdr = lines[0].lstrip("# ").split(",")
+    fe = dict(zip(hdr, next(x for x in lines if ",FRONTEND," in x).split(",")))
+    assert fe["rate_lim"] == "300"
+    assert 15 <= int(fe["rate"]) <= 25, fe["rate"]
+    assert int(fe["rate_max"]) >= int(fe["rate"])
+    assert 15 <= int(fe["conn_rate"]) <= 25, fe["conn_rate"]
