@@ -6,6 +6,7 @@
  */
 #include <stdint.h>
 #include <string.h>
+#include <base/compiler.h>
 #include <http/h1.h>
 
 /* Character classes, one byte per input byte. */
@@ -39,6 +40,9 @@ struct h1_ctx {
 	bool in_start;            /* still in the start line (for 414 vs 431) */
 	bool te_other;            /* a coding other than chunked was seen */
 	bool cl_seen;             /* at least one Content-Length header */
+	bool odd_target;          /* request target not in origin-form: check it at the end */
+	bool ws_key;              /* Sec-WebSocket-Key (request) / -Accept (response) seen */
+	const struct h1_hdr *host; /* first Host header */
 	int rc;                   /* H1_INCOMPLETE or H1_INVALID when a step returns NULL */
 };
 
@@ -191,6 +195,8 @@ static inline bool h1_lc_eq(const char *n, const char *lc, size_t len)
 static uint16_t h1_hdr_intern(const char *n, size_t len)
 {
 	switch (len) {
+	case 2:
+		return h1_lc_eq(n, "te", 2) ? H1_HDR_TE : H1_HDR_OTHER;
 	case 4:
 		return h1_lc_eq(n, "host", 4) ? H1_HDR_HOST : H1_HDR_OTHER;
 	case 6:
@@ -207,10 +213,32 @@ static uint16_t h1_hdr_intern(const char *n, size_t len)
 		return h1_lc_eq(n, "proxy-connection", 16) ? H1_HDR_PROXY_CONNECTION
 							   : H1_HDR_OTHER;
 	case 17:
-		return h1_lc_eq(n, "transfer-encoding", 17) ? H1_HDR_TRANSFER_ENCODING
-							    : H1_HDR_OTHER;
+		if (h1_lc_eq(n, "transfer-encoding", 17))
+			return H1_HDR_TRANSFER_ENCODING;
+		return h1_lc_eq(n, "sec-websocket-key", 17) ? H1_HDR_SEC_WS_KEY : H1_HDR_OTHER;
+	case 20:
+		return h1_lc_eq(n, "sec-websocket-accept", 20) ? H1_HDR_SEC_WS_ACCEPT
+							       : H1_HDR_OTHER;
 	}
 	return H1_HDR_OTHER;
+}
+
+/* Case-insensitive compare of any bytes (ASCII letters fold, nothing else does). */
+static bool h1_ieq_any(const char *a, const char *b, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		unsigned char x = (unsigned char)a[i], y = (unsigned char)b[i];
+
+		if ((unsigned int)(x - 'A') < 26u)
+			x += 32;
+		if ((unsigned int)(y - 'A') < 26u)
+			y += 32;
+		if (x != y)
+			return false;
+	}
+	return true;
 }
 
 static inline bool h1_word_ieq(struct ist v, const char *lc, size_t len)
@@ -328,6 +356,41 @@ static void h1_hdr_upgrade(struct h1_ctx *c, struct ist v)
 	} while (p);
 }
 
+/* Request TE: only the "trailers" token goes on, as HAProxy does (the other codings are
+ * hop-by-hop offers this proxy does not take up); without it the header is dropped. The
+ * value view is narrowed in place to the token.
+ */
+static void h1_hdr_te_req(struct h1_hdr *h)
+{
+	const char *p = h->v.ptr, *end = h->v.ptr + h->v.len;
+	struct ist item;
+
+	do {
+		p = h1_list_next(p, end, &item);
+		if (h1_word_ieq(item, "trailers", 8)) {
+			h->v = item;
+			h->folded = 0;
+			return;
+		}
+	} while (p);
+	h->skip = 1;
+}
+
+/* Host: a repeated header must carry the same value (case-insensitive) and is then
+ * dropped, as HAProxy does; a different one is 400. 0 or -1.
+ */
+static int h1_hdr_host(struct h1_ctx *c, struct h1_hdr *h)
+{
+	if (!c->host) {
+		c->host = h;
+		return 0;
+	}
+	if (c->host->v.len != h->v.len || !h1_ieq_any(c->host->v.ptr, h->v.ptr, h->v.len))
+		return -1;
+	h->skip = 1;
+	return 0;
+}
+
 /* Applies a well-known header to the message flags; 0, or -1 with the error recorded. */
 static int h1_hdr_apply(struct h1_ctx *c, struct h1_hdr *h)
 {
@@ -349,6 +412,20 @@ static int h1_hdr_apply(struct h1_ctx *c, struct h1_hdr *h)
 	case H1_HDR_EXPECT:
 		if (h1_word_ieq(h->v, "100-continue", 12))
 			c->msg->flags |= H1_MF_EXPECT_100;
+		break;
+	case H1_HDR_HOST:
+		if (!c->resp && h1_hdr_host(c, h) < 0)
+			return h1_err(c, h->v.ptr, 400), -1;
+		break;
+	case H1_HDR_TE:
+		if (!c->resp)
+			h1_hdr_te_req(h);
+		break;
+	case H1_HDR_SEC_WS_KEY:
+		c->ws_key |= !c->resp;
+		break;
+	case H1_HDR_SEC_WS_ACCEPT:
+		c->ws_key |= c->resp;
 		break;
 	}
 	return 0;
@@ -414,6 +491,7 @@ static const char *h1_req_line(struct h1_ctx *c, const char *p)
 	if (q == u || *q != ' ')
 		return h1_err(c, q, 400); /* bad byte, or HTTP/0.9 style line */
 	c->msg->uri = ist2(u, q - u);
+	c->odd_target = *u != '/';
 	q = h1_version(c, q + 1);
 	if (!q)
 		return NULL;
@@ -500,13 +578,158 @@ static const char *h1_hdr_line(struct h1_ctx *c, const char *p)
 	return next;
 }
 
+static inline bool h1_is_alpha(char ch)
+{
+	return (unsigned char)((ch | 0x20) - 'a') < 26u;
+}
+
+/* <a> without a trailing ":<dport>" (the scheme's default port means no port). */
+static struct ist h1_strip_dport(struct ist a, const char *dport)
+{
+	size_t dl = dport ? strlen(dport) : 0;
+
+	if (dl && a.len > dl && a.ptr[a.len - dl - 1] == ':' &&
+	    memcmp(a.ptr + a.len - dl, dport, dl) == 0)
+		a.len -= dl + 1;
+	return a;
+}
+
+/* Cuts the authority out of an absolute-form target "scheme://[userinfo@]authority[/?#...]"
+ * into <auth> and returns the scheme's default port ("80", "443" or NULL); -1 in <ok> when
+ * the target is not in that form.
+ */
+static const char *h1_abs_authority(struct ist u, struct ist *auth, bool *ok)
+{
+	size_t i = 0, start, end, at;
+
+	*ok = false;
+	if (!u.len || !h1_is_alpha(u.ptr[0]))
+		return NULL;
+	while (i < u.len && (h1_is_alpha(u.ptr[i]) || (unsigned char)(u.ptr[i] - '0') < 10u ||
+			     u.ptr[i] == '+' || u.ptr[i] == '-' || u.ptr[i] == '.'))
+		i++;
+	if (u.len - i < 3 || memcmp(u.ptr + i, "://", 3) != 0)
+		return NULL;
+	start = end = i + 3;
+	while (end < u.len && u.ptr[end] != '/' && u.ptr[end] != '?' && u.ptr[end] != '#')
+		end++;
+	for (at = end; at > start && u.ptr[at - 1] != '@'; at--)
+		;
+	*auth = ist2(u.ptr + at, end - at);
+	*ok = true;
+	if (i == 4 && h1_lc_eq(u.ptr, "http", 4))
+		return "80";
+	if (i == 5 && h1_lc_eq(u.ptr, "https", 5))
+		return "443";
+	return NULL;
+}
+
+/* A request target that is not in origin-form: "*", the authority of CONNECT, or an
+ * absolute URI whose authority must equal the Host header when there is one (RFC 9112
+ * section 3.2; default ports and userinfo aside, as HAProxy compares them). 0 or -1.
+ */
+static int h1_check_target(struct h1_ctx *c)
+{
+	struct ist u = c->msg->uri, auth, host;
+	const char *dport = "443";
+	bool ok = true;
+
+	if (c->msg->flags & H1_MF_METH_CONNECT)
+		auth = u;
+	else if (u.len == 1 && u.ptr[0] == '*')
+		return 0;
+	else
+		dport = h1_abs_authority(u, &auth, &ok);
+	if (!ok)
+		return -1;
+	if (!c->host)
+		return 0;
+	auth = h1_strip_dport(auth, dport);
+	host = h1_strip_dport(c->host->v, dport);
+	return auth.len == host.len && h1_ieq_any(auth.ptr, host.ptr, host.len) ? 0 : -1;
+}
+
+/* Request rules that only apply to rare messages: odd targets, Transfer-Encoding on
+ * HTTP/1.0 (faulty framing, RFC 9112 section 6.1: a smuggling vector against 1.0-only
+ * origins, so refused where HAProxy 2.6 forwards it), a WebSocket upgrade without its
+ * key. 0, or -1 with the error recorded.
+ */
+static int h1_finish_req_rare(struct h1_ctx *c)
+{
+	uint32_t f = c->msg->flags;
+
+	if (c->odd_target && h1_check_target(c) < 0)
+		return h1_err(c, c->msg->uri.ptr, 400), -1;
+	if ((f & H1_MF_XFER_ENC) && (f & H1_MF_VER_10))
+		return h1_err(c, c->buf, 400), -1;
+	if ((f & H1_MF_UPG_WEBSOCKET) && (f & H1_MF_CONN_UPG) && !c->ws_key)
+		return h1_err(c, c->buf, 400), -1;
+	return 0;
+}
+
+/* Response rules for 204 (no Content-Length goes on: RFC 9110 section 8.6) and 101 (a
+ * WebSocket switch needs Sec-WebSocket-Accept). 0, or -1 with the error recorded.
+ */
+static int h1_finish_resp_rare(struct h1_ctx *c)
+{
+	struct h1_msg *msg = c->msg;
+	uint16_t i;
+
+	if (msg->status == 101 && (msg->flags & H1_MF_UPG_WEBSOCKET) && !c->ws_key)
+		return h1_err(c, c->buf, 502), -1;
+	if (msg->status == 204 && c->cl_seen) {
+		for (i = 0; i < msg->nhdr; i++)
+			if (msg->hdr[i].id == H1_HDR_CONTENT_LENGTH)
+				msg->hdr[i].skip = 1;
+		msg->flags &= ~H1_MF_CLEN;
+		msg->body_len = 0;
+	}
+	return 0;
+}
+
+bool h1_meth_idempotent(struct ist m)
+{
+	static const char *const idem[] = { "GET", "HEAD", "PUT", "DELETE", "OPTIONS", "TRACE" };
+	size_t i;
+
+	for (i = 0; i < sizeof(idem) / sizeof(idem[0]); i++)
+		if (m.len == strlen(idem[i]) && memcmp(m.ptr, idem[i], m.len) == 0)
+			return true;
+	return false;
+}
+
+struct ist h1_uri_pathq(struct ist uri)
+{
+	struct ist auth;
+	const char *e;
+	bool ok;
+
+	if (!uri.len || uri.ptr[0] == '/')
+		return uri;
+	h1_abs_authority(uri, &auth, &ok);
+	if (!ok)
+		return ist2(uri.ptr + uri.len, 0);
+	e = auth.ptr + auth.len;
+	return ist2(e, (size_t)(uri.ptr + uri.len - e));
+}
+
 /* Framing decisions once the block is complete; 0, or -1 with the error recorded. */
 static int h1_finish(struct h1_ctx *c, const struct h1_limits *lim)
 {
 	struct h1_msg *msg = c->msg;
-	uint32_t f = msg->flags;
+	uint32_t f;
 	uint16_t i;
 
+	if (!c->resp) {
+		if (unlikely(c->odd_target ||
+			     (msg->flags & (H1_MF_XFER_ENC | H1_MF_UPG_WEBSOCKET))) &&
+		    h1_finish_req_rare(c) < 0)
+			return -1;
+	} else if (unlikely(msg->status == 204 || msg->status == 101) &&
+		   h1_finish_resp_rare(c) < 0) {
+		return -1;
+	}
+	f = msg->flags;
 	if (f & H1_MF_XFER_ENC) {
 		if (!(f & H1_MF_CHNK))
 			return h1_err(c, c->buf, 400), -1;
