@@ -111,6 +111,20 @@ int stream_abort(struct stream *s)
 	return -1;
 }
 
+/* Connection header of a local reply, as HAProxy sets it: "close" when the client
+ * connection ends with it (HTTP/1.0 clients included), "keep-alive" to a 1.0 client that
+ * keeps it. A request that failed to parse (no header length) got the mux's raw page,
+ * which goes as is. */
+static void stream_reply_conn_hdr(struct stream *s)
+{
+	if (!s->req.hdr_len)
+		return;
+	if (s->flags & SF_FRONT_CLOSE)
+		h1_reply_add_conn(&s->front->obuf, "close");
+	else if (!(s->req.flags & H1_MF_VER_11))
+		h1_reply_add_conn(&s->front->obuf, "keep-alive");
+}
+
 int stream_reply_local(struct stream *s)
 {
 	stream_req_consume(s);
@@ -124,6 +138,7 @@ int stream_reply_local(struct stream *s)
 	}
 	if (s->reqx.done)
 		s->flags |= SF_REQ_DONE;
+	stream_reply_conn_hdr(s);
 	s->state = SS_LOCAL_REPLY;
 	return 1;
 }

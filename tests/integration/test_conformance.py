@@ -172,6 +172,27 @@ def test_http10_keepalive_last_response_carries_close(px, backend):
     assert closed
 
 
+@pytest.mark.parametrize("req,conn", [
+    (b"GET /health HTTP/1.0\r\n\r\n", b"close"),
+    (b"GET /health HTTP/1.0\r\nConnection: keep-alive\r\n\r\n", b"keep-alive"),
+    (b"GET /health HTTP/1.1\r\nConnection: close\r\n\r\n", b"close"),
+    (b"GET /x HTTP/1.0\r\n\r\n", b"close"),
+    (b"GET /x HTTP/1.0\r\nConnection: keep-alive\r\n\r\n", b"keep-alive"),
+    (b"GET /x HTTP/1.1\r\n\r\n", None),
+], ids=["monitor-10", "monitor-10-ka", "monitor-11-close", "return-10", "return-10-ka",
+        "return-11"])
+def test_local_reply_connection_header(proxy, port, req, conn):
+    proxy(make_cfg(port, [], listen=[
+        "monitor-uri /health",
+        'http-request return status 200 content-type text/plain string "ok"']), ports=[port])
+    data, closed = httpc.exchange(port, req, timeout=1.5)
+    head = data.split(b"\r\n\r\n")[0].lower().split(b"\r\n")
+    assert head[0].startswith(b"http/1.1 200")
+    got = [h[len(b"connection: "):] for h in head if h.startswith(b"connection:")]
+    assert got == ([conn] if conn else [])
+    assert closed == (conn == b"close")
+
+
 def test_connect_answer_has_no_connection_upgrade(proxy, port, raw_server):
     def handler(sock, rd, idx):
         read_head(rd)
