@@ -777,3 +777,20 @@ TEST(h1_websocket_keys)
 	CHECK_INT(hdrs[2].id, H1_HDR_SEC_WS_ACCEPT);
 	CHECK_INT(resp_err("HTTP/1.1 101 Switching Protocols\r\nUpgrade: h2c\r\n\r\n"), 0);
 }
+
+TEST(h1_uri_pathq_and_idempotent)
+{
+	CHECK(ist_is(h1_uri_pathq(ist_str("/a?b")), "/a?b"));
+	CHECK(ist_is(h1_uri_pathq(ist_str("http://h:80/health")), "/health"));
+	CHECK(ist_is(h1_uri_pathq(ist_str("https://u@h/x?y")), "/x?y"));
+	CHECK(ist_is(h1_uri_pathq(ist_str("http://h")), ""));
+	CHECK(ist_is(h1_uri_pathq(ist_str("http://h?q")), "?q"));
+	CHECK(ist_is(h1_uri_pathq(ist_str("*")), ""));
+	CHECK(ist_is(h1_uri_pathq(ist_str("h:443")), ""));
+	CHECK(h1_meth_idempotent(ist_str("GET")));
+	CHECK(h1_meth_idempotent(ist_str("DELETE")));
+	CHECK(h1_meth_idempotent(ist_str("OPTIONS")));
+	CHECK(!h1_meth_idempotent(ist_str("POST")));
+	CHECK(!h1_meth_idempotent(ist_str("PATCH")));
+	CHECK(!h1_meth_idempotent(ist_str("get")));
+}
