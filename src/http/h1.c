@@ -40,7 +40,8 @@ struct h1_ctx {
 	bool in_start;            /* still in the start line (for 414 vs 431) */
 	bool te_other;            /* a coding other than chunked was seen */
 	bool cl_seen;             /* at least one Content-Length header */
-	bool odd_target;          /* request target not in origin-form: check it at the end */
+	bool rare;                /* the request needs h1_finish_req_rare(): a target not in
+				   * origin-form, Transfer-Encoding, or a WebSocket upgrade */
 	bool ws_key;              /* Sec-WebSocket-Key (request) / -Accept (response) seen */
 	const struct h1_hdr *host; /* first Host header */
 	int rc;                   /* H1_INCOMPLETE or H1_INVALID when a step returns NULL */
@@ -311,6 +312,7 @@ static int h1_hdr_te(struct h1_ctx *c, struct ist v)
 	struct ist item;
 
 	c->msg->flags |= H1_MF_XFER_ENC;
+	c->rare = true;
 	do {
 		p = h1_list_next(p, end, &item);
 		if (!item.len || (c->msg->flags & H1_MF_CHNK))
@@ -351,8 +353,10 @@ static void h1_hdr_upgrade(struct h1_ctx *c, struct ist v)
 
 	do {
 		p = h1_list_next(p, end, &item);
-		if (h1_word_ieq(item, "websocket", 9))
+		if (h1_word_ieq(item, "websocket", 9)) {
 			c->msg->flags |= H1_MF_UPG_WEBSOCKET;
+			c->rare = true;
+		}
 	} while (p);
 }
 
@@ -379,12 +383,8 @@ static void h1_hdr_te_req(struct h1_hdr *h)
 /* Host: a repeated header must carry the same value (case-insensitive) and is then
  * dropped, as HAProxy does; a different one is 400. 0 or -1.
  */
-static int h1_hdr_host(struct h1_ctx *c, struct h1_hdr *h)
+static int h1_hdr_host_dup(struct h1_ctx *c, struct h1_hdr *h)
 {
-	if (!c->host) {
-		c->host = h;
-		return 0;
-	}
 	if (c->host->v.len != h->v.len || !h1_ieq_any(c->host->v.ptr, h->v.ptr, h->v.len))
 		return -1;
 	h->skip = 1;
@@ -414,7 +414,9 @@ static int h1_hdr_apply(struct h1_ctx *c, struct h1_hdr *h)
 			c->msg->flags |= H1_MF_EXPECT_100;
 		break;
 	case H1_HDR_HOST:
-		if (!c->resp && h1_hdr_host(c, h) < 0)
+		if (likely(!c->host))
+			c->host = h;
+		else if (!c->resp && h1_hdr_host_dup(c, h) < 0)
 			return h1_err(c, h->v.ptr, 400), -1;
 		break;
 	case H1_HDR_TE:
@@ -491,7 +493,7 @@ static const char *h1_req_line(struct h1_ctx *c, const char *p)
 	if (q == u || *q != ' ')
 		return h1_err(c, q, 400); /* bad byte, or HTTP/0.9 style line */
 	c->msg->uri = ist2(u, q - u);
-	c->odd_target = *u != '/';
+	c->rare = *u != '/';
 	q = h1_version(c, q + 1);
 	if (!q)
 		return NULL;
@@ -658,7 +660,7 @@ static int h1_finish_req_rare(struct h1_ctx *c)
 {
 	uint32_t f = c->msg->flags;
 
-	if (c->odd_target && h1_check_target(c) < 0)
+	if (c->msg->uri.ptr[0] != '/' && h1_check_target(c) < 0)
 		return h1_err(c, c->msg->uri.ptr, 400), -1;
 	if ((f & H1_MF_XFER_ENC) && (f & H1_MF_VER_10))
 		return h1_err(c, c->buf, 400), -1;
@@ -721,11 +723,9 @@ static int h1_finish(struct h1_ctx *c, const struct h1_limits *lim)
 	uint16_t i;
 
 	if (!c->resp) {
-		if (unlikely(c->odd_target ||
-			     (msg->flags & (H1_MF_XFER_ENC | H1_MF_UPG_WEBSOCKET))) &&
-		    h1_finish_req_rare(c) < 0)
+		if (unlikely(c->rare) && h1_finish_req_rare(c) < 0)
 			return -1;
-	} else if (unlikely(msg->status == 204 || msg->status == 101) &&
+	} else if (msg->status != 200 && unlikely(msg->status == 204 || msg->status == 101) &&
 		   h1_finish_resp_rare(c) < 0) {
 		return -1;
 	}
