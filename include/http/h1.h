@@ -44,6 +44,19 @@ ssize_t h1_chunk_scan(struct h1_chunk *c, const char *buf, size_t len, size_t ma
  */
 size_t h1_chunk_pending(const struct h1_chunk *c);
 
+/* request targets (http/h1_uri.c) */
+
+/* Case-insensitive equality of two views (ASCII letters fold, no other byte does). */
+bool h1_ieq(struct ist a, struct ist b);
+
+/* Checks a request target that is not in origin-form: "*" is fine; CONNECT's authority
+ * (<connect>) or the authority of an absolute-form "scheme://[userinfo@]authority[/?#...]"
+ * must equal <host> (the Host value, NULL when absent) case-insensitively, a default port
+ * (":80" for http, ":443" for https and CONNECT) counting as none on either side. Returns 0,
+ * or -1 on a mismatch or a target in no valid form.
+ */
+int h1_target_check(struct ist uri, bool connect, const struct ist *host);
+
 /* True for the idempotent methods of RFC 9110 section 9.2.2 (case-sensitive). */
 bool h1_meth_idempotent(struct ist m);
 

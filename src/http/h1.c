@@ -2,7 +2,8 @@
  * interned well-known names, framing flags, limits and the request-smuggling rules. It keeps
  * no state between calls (the caller re-parses the whole buffer when more bytes arrive),
  * allocates nothing and touches no globals but constant tables. Chunked framing lives in
- * h1_chunk.c. Rules and their differences from HAProxy: doc/internals/h1-parser.md.
+ * h1_chunk.c, request-target helpers in h1_uri.c. Rules and their differences from
+ * HAProxy: doc/internals/h1-parser.md.
  */
 #include <stdint.h>
 #include <string.h>
@@ -224,24 +225,6 @@ static uint16_t h1_hdr_intern(const char *n, size_t len)
 	return H1_HDR_OTHER;
 }
 
-/* Case-insensitive compare of any bytes (ASCII letters fold, nothing else does). */
-static bool h1_ieq_any(const char *a, const char *b, size_t len)
-{
-	size_t i;
-
-	for (i = 0; i < len; i++) {
-		unsigned char x = (unsigned char)a[i], y = (unsigned char)b[i];
-
-		if ((unsigned int)(x - 'A') < 26u)
-			x += 32;
-		if ((unsigned int)(y - 'A') < 26u)
-			y += 32;
-		if (x != y)
-			return false;
-	}
-	return true;
-}
-
 static inline bool h1_word_ieq(struct ist v, const char *lc, size_t len)
 {
 	return v.len == len && h1_lc_eq(v.ptr, lc, len);
@@ -385,7 +368,7 @@ static void h1_hdr_te_req(struct h1_hdr *h)
  */
 static int h1_hdr_host_dup(struct h1_ctx *c, struct h1_hdr *h)
 {
-	if (c->host->v.len != h->v.len || !h1_ieq_any(c->host->v.ptr, h->v.ptr, h->v.len))
+	if (c->host->v.len != h->v.len || !h1_ieq(c->host->v, h->v))
 		return -1;
 	h->skip = 1;
 	return 0;
@@ -580,77 +563,6 @@ static const char *h1_hdr_line(struct h1_ctx *c, const char *p)
 	return next;
 }
 
-static inline bool h1_is_alpha(char ch)
-{
-	return (unsigned char)((ch | 0x20) - 'a') < 26u;
-}
-
-/* <a> without a trailing ":<dport>" (the scheme's default port means no port). */
-static struct ist h1_strip_dport(struct ist a, const char *dport)
-{
-	size_t dl = dport ? strlen(dport) : 0;
-
-	if (dl && a.len > dl && a.ptr[a.len - dl - 1] == ':' &&
-	    memcmp(a.ptr + a.len - dl, dport, dl) == 0)
-		a.len -= dl + 1;
-	return a;
-}
-
-/* Cuts the authority out of an absolute-form target "scheme://[userinfo@]authority[/?#...]"
- * into <auth> and returns the scheme's default port ("80", "443" or NULL); -1 in <ok> when
- * the target is not in that form.
- */
-static const char *h1_abs_authority(struct ist u, struct ist *auth, bool *ok)
-{
-	size_t i = 0, start, end, at;
-
-	*ok = false;
-	if (!u.len || !h1_is_alpha(u.ptr[0]))
-		return NULL;
-	while (i < u.len && (h1_is_alpha(u.ptr[i]) || (unsigned char)(u.ptr[i] - '0') < 10u ||
-			     u.ptr[i] == '+' || u.ptr[i] == '-' || u.ptr[i] == '.'))
-		i++;
-	if (u.len - i < 3 || memcmp(u.ptr + i, "://", 3) != 0)
-		return NULL;
-	start = end = i + 3;
-	while (end < u.len && u.ptr[end] != '/' && u.ptr[end] != '?' && u.ptr[end] != '#')
-		end++;
-	for (at = end; at > start && u.ptr[at - 1] != '@'; at--)
-		;
-	*auth = ist2(u.ptr + at, end - at);
-	*ok = true;
-	if (i == 4 && h1_lc_eq(u.ptr, "http", 4))
-		return "80";
-	if (i == 5 && h1_lc_eq(u.ptr, "https", 5))
-		return "443";
-	return NULL;
-}
-
-/* A request target that is not in origin-form: "*", the authority of CONNECT, or an
- * absolute URI whose authority must equal the Host header when there is one (RFC 9112
- * section 3.2; default ports and userinfo aside, as HAProxy compares them). 0 or -1.
- */
-static int h1_check_target(struct h1_ctx *c)
-{
-	struct ist u = c->msg->uri, auth, host;
-	const char *dport = "443";
-	bool ok = true;
-
-	if (c->msg->flags & H1_MF_METH_CONNECT)
-		auth = u;
-	else if (u.len == 1 && u.ptr[0] == '*')
-		return 0;
-	else
-		dport = h1_abs_authority(u, &auth, &ok);
-	if (!ok)
-		return -1;
-	if (!c->host)
-		return 0;
-	auth = h1_strip_dport(auth, dport);
-	host = h1_strip_dport(c->host->v, dport);
-	return auth.len == host.len && h1_ieq_any(auth.ptr, host.ptr, host.len) ? 0 : -1;
-}
-
 /* Request rules that only apply to rare messages: odd targets, Transfer-Encoding on
  * HTTP/1.0 (faulty framing, RFC 9112 section 6.1: a smuggling vector against 1.0-only
  * origins, so refused where HAProxy 2.6 forwards it), a WebSocket upgrade without its
@@ -660,7 +572,8 @@ static int h1_finish_req_rare(struct h1_ctx *c)
 {
 	uint32_t f = c->msg->flags;
 
-	if (c->msg->uri.ptr[0] != '/' && h1_check_target(c) < 0)
+	if (c->msg->uri.ptr[0] != '/' &&
+	    h1_target_check(c->msg->uri, f & H1_MF_METH_CONNECT, c->host ? &c->host->v : NULL) < 0)
 		return h1_err(c, c->msg->uri.ptr, 400), -1;
 	if ((f & H1_MF_XFER_ENC) && (f & H1_MF_VER_10))
 		return h1_err(c, c->buf, 400), -1;
@@ -687,32 +600,6 @@ static int h1_finish_resp_rare(struct h1_ctx *c)
 		msg->body_len = 0;
 	}
 	return 0;
-}
-
-bool h1_meth_idempotent(struct ist m)
-{
-	static const char *const idem[] = { "GET", "HEAD", "PUT", "DELETE", "OPTIONS", "TRACE" };
-	size_t i;
-
-	for (i = 0; i < sizeof(idem) / sizeof(idem[0]); i++)
-		if (m.len == strlen(idem[i]) && memcmp(m.ptr, idem[i], m.len) == 0)
-			return true;
-	return false;
-}
-
-struct ist h1_uri_pathq(struct ist uri)
-{
-	struct ist auth;
-	const char *e;
-	bool ok;
-
-	if (!uri.len || uri.ptr[0] == '/')
-		return uri;
-	h1_abs_authority(uri, &auth, &ok);
-	if (!ok)
-		return ist2(uri.ptr + uri.len, 0);
-	e = auth.ptr + auth.len;
-	return ist2(e, (size_t)(uri.ptr + uri.len - e));
 }
 
 /* Framing decisions once the block is complete; 0, or -1 with the error recorded. */

@@ -1,4 +1,4 @@
-// FUZZ_SRCS: src/http/h1.c src/http/h1_chunk.c
+// FUZZ_SRCS: src/http/h1.c src/http/h1_chunk.c src/http/h1_uri.c
 /* libFuzzer target for the HTTP/1 parser: the input is parsed as a request and as a
  * response with default and tiny limits, every prefix result is checked for consistency
  * (Host headers included: at most one goes on, and an absolute-form target names its
