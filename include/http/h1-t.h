@@ -23,6 +23,9 @@ enum h1_hdr_id {
 	H1_HDR_EXPECT,
 	H1_HDR_KEEP_ALIVE,
 	H1_HDR_PROXY_CONNECTION,
+	H1_HDR_TE,
+	H1_HDR_SEC_WS_KEY,        /* Sec-WebSocket-Key */
+	H1_HDR_SEC_WS_ACCEPT,     /* Sec-WebSocket-Accept */
 };
 
 struct h1_hdr {
@@ -47,7 +50,8 @@ struct h1_hdr {
 #define H1_MF_METH_CONNECT   0x00000400 /* request method is CONNECT */
 #define H1_MF_METH_HEAD      0x00000800 /* request method is HEAD */
 #define H1_MF_FORCE_CLOSE    0x00001000 /* the connection must close after this exchange: TE
-					 * with CL (CL headers are marked skip), or TE on 1.0 */
+					 * with CL (CL headers are marked skip), or TE on a
+					 * 1.0 response */
 #define H1_MF_EXPECT_100     0x00002000 /* Expect: 100-continue */
 #define H1_MF_HAS_BODY       0x00004000 /* a body follows (CL > 0 or chunked); for responses
 					 * also set for close-delimited bodies */

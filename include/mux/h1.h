@@ -60,6 +60,10 @@ void h1_back_init_server(struct server *srv);
  * written). */
 int h1_write_request(struct buf *b, const struct h1_msg *m, const char *conn_hdr);
 int h1_write_response(struct buf *b, const struct h1_msg *m, const char *conn_hdr);
+/* Adds "connection: <conn_hdr>" at the end of the header block of the complete response
+ * held in <b> (a local reply), unless it has a Connection header already. Returns 0, or
+ * -1 when the block has no CRLF end or the header does not fit (<b> unchanged). */
+int h1_reply_add_conn(struct buf *b, const char *conn_hdr);
 
 /* body forwarding (mux/h1_xfer.c) */
 #define XFER_ERR_SRC (-1)   /* framing error or premature close on the source side */

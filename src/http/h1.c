@@ -2,10 +2,12 @@
  * interned well-known names, framing flags, limits and the request-smuggling rules. It keeps
  * no state between calls (the caller re-parses the whole buffer when more bytes arrive),
  * allocates nothing and touches no globals but constant tables. Chunked framing lives in
- * h1_chunk.c. Rules and their differences from HAProxy: doc/internals/h1-parser.md.
+ * h1_chunk.c, request-target helpers in h1_uri.c. Rules and their differences from
+ * HAProxy: doc/internals/h1-parser.md.
  */
 #include <stdint.h>
 #include <string.h>
+#include <base/compiler.h>
 #include <http/h1.h>
 
 /* Character classes, one byte per input byte. */
@@ -39,6 +41,10 @@ struct h1_ctx {
 	bool in_start;            /* still in the start line (for 414 vs 431) */
 	bool te_other;            /* a coding other than chunked was seen */
 	bool cl_seen;             /* at least one Content-Length header */
+	bool rare;                /* the request needs h1_finish_req_rare(): a target not in
+				   * origin-form, Transfer-Encoding, or a WebSocket upgrade */
+	bool ws_key;              /* Sec-WebSocket-Key (request) / -Accept (response) seen */
+	const struct h1_hdr *host; /* first Host header */
 	int rc;                   /* H1_INCOMPLETE or H1_INVALID when a step returns NULL */
 };
 
@@ -191,6 +197,8 @@ static inline bool h1_lc_eq(const char *n, const char *lc, size_t len)
 static uint16_t h1_hdr_intern(const char *n, size_t len)
 {
 	switch (len) {
+	case 2:
+		return h1_lc_eq(n, "te", 2) ? H1_HDR_TE : H1_HDR_OTHER;
 	case 4:
 		return h1_lc_eq(n, "host", 4) ? H1_HDR_HOST : H1_HDR_OTHER;
 	case 6:
@@ -207,8 +215,12 @@ static uint16_t h1_hdr_intern(const char *n, size_t len)
 		return h1_lc_eq(n, "proxy-connection", 16) ? H1_HDR_PROXY_CONNECTION
 							   : H1_HDR_OTHER;
 	case 17:
-		return h1_lc_eq(n, "transfer-encoding", 17) ? H1_HDR_TRANSFER_ENCODING
-							    : H1_HDR_OTHER;
+		if (h1_lc_eq(n, "transfer-encoding", 17))
+			return H1_HDR_TRANSFER_ENCODING;
+		return h1_lc_eq(n, "sec-websocket-key", 17) ? H1_HDR_SEC_WS_KEY : H1_HDR_OTHER;
+	case 20:
+		return h1_lc_eq(n, "sec-websocket-accept", 20) ? H1_HDR_SEC_WS_ACCEPT
+							       : H1_HDR_OTHER;
 	}
 	return H1_HDR_OTHER;
 }
@@ -283,6 +295,7 @@ static int h1_hdr_te(struct h1_ctx *c, struct ist v)
 	struct ist item;
 
 	c->msg->flags |= H1_MF_XFER_ENC;
+	c->rare = true;
 	do {
 		p = h1_list_next(p, end, &item);
 		if (!item.len || (c->msg->flags & H1_MF_CHNK))
@@ -323,9 +336,42 @@ static void h1_hdr_upgrade(struct h1_ctx *c, struct ist v)
 
 	do {
 		p = h1_list_next(p, end, &item);
-		if (h1_word_ieq(item, "websocket", 9))
+		if (h1_word_ieq(item, "websocket", 9)) {
 			c->msg->flags |= H1_MF_UPG_WEBSOCKET;
+			c->rare = true;
+		}
 	} while (p);
+}
+
+/* Request TE: only the "trailers" token goes on, as HAProxy does (the other codings are
+ * hop-by-hop offers this proxy does not take up); without it the header is dropped. The
+ * value view is narrowed in place to the token.
+ */
+static void h1_hdr_te_req(struct h1_hdr *h)
+{
+	const char *p = h->v.ptr, *end = h->v.ptr + h->v.len;
+	struct ist item;
+
+	do {
+		p = h1_list_next(p, end, &item);
+		if (h1_word_ieq(item, "trailers", 8)) {
+			h->v = item;
+			h->folded = 0;
+			return;
+		}
+	} while (p);
+	h->skip = 1;
+}
+
+/* Host: a repeated header must carry the same value (case-insensitive) and is then
+ * dropped, as HAProxy does; a different one is 400. 0 or -1.
+ */
+static int h1_hdr_host_dup(struct h1_ctx *c, struct h1_hdr *h)
+{
+	if (c->host->v.len != h->v.len || !h1_ieq(c->host->v, h->v))
+		return -1;
+	h->skip = 1;
+	return 0;
 }
 
 /* Applies a well-known header to the message flags; 0, or -1 with the error recorded. */
@@ -349,6 +395,22 @@ static int h1_hdr_apply(struct h1_ctx *c, struct h1_hdr *h)
 	case H1_HDR_EXPECT:
 		if (h1_word_ieq(h->v, "100-continue", 12))
 			c->msg->flags |= H1_MF_EXPECT_100;
+		break;
+	case H1_HDR_HOST:
+		if (likely(!c->host))
+			c->host = h;
+		else if (!c->resp && h1_hdr_host_dup(c, h) < 0)
+			return h1_err(c, h->v.ptr, 400), -1;
+		break;
+	case H1_HDR_TE:
+		if (!c->resp)
+			h1_hdr_te_req(h);
+		break;
+	case H1_HDR_SEC_WS_KEY:
+		c->ws_key |= !c->resp;
+		break;
+	case H1_HDR_SEC_WS_ACCEPT:
+		c->ws_key |= c->resp;
 		break;
 	}
 	return 0;
@@ -414,6 +476,7 @@ static const char *h1_req_line(struct h1_ctx *c, const char *p)
 	if (q == u || *q != ' ')
 		return h1_err(c, q, 400); /* bad byte, or HTTP/0.9 style line */
 	c->msg->uri = ist2(u, q - u);
+	c->rare = *u != '/';
 	q = h1_version(c, q + 1);
 	if (!q)
 		return NULL;
@@ -500,13 +563,60 @@ static const char *h1_hdr_line(struct h1_ctx *c, const char *p)
 	return next;
 }
 
+/* Request rules that only apply to rare messages: odd targets, Transfer-Encoding on
+ * HTTP/1.0 (faulty framing, RFC 9112 section 6.1: a smuggling vector against 1.0-only
+ * origins, so refused where HAProxy 2.6 forwards it), a WebSocket upgrade without its
+ * key. 0, or -1 with the error recorded.
+ */
+static int h1_finish_req_rare(struct h1_ctx *c)
+{
+	uint32_t f = c->msg->flags;
+
+	if (c->msg->uri.ptr[0] != '/' &&
+	    h1_target_check(c->msg->uri, f & H1_MF_METH_CONNECT, c->host ? &c->host->v : NULL) < 0)
+		return h1_err(c, c->msg->uri.ptr, 400), -1;
+	if ((f & H1_MF_XFER_ENC) && (f & H1_MF_VER_10))
+		return h1_err(c, c->buf, 400), -1;
+	if ((f & H1_MF_UPG_WEBSOCKET) && (f & H1_MF_CONN_UPG) && !c->ws_key)
+		return h1_err(c, c->buf, 400), -1;
+	return 0;
+}
+
+/* Response rules for 204 (no Content-Length goes on: RFC 9110 section 8.6) and 101 (a
+ * WebSocket switch needs Sec-WebSocket-Accept). 0, or -1 with the error recorded.
+ */
+static int h1_finish_resp_rare(struct h1_ctx *c)
+{
+	struct h1_msg *msg = c->msg;
+	uint16_t i;
+
+	if (msg->status == 101 && (msg->flags & H1_MF_UPG_WEBSOCKET) && !c->ws_key)
+		return h1_err(c, c->buf, 502), -1;
+	if (msg->status == 204 && c->cl_seen) {
+		for (i = 0; i < msg->nhdr; i++)
+			if (msg->hdr[i].id == H1_HDR_CONTENT_LENGTH)
+				msg->hdr[i].skip = 1;
+		msg->flags &= ~H1_MF_CLEN;
+		msg->body_len = 0;
+	}
+	return 0;
+}
+
 /* Framing decisions once the block is complete; 0, or -1 with the error recorded. */
 static int h1_finish(struct h1_ctx *c, const struct h1_limits *lim)
 {
 	struct h1_msg *msg = c->msg;
-	uint32_t f = msg->flags;
+	uint32_t f;
 	uint16_t i;
 
+	if (!c->resp) {
+		if (unlikely(c->rare) && h1_finish_req_rare(c) < 0)
+			return -1;
+	} else if (msg->status != 200 && unlikely(msg->status == 204 || msg->status == 101) &&
+		   h1_finish_resp_rare(c) < 0) {
+		return -1;
+	}
+	f = msg->flags;
 	if (f & H1_MF_XFER_ENC) {
 		if (!(f & H1_MF_CHNK))
 			return h1_err(c, c->buf, 400), -1;

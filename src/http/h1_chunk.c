@@ -9,9 +9,16 @@
 enum {
 	CS_SIZE0 = 0, /* first hex digit of a size line */
 	CS_SIZE,      /* more hex digits (line_len counts them) */
-	CS_BWS,       /* spaces after the size: only ';' may follow */
-	CS_EXT,       /* chunk extensions up to CR */
-	CS_SIZE_LF,   /* LF ending the size line */
+	CS_BWS,       /* spaces after the size or an ext-val: only ';' may follow */
+	CS_EXT_BWS,   /* after ';': spaces, then an ext-name */
+	CS_EXT_NAME,  /* ext-name (token) */
+	CS_EXT_NBWS,  /* spaces after an ext-name: ';' or '=' may follow */
+	CS_EXT_VBWS,  /* after '=': spaces, then a token or a quoted-string */
+	CS_EXT_TOK,   /* ext-val as a token */
+	CS_EXT_QS,    /* inside a quoted-string */
+	CS_EXT_QP,    /* after a backslash in a quoted-string */
+	CS_EXT_QEND,  /* after the closing quote */
+	CS_SIZE_LF,   /* LF ending the size line (the states up to here are the size line) */
 	CS_DATA,      /* <remain> data bytes */
 	CS_DATA_CR,   /* CR after the data */
 	CS_DATA_LF,   /* LF after the data */
@@ -55,6 +62,63 @@ static inline bool h1c_is_val(unsigned char ch)
 	return (ch >= 0x20 && ch != 0x7f) || ch == '\t';
 }
 
+/* qdtext and quoted-pair bytes of RFC 9110: HTAB, SP, VCHAR, obs-text, minus '"' and '\\'
+ * for qdtext (the caller handles those two).
+ */
+static inline bool h1c_is_qtext(unsigned char ch)
+{
+	return ch == '\t' || (ch >= 0x20 && ch != 0x7f);
+}
+
+/* One byte of a chunk extension, RFC 9112 section 7.1.1:
+ * *( BWS ";" BWS ext-name [ BWS "=" BWS ( token / quoted-string ) ] ). Returns the new
+ * state, or -1.
+ */
+static int h1c_ext_byte(uint8_t st, unsigned char ch)
+{
+	bool sp = ch == ' ' || ch == '\t';
+
+	switch (st) {
+	case CS_EXT_BWS:
+		if (sp)
+			return CS_EXT_BWS;
+		return h1c_is_tok(ch) ? CS_EXT_NAME : -1;
+	case CS_EXT_NAME:
+	case CS_EXT_NBWS:
+		if (st == CS_EXT_NAME && h1c_is_tok(ch))
+			return CS_EXT_NAME;
+		if (ch == '=')
+			return CS_EXT_VBWS;
+		break;
+	case CS_EXT_VBWS:
+		if (sp)
+			return CS_EXT_VBWS;
+		if (ch == '"')
+			return CS_EXT_QS;
+		return h1c_is_tok(ch) ? CS_EXT_TOK : -1;
+	case CS_EXT_TOK:
+		if (h1c_is_tok(ch))
+			return CS_EXT_TOK;
+		break;
+	case CS_EXT_QS:
+		if (ch == '"')
+			return CS_EXT_QEND;
+		if (ch == '\\')
+			return CS_EXT_QP;
+		return h1c_is_qtext(ch) ? CS_EXT_QS : -1;
+	case CS_EXT_QP:
+		return h1c_is_qtext(ch) ? CS_EXT_QS : -1;
+	}
+	/* after a name, a value or spaces: another extension or the end of the line */
+	if (ch == ';')
+		return CS_EXT_BWS;
+	if (sp)
+		return st == CS_EXT_NAME || st == CS_EXT_NBWS ? CS_EXT_NBWS : CS_BWS;
+	if (ch == '\r' && st != CS_EXT_NBWS)
+		return CS_SIZE_LF;
+	return -1;
+}
+
 /* One byte of a size line; returns the new state, or -1. */
 static int h1c_size_byte(struct h1_chunk *c, unsigned char ch)
 {
@@ -76,16 +140,12 @@ static int h1c_size_byte(struct h1_chunk *c, unsigned char ch)
 		/* fall through */
 	case CS_BWS:
 		if (ch == ';')
-			return CS_EXT;
+			return CS_EXT_BWS;
 		if (ch == ' ' || ch == '\t')
 			return CS_BWS;
 		if (ch == '\r' && c->state == CS_SIZE)
 			return CS_SIZE_LF;
 		return -1;
-	case CS_EXT:
-		if (ch == '\r')
-			return CS_SIZE_LF;
-		return h1c_is_val(ch) ? CS_EXT : -1;
 	case CS_SIZE_LF:
 		if (ch != '\n')
 			return -1;
@@ -93,7 +153,7 @@ static int h1c_size_byte(struct h1_chunk *c, unsigned char ch)
 		c->trailers_len = 0;
 		return c->remain ? CS_DATA : CS_TRL0;
 	}
-	return -1;
+	return h1c_ext_byte(c->state, ch);
 }
 
 /* One byte after the data or in the trailers; returns the new state, or -1. */
@@ -164,4 +224,9 @@ ssize_t h1_chunk_scan(struct h1_chunk *c, const char *buf, size_t len, size_t ma
 	}
 	*done = c->state == CS_DONE;
 	return (ssize_t)(p - (const unsigned char *)buf);
+}
+
+size_t h1_chunk_pending(const struct h1_chunk *c)
+{
+	return c->state <= CS_SIZE_LF ? c->line_len : 0;
 }

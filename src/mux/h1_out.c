@@ -3,6 +3,7 @@
  */
 #include <stdint.h>
 #include <string.h>
+#include <strings.h>
 #include <base/buf.h>
 #include <http/status.h>
 #include <mux/h1.h>
@@ -113,6 +114,43 @@ static void hdrs_write(char *p, const struct h1_msg *m, const char *conn_hdr)
 		p = put(p, "\r\n", 2);
 	}
 	put(p, "\r\n", 2);
+}
+
+/* True when the header block h[0..len) (start line first) has a Connection header. */
+static bool block_has_conn(const char *h, size_t len)
+{
+	const char *p = h, *end = h + len, *nl;
+
+	while ((nl = memchr(p, '\n', (size_t)(end - p))) != NULL) {
+		p = nl + 1;
+		if ((size_t)(end - p) >= 11 && strncasecmp(p, "connection:", 11) == 0)
+			return true;
+	}
+	return false;
+}
+
+int h1_reply_add_conn(struct buf *b, const char *conn_hdr)
+{
+	size_t vl = strlen(conn_hdr), add = vl + 14, hlen;
+	char *h = b_head(b), *eoh;
+
+	eoh = memmem(h, b->data, "\r\n\r\n", 4);
+	if (!eoh)
+		return -1;
+	hlen = (size_t)(eoh - h) + 2;
+	if (block_has_conn(h, hlen))
+		return 0;
+	if (b_room(b) < add)
+		b_realign(b);
+	if (b_room(b) < add)
+		return -1;
+	h = b_head(b);
+	memmove(h + hlen + add, h + hlen, b->data - hlen);
+	memcpy(h + hlen, "connection: ", 12);
+	memcpy(h + hlen + 12, conn_hdr, vl);
+	memcpy(h + hlen + 12 + vl, "\r\n", 2);
+	b->data += (uint32_t)add;
+	return 0;
 }
 
 /* Makes room for <need> bytes at the tail of <b>; returns the write pointer or NULL. */

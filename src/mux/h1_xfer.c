@@ -17,6 +17,18 @@ void h1_xfer_init(struct h1_xfer *x, enum xfer_mode mode, uint64_t remain)
 	x->done = (mode == XFER_NONE || (mode == XFER_CLEN && !remain));
 }
 
+/* Scanned chunked bytes that may leave: an unfinished size line stays until it is
+ * complete and valid. A full buffer holding only such a line is invalid (it can never
+ * complete). */
+static int64_t xfer_chunk_ready(struct buf *ib, struct h1_xfer *x)
+{
+	size_t held = h1_chunk_pending(&x->chunk);
+
+	if (held >= x->ready)
+		return (held && ib->data >= ib->size) ? -1 : 0;
+	return x->ready - held;
+}
+
 /* Bytes at the head of src->ibuf that belong to the body and may be forwarded now;
  * -1 on invalid chunk framing. */
 static int64_t xfer_available(struct buf *ib, struct h1_xfer *x)
@@ -35,7 +47,7 @@ static int64_t xfer_available(struct buf *ib, struct h1_xfer *x)
 			x->ready += (uint32_t)n;
 			x->eom_seen = (uint8_t)done;
 		}
-		return x->ready;
+		return xfer_chunk_ready(ib, x);
 	case XFER_EOF:
 	case XFER_TUNNEL:
 		return ib->data;

@@ -588,7 +588,8 @@ static int pxcfg_errorfile(struct cfg_ctx *ctx)
 		free(msg);
 		return -1;
 	}
-	off = pxcfg_errorfile_check(msg, len);
+	/* an empty file (/dev/null) means: close without an answer, as in HAProxy */
+	off = len ? pxcfg_errorfile_check(msg, len) : -1;
 	if (off >= 0) {
 		cfg_alert(ctx, "errorfile : '%s': unable to parse headers (error offset: %ld); it "
 			  "must hold a complete HTTP response.", ctx->args[2], off);

@@ -136,7 +136,7 @@ static int ana_request(struct stream *s)
 	else
 		h1_xfer_init(&s->reqx, XFER_NONE, 0);
 
-	if (fe->monitor_uri.len && ist_eq(m->uri, fe->monitor_uri)) {
+	if (fe->monitor_uri.len && ist_eq(h1_uri_pathq(m->uri), fe->monitor_uri)) {
 		CNT_INC(fe->fe_cnt, intercepted);
 		return stream_reply_error(s, 200, false);
 	}
@@ -247,12 +247,15 @@ static int run_res_rules(struct stream *s, struct proxy *px, int *ret)
 	return 0;
 }
 
+/* Connection header of the response: "upgrade" for a 101 only (a 2xx to CONNECT carries
+ * none), "close" whenever the client connection closes after it, HTTP/1.0 clients
+ * included, and "keep-alive" to a 1.0 client that keeps it. */
 static const char *rsp_conn_hdr(const struct stream *s, bool tunnel)
 {
 	if (tunnel)
-		return "upgrade";
+		return s->rsp.status == 101 ? "upgrade" : NULL;
 	if (s->flags & SF_FRONT_CLOSE)
-		return (s->req.flags & H1_MF_VER_11) ? "close" : NULL;
+		return "close";
 	return (s->req.flags & H1_MF_VER_11) ? NULL : "keep-alive";
 }
 
@@ -350,6 +353,11 @@ int ana_wait_response(struct stream *s)
 		if (b->flags & (CO_FL_RD_EOF | CO_FL_ERROR)) {
 			if (stream_can_resend(s))
 				return stream_resend(s);
+			/* a reused connection that the server had closed, and a request that
+			 * cannot be replayed: close the client connection without a response,
+			 * as HAProxy does, so that the client may retry */
+			if ((s->flags & SF_REUSED_CONN) && !(b->flags & CO_FL_GOT_DATA))
+				return stream_abort(s);
 			return stream_server_error(s, 502);
 		}
 		return 0;

@@ -10,6 +10,7 @@
 #include <base/pool.h>
 #include <conn/connection.h>
 #include <event/loop.h>
+#include <http/h1.h>
 #include <http/status.h>
 #include <mux/h1.h>
 #include <proc/global-t.h>
@@ -152,6 +153,20 @@ int stream_abort(struct stream *s)
 	return -1;
 }
 
+/* Connection header of a local reply, as HAProxy sets it: "close" when the client
+ * connection ends with it (HTTP/1.0 clients included), "keep-alive" to a 1.0 client that
+ * keeps it. A request that failed to parse (no header length) got the mux's raw page,
+ * which goes as is. */
+static void stream_reply_conn_hdr(struct stream *s)
+{
+	if (!s->req.hdr_len)
+		return;
+	if (s->flags & SF_FRONT_CLOSE)
+		h1_reply_add_conn(&s->front->obuf, "close");
+	else if (!(s->req.flags & H1_MF_VER_11))
+		h1_reply_add_conn(&s->front->obuf, "keep-alive");
+}
+
 int stream_reply_local(struct stream *s)
 {
 	stream_req_consume(s);
@@ -165,6 +180,7 @@ int stream_reply_local(struct stream *s)
 	}
 	if (s->reqx.done)
 		s->flags |= SF_REQ_DONE;
+	stream_reply_conn_hdr(s);
 	s->state = SS_LOCAL_REPLY;
 	return 1;
 }
@@ -177,6 +193,8 @@ static int stream_reply_page(struct stream *s, int status, bool close, bool raw)
 	struct buf *ob = &s->front->obuf;
 
 	s->err_status = status;
+	if (ef && !ef->msg.len)
+		return stream_abort(s); /* an empty errorfile: close without an answer */
 	s->status = status;
 	if (close || status == 400 || status == 408)
 		s->flags |= SF_FRONT_CLOSE;
@@ -293,10 +311,12 @@ static int stream_established(struct stream *s)
 	timer_set(&b->tmr, 0);
 	if (h1_write_request(&b->obuf, &s->req, req_conn_hdr(s)) < 0)
 		return stream_server_error(s, 500);
-	/* an idle connection may have been closed by its server just now: a request
-	 * without body can then be sent again, so its headers are kept until the
+	/* an idle connection may have been closed by its server just now: an idempotent
+	 * request without body can then be sent again, so its headers are kept until the
 	 * response starts */
-	if ((s->flags & SF_REUSED_CONN) && s->reqx.mode == XFER_NONE)
+	if ((s->flags & SF_REUSED_CONN) && s->reqx.mode == XFER_NONE &&
+	    ((s->req.flags & (H1_MF_METH_GET | H1_MF_METH_HEAD)) ||
+	     h1_meth_idempotent(s->req.meth)))
 		s->flags |= SF_REQ_KEPT;
 	else
 		b_del(&f->ibuf, s->req.hdr_len);

@@ -1,15 +1,49 @@
-// FUZZ_SRCS: src/http/h1.c src/http/h1_chunk.c
+// FUZZ_SRCS: src/http/h1.c src/http/h1_chunk.c src/http/h1_uri.c
 /* libFuzzer target for the HTTP/1 parser: the input is parsed as a request and as a
- * response with default and tiny limits, every prefix result is checked for consistency,
- * and the bytes after the header block (or the whole input) go through the chunk scanner
- * whole, split in two, and byte by byte; all three must agree.
+ * response with default and tiny limits, every prefix result is checked for consistency
+ * (Host headers included: at most one goes on, and an absolute-form target names its
+ * authority), and the bytes after the header block (or the whole input) go through the
+ * chunk scanner whole, split in two, and byte by byte; all three must agree, and bytes of
+ * an unfinished size line (chunk extensions included) are never reported forwardable.
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <http/h1.h>
 
 static struct h1_hdr fz_hdrs[128];
+
+/* A valid request passes at most one Host header on, and an absolute-form target with a
+ * Host header contains that host right after "://" or "@" (ports aside).
+ */
+static void fz_check_host(const struct h1_msg *msg)
+{
+	const struct h1_hdr *host = NULL;
+	const char *p;
+	uint16_t i;
+
+	for (i = 0; i < msg->nhdr; i++) {
+		if (msg->hdr[i].id != H1_HDR_HOST || msg->hdr[i].skip)
+			continue;
+		if (host)
+			abort();
+		host = &msg->hdr[i];
+	}
+	if (!host || !host->v.len || !msg->uri.len || msg->uri.ptr[0] == '/' ||
+	    (msg->uri.len == 1 && msg->uri.ptr[0] == '*') ||
+	    (msg->flags & H1_MF_METH_CONNECT) || msg->uri.len < host->v.len)
+		return;
+	p = memmem(msg->uri.ptr, msg->uri.len, "://", 3);
+	if (!p)
+		abort(); /* an absolute-form target without a scheme was accepted */
+	for (p += 3; p + host->v.len <= msg->uri.ptr + msg->uri.len; p++)
+		if (!strncasecmp(p, host->v.ptr, host->v.len) || *p == '/')
+			return;
+	/* a default port on the Host side only ("h:80" for "http://h/") */
+	if (!memchr(host->v.ptr, ':', host->v.len))
+		abort();
+}
 
 static void fz_check_msg(const uint8_t *data, size_t size, const struct h1_msg *msg, int ret)
 {
@@ -34,6 +68,8 @@ static void fz_check_msg(const uint8_t *data, size_t size, const struct h1_msg *
 	}
 	if ((msg->flags & H1_MF_CLEN) && (msg->flags & H1_MF_CHNK))
 		abort(); /* TE must have dropped CL */
+	if (!(msg->flags & H1_MF_RESP))
+		fz_check_host(msg);
 }
 
 static int fz_parse(const uint8_t *data, size_t size, bool resp, const struct h1_limits *lim,
@@ -69,6 +105,9 @@ static ssize_t fz_chunk(const uint8_t *data, size_t size, size_t step, size_t ma
 		if ((size_t)r > n || ((size_t)r != n && !*done))
 			abort();
 		off += (size_t)r;
+		/* held back bytes are part of what was consumed, none once the body ended */
+		if (h1_chunk_pending(&c) > off || (*done && h1_chunk_pending(&c)))
+			abort();
 	}
 	return (ssize_t)off;
 }

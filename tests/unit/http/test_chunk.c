@@ -19,6 +19,8 @@ static const char *const chunk_ok[] = {
 	"0000000000000003\r\nabc\r\n0\r\n\r\n",
 	"3\r\n\r\n\r\r\n0\r\n\r\n",
 	"1\r\n\n\r\n0\r\nT:\r\n\r\n",
+	"1 \t; a \t= \tb ;c;d=\"\"\r\nx\r\n0;e=\"\\\\\\\"\t\x80\"\r\n\r\n",
+	"1;a=b\t;c\r\nx\r\n0;x-y=1.2 ;z\r\n\r\n",
 };
 
 static const char *const chunk_bad[] = {
@@ -37,6 +39,21 @@ static const char *const chunk_bad[] = {
 	"5 \r\nhello\r\n",                     /* BWS not followed by ';' */
 	"5;a\nb\r\n",                          /* bare LF in extension */
 	"5;a\x01\r\n",                         /* CTL in extension */
+	"5;\r\nhello\r\n",                      /* ';' without a name */
+	"5; \r\nhello\r\n",
+	"5;;a\r\nhello\r\n",
+	"5;=b\r\nhello\r\n",                    /* value without a name */
+	"5;a=\r\nhello\r\n",                    /* '=' without a value */
+	"5;a=\"b\r\nhello\r\n",                /* unterminated quoted-string */
+	"5;a=\"b\\\r\nhello\r\n",
+	"5;a=\"b\x01\"\r\nhello\r\n",           /* CTL in a quoted-string */
+	"5;a=\"b\"c\r\nhello\r\n",              /* bytes after the quoted-string */
+	"5;a=b,c\r\nhello\r\n",                 /* not a token */
+	"5;a b\r\nhello\r\n",
+	"5;a=b \r\nhello\r\n",                  /* spaces not followed by ';' */
+	"5;a \r\nhello\r\n",
+	"5;a\x80\r\nhello\r\n",
+	"5;a=\x7f\r\nhello\r\n",
 	"0\r\nX: a\n\r\n",                     /* bare LF in trailer */
 	"0\r\n\n",                             /* bare LF as the final line */
 	"0\r\n\rX",
@@ -210,4 +227,24 @@ TEST(chunk_max_line)
 	CHECK_INT(feed(s, strlen(s), 0, 14, &done), strlen(s));
 	CHECK_INT(feed(s, strlen(s), 0, 13, &done), -1);
 	CHECK_INT(feed(s, strlen(s), 1, 13, &done), -1);
+}
+
+/* The bytes of an unfinished size line are reported as pending, so that a forwarding
+ * caller holds them back until the line is known to be valid.
+ */
+TEST(chunk_pending_size_line)
+{
+	struct h1_chunk c = { 0 };
+	const char *s = "5;a=\"x";
+	int done;
+
+	CHECK_INT(h1_chunk_scan(&c, s, strlen(s), MAXL, &done), strlen(s));
+	CHECK_INT(h1_chunk_pending(&c), strlen(s));
+	CHECK_INT(h1_chunk_scan(&c, "\"\r", 2, MAXL, &done), 2);
+	CHECK_INT(h1_chunk_pending(&c), strlen(s) + 2);
+	CHECK_INT(h1_chunk_scan(&c, "\nhel", 4, MAXL, &done), 4);
+	CHECK_INT(h1_chunk_pending(&c), 0);
+	CHECK_INT(h1_chunk_scan(&c, "lo\r\n1", 5, MAXL, &done), 5);
+	CHECK_INT(h1_chunk_pending(&c), 1);
+	CHECK_INT(h1_chunk_scan(&c, ";\x01", 2, MAXL, &done), -1);
 }
