@@ -59,8 +59,8 @@ int http_rules_run(struct stream *s, struct list *rules, struct h1_msg *m,
 int http_hdr_add(struct stream *s, struct h1_msg *m, struct ist name, struct ist value);
 /* Marks every header called <name> skip. */
 void http_hdr_del(struct h1_msg *m, struct ist name);
-/* Writes the response of a "return" rule into <b>, with "Connection: <conn_hdr>" unless
- * NULL; returns 0 or -1 (no room). */
-int http_reply_write(struct buf *b, const struct act_rule *r, const char *conn_hdr);
+/* Writes the response of a "return" rule into <b>; returns 0 or -1 (no room). The
+ * connection header is added by stream_reply_local(). */
+int http_reply_write(struct buf *b, const struct act_rule *r);
 
 #endif

@@ -73,7 +73,7 @@ static int put_hdr(struct buf *b, struct ist n, struct ist v)
 	return 0;
 }
 
-int http_reply_write(struct buf *b, const struct act_rule *r, const char *conn_hdr)
+int http_reply_write(struct buf *b, const struct act_rule *r)
 {
 	char line[64], len[24];
 	int status = r->status ? r->status : 200;
@@ -89,8 +89,6 @@ int http_reply_write(struct buf *b, const struct act_rule *r, const char *conn_h
 	if (put_hdr(b, IST("content-length"), ist_str(len)) < 0)
 		return -1;
 	if (r->content_type.len && put_hdr(b, IST("content-type"), r->content_type) < 0)
-		return -1;
-	if (conn_hdr && put_hdr(b, IST("connection"), ist_str(conn_hdr)) < 0)
 		return -1;
 	if (b_putblk(b, "\r\n", 2) < 0)
 		return -1;

@@ -71,16 +71,6 @@ static int add_forwardfor(struct stream *s)
 	return http_hdr_add(s, &s->req, name, ist_str(s->scratch));
 }
 
-/* Connection header of a response the proxy makes itself: the client must learn that the
- * connection closes after it (a 1.0 client too), and a 1.0 client that asked for
- * keep-alive that it is kept. */
-static const char *local_conn_hdr(const struct stream *s)
-{
-	if (s->flags & SF_FRONT_CLOSE)
-		return "close";
-	return (s->req.flags & H1_MF_VER_11) ? NULL : "keep-alive";
-}
-
 /* Runs <px>'s request rules; returns 1 to go on, else the step result of the reply. */
 static int run_req_rules(struct stream *s, struct proxy *px, int *ret)
 {
@@ -105,8 +95,7 @@ static int run_req_rules(struct stream *s, struct proxy *px, int *ret)
 	s->status = final->status ? final->status : 200;
 	/* return */
 	s->front->obuf.data = 0;
-	if (b_get(&s->front->obuf) < 0 ||
-	    http_reply_write(&s->front->obuf, final, local_conn_hdr(s)) < 0) {
+	if (b_get(&s->front->obuf) < 0 || http_reply_write(&s->front->obuf, final) < 0) {
 		*ret = stream_reply_error(s, 500, false);
 		return 0;
 	}
