@@ -4,29 +4,17 @@ slow down to the configured rate, nobody is refused, and the rest of the traffic
 Owns: global maxconnrate and maxsessrate, the frontend's rate-limit sessions.
 """
 
-import socket
 import time
 
+import httpc
 import pytest
 from conftest import make_cfg
-
-
-def one_request(port):
-    with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
-        s.sendall(b"GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-        data = b""
-        while True:
-            d = s.recv(4096)
-            if not d:
-                break
-            data += d
-    return data
 
 
 def timed_requests(port, n):
     t0 = time.monotonic()
     for _ in range(n):
-        assert one_request(port).startswith(b"HTTP/1.1 200")
+        assert httpc.get(port).status == 200
     return time.monotonic() - t0
 
 

@@ -10,11 +10,12 @@ keep-alive connection closed once quiet.
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import time
 
+import httpc
 import pytest
+from backend import Reader
 from conftest import HAPROXY_BIN, stop_pid_proc, wait_port
 
 pytestmark = pytest.mark.skipif(not shutil.which("wrk"), reason="wrk not installed")
@@ -134,15 +135,22 @@ def test_sf_takeovers_close_mode_lose_nothing(tmp_path, port):
     assert "Non-2xx" not in out, out
 
 
-def recv_response(s, timeout=5.0):
-    s.settimeout(timeout)
-    data = b""
-    while b"\r\n\r\n" not in data:
-        d = s.recv(4096)
-        if not d:
-            break
-        data += d
-    return data
+GET = b"GET / HTTP/1.1\r\nHost: a\r\n\r\n"
+
+
+def served_keepalive(tmp_path, port, cfg_text):
+    """Starts the proxy and serves one request on a keep-alive connection; returns the
+    process, the socket and its reader."""
+    cfg = tmp_path / "x.cfg"
+    cfg.write_text(cfg_text)
+    p = start(cfg)
+    assert wait_port(port, 10.0, p)
+    s = httpc.connect(port, 5.0)
+    rd = Reader(s)
+    s.sendall(GET)
+    r = httpc.read_response(rd)
+    assert r.status == 200 and r.header("Connection") is None, r
+    return p, s, rd
 
 
 @pytest.mark.ours
@@ -151,31 +159,17 @@ def test_stopping_process_answers_with_connection_close(tmp_path, port):
     "Connection: close", and the connection ends: the client knows to reconnect. (HAProxy
     2.6 closes idle connections at once unless "option idle-close-on-response" is set, so
     a client sending at that moment sees a close instead of a response.)"""
-    cfg = tmp_path / "x.cfg"
-    cfg.write_text(RETURN_CFG.format(port=port))
-    p = start(cfg)
+    p, s, rd = served_keepalive(tmp_path, port, RETURN_CFG.format(port=port))
     try:
-        assert wait_port(port, 10.0, p)
-        s = socket.create_connection(("127.0.0.1", port))
-        s.sendall(b"GET / HTTP/1.1\r\nHost: a\r\n\r\n")
-        assert recv_response(s).startswith(b"HTTP/1.1 200")
         p.send_signal(signal.SIGUSR1)
         time.sleep(0.1)
-        s.sendall(b"GET / HTTP/1.1\r\nHost: a\r\n\r\n")
-        rsp = recv_response(s)
-        s.settimeout(5.0)
-        rest = rsp.split(b"\r\n\r\n", 1)[1]
-        while True:  # the body ("ok"), then the close
-            d = s.recv(4096)
-            if not d:
-                break
-            rest += d
-        s.close()
-        assert rsp.startswith(b"HTTP/1.1 200"), rsp
-        assert b"connection: close" in rsp.lower(), rsp
-        assert rest == b"ok"
+        s.sendall(GET)
+        r = httpc.read_response(rd)
+        assert (r.status, r.header("Connection"), r.body) == (200, "close", b"ok"), r
+        assert httpc.recv_until_close(s, 5.0) == (b"", True)
         assert exit_code(p, 10) == 0
     finally:
+        s.close()
         stop_pid_proc(p)
 
 
@@ -183,45 +177,32 @@ def test_stopping_process_answers_with_connection_close(tmp_path, port):
 def test_stopping_process_closes_quiet_idle_connection(tmp_path, port):
     """An idle keep-alive connection does not hold a stopping process for its whole
     keep-alive timeout: once quiet for a second it is closed and the process ends."""
-    cfg = tmp_path / "x.cfg"
-    cfg.write_text(RETURN_CFG.format(port=port))
-    p = start(cfg)
+    p, s, rd = served_keepalive(tmp_path, port, RETURN_CFG.format(port=port))
     try:
-        assert wait_port(port, 10.0, p)
-        s = socket.create_connection(("127.0.0.1", port))
-        s.sendall(b"GET / HTTP/1.1\r\nHost: a\r\n\r\n")
-        assert recv_response(s).startswith(b"HTTP/1.1 200")
         t0 = time.monotonic()
         p.send_signal(signal.SIGUSR1)
         assert exit_code(p, 8) == 0
         assert time.monotonic() - t0 < 5.0  # timeout client is 10s
-        s.settimeout(2.0)
-        assert s.recv(4096) in (b"ok", b"")  # body leftovers, then the close
-        s.close()
+        assert httpc.recv_until_close(s, 2.0) == (b"", True)
     finally:
+        s.close()
         stop_pid_proc(p)
 
 
 def test_idle_close_on_response_waits_for_the_next_request(tmp_path, port):
     """option idle-close-on-response: after SIGUSR1 an idle keep-alive connection stays
     open even when quiet, and its next request is answered, then the connection closes."""
-    cfg = tmp_path / "x.cfg"
-    cfg.write_text(RETURN_CFG.format(port=port).replace(
-        "frontend fe\n", "frontend fe\n    option idle-close-on-response\n"))
-    p = start(cfg)
+    cfg = RETURN_CFG.format(port=port).replace(
+        "frontend fe\n", "frontend fe\n    option idle-close-on-response\n")
+    p, s, rd = served_keepalive(tmp_path, port, cfg)
     try:
-        assert wait_port(port, 10.0, p)
-        s = socket.create_connection(("127.0.0.1", port))
-        s.sendall(b"GET / HTTP/1.1\r\nHost: a\r\n\r\n")
-        assert recv_response(s).startswith(b"HTTP/1.1 200")
         p.send_signal(signal.SIGUSR1)
         time.sleep(1.6)  # longer than the quiet delay that closes idle connections
         assert p.poll() is None
-        s.sendall(b"GET / HTTP/1.1\r\nHost: a\r\n\r\n")
-        rsp = recv_response(s)
-        s.close()
-        assert rsp.startswith(b"HTTP/1.1 200"), rsp
-        assert b"connection: close" in rsp.lower(), rsp
+        s.sendall(GET)
+        r = httpc.read_response(rd)
+        assert (r.status, r.header("Connection")) == (200, "close"), r
         assert exit_code(p, 10) == 0
     finally:
+        s.close()
         stop_pid_proc(p)
