@@ -30,11 +30,12 @@ void listeners_thread_disable(void);
 /* Closes <li>'s sockets once no thread polls them any more. */
 void listener_close(struct listener *li);
 
-/* conn/reuseport.c: lets the kernel move the connections queued on TCP listening socket
- * <fd> to another socket of its SO_REUSEPORT group when it closes (reloads). Returns 0, or
- * -1 (errno set) when the kernel or the privileges do not allow it.
+/* conn/reuseport.c: makes this process's TCP listening sockets fds[0..n) for one address
+ * the ones that get its new connections, and lets the kernel move the connections queued
+ * on a socket of the address's SO_REUSEPORT group to them when it closes (reloads).
+ * Returns 0, or -1 (errno set) when the kernel or the privileges do not allow it.
  */
-int sock_reuseport_migrate(int fd);
+int sock_reuseport_take_over(const int *fds, int n);
 
 /* Called by the thread owning a front connection of <li> when it ends. */
 void listener_release(struct listener *li);

@@ -98,13 +98,8 @@ static int sock_listen(struct listener *li, int backlog)
 		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &v6only, sizeof(v6only));
 	}
 	if (bind(fd, (const struct sockaddr *)&li->addr, li->addrlen) == 0 &&
-	    listen(fd, backlog > 0 ? backlog : 1024) == 0) {
-		/* a process taking over this address (-sf) gets our queued connections
-		 * when we close; best effort (needs CAP_BPF) */
-		if (fam != AF_UNIX)
-			sock_reuseport_migrate(fd);
+	    listen(fd, backlog > 0 ? backlog : 1024) == 0)
 		return fd;
-	}
 	e = errno;
 	close(fd);
 	errno = e;
@@ -197,6 +192,13 @@ int listener_bind(struct listener *li, int backlog, char *err, size_t errsz)
 		li->nb_shards = i + 1;
 	}
 	li->fd = li->shards[0].fd;
+	if (li_shardable(li)) { /* TCP: new connections and queues come to us (-sf) */
+		int fds[MAX_THREADS];
+
+		for (int i = 0; i < n; i++)
+			fds[i] = li->shards[i].fd;
+		sock_reuseport_take_over(fds, n); /* best effort: needs CAP_BPF */
+	}
 	return 0;
 }
 
