@@ -350,7 +350,8 @@ static int main_start(void)
 		return 1;
 	if (global.pidfile && pidfile_open(global.pidfile) < 0)
 		return 1;
-	if (listeners_bind_all() < 0 || cli_bind_all() < 0)
+	/* the runtime API socket exists by the time the service ports answer */
+	if (cli_bind_all() < 0 || listeners_bind_all() < 0)
 		goto out_pidfile;
 	main_check_warnings();
 	if (global.daemon && daemon_start() < 0)
