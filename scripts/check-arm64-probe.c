@@ -72,6 +72,12 @@ PROBE_BOTH(PROBE_BUMP, counter_dec, HA_COUNTER_DEC)
 PROBE_BOTH(PROBE_PUT, owner_add, HA_OWNER_ADD)
 PROBE_BOTH(PROBE_BUMP, owner_inc, HA_OWNER_INC)
 
+/* UPDATE_MAX exists for int only: a CAS loop that must be LSE cas, not ldxr/stxr. */
+PROBE void probe_atomic_update_max(int *p, int v)
+{
+	HA_ATOMIC_UPDATE_MAX(p, v);
+}
+
 PROBE void probe_barrier(void)
 {
 	HA_BARRIER();

@@ -112,7 +112,7 @@ for fn in $(awk '{ print $1 }' <<<"$PROBE_DIS" | uniq); do
 	atomic_add | atomic_sub | atomic_fetch_add | atomic_fetch_sub | atomic_inc | atomic_dec)
 		want='^ldadd(a|al|l)?$' ;;
 	atomic_xchg) want='^swp(a|al|l)?$' ;;
-	atomic_cas) want='^cas(a|al|l)?$' ;;
+	atomic_cas | atomic_update_max) want='^cas(a|al|l)?$' ;;
 	counter_*) want='^(ldadd|stadd)$' ;; # relaxed: no acquire/release suffix
 	owner_*) want='^str$' ;;              # single writer: plain load and store, no LSE
 	*or) want='^(ldset|stset)' ;;

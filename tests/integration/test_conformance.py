@@ -16,19 +16,7 @@ from backend import Reader
 from conftest import free_port, make_cfg, run_haproxy
 from rawserver import read_head
 from test_errors import PAGE_400
-
-
-@pytest.fixture
-def px(proxy, backend, port):
-    proxy(make_cfg(port, [backend]), ports=[port])
-    return port
-
-
-def assert_400_closed(port, raw, backend):
-    data, closed = httpc.exchange(port, raw, timeout=5)
-    assert data == PAGE_400
-    assert closed
-    assert len(backend.requests) == 0
+from test_smuggling import assert_400_closed, px  # noqa: F401 (px: a fixture)
 
 
 # ---- Host ----
