@@ -389,6 +389,7 @@ def test_pipelined_flood(px, port):
     finish(px, port)
 
 
+@pytest.mark.ours  # HAProxy 2.6 answers 29 of the 201 pipelined requests, then closes
 def test_pipelined_bodies_mixed(px, port):
     rng = random.Random(3)
     reqs, expect = [], []
@@ -789,6 +790,7 @@ def test_many_concurrent_connections(proxy, port, backend):
     finish(p, port)
 
 
+@pytest.mark.ours  # HAProxy 2.6 still holds 17 fds after the clients left (10 at rest)
 def test_fd_exhaustion(proxy, port, backend):
     p = track(proxy(make_cfg(port, [backend], glob=["maxconn 5000"],
                              defaults=["timeout http-keep-alive 10s"]), ports=[port]))
@@ -858,6 +860,7 @@ def test_maxconn1_bursts(proxy, port, backend, where):
     finish(p, port)
 
 
+@pytest.mark.ours  # HAProxy 2.6 ends by the signal (status -15); this proxy exits 0
 def test_sigterm_with_exchanges_in_flight(proxy, port, backend):
     """SIGTERM while requests are in flight: a clean exit, no sanitizer (leak) report."""
     p = proxy(make_cfg(port, [backend]), ports=[port])
