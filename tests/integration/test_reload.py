@@ -20,22 +20,19 @@ from conftest import HAPROXY_BIN, stop_pid_proc, wait_port
 
 pytestmark = pytest.mark.skipif(not shutil.which("wrk"), reason="wrk not installed")
 
-RETURN_CFG = """defaults
+DEFAULTS = """defaults
     mode http
     timeout connect 2s
     timeout client 10s
     timeout server 10s
-frontend fe
+"""
+
+RETURN_CFG = DEFAULTS + """frontend fe
     bind 127.0.0.1:{port}
     http-request return status 200 content-type text/plain string "ok"
 """
 
-PROXY_CFG = """defaults
-    mode http
-    timeout connect 2s
-    timeout client 10s
-    timeout server 10s
-frontend fe
+PROXY_CFG = DEFAULTS + """frontend fe
     bind 127.0.0.1:{port}
     default_backend be
 backend be
