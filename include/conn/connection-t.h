@@ -9,6 +9,7 @@
 #include <base/buf-t.h>
 #include <base/list.h>
 #include <event/loop-t.h>
+#include <sample/vars-t.h>
 
 struct stream;
 struct proxy;
@@ -56,6 +57,8 @@ struct conn {
 	uint64_t last_act;        /* ms of the last byte received or sent */
 	uint64_t bytes_in;        /* front: received since the stream counters took them */
 	uint64_t bytes_out;       /* front: sent since the stream counters took them */
+	struct vars vars;         /* front: the session's variables (sess.*), released through
+				   * conn_vars_release when the connection goes */
 	struct sockaddr_storage peer; /* front: client address; back: server address */
 };
 

@@ -45,4 +45,8 @@ void conn_shutw(struct conn *c);
 /* Updates readiness flags from epoll <events>. */
 void conn_update_events(struct conn *c, uint32_t events);
 
+/* Set by the sample layer (vars.c): frees a connection's sess.* variables. */
+struct vars;
+extern void (*conn_vars_release)(struct vars *v);
+
 #endif

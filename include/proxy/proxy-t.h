@@ -15,6 +15,8 @@
 
 struct server;
 struct lb_ops;
+struct acl_cond;
+struct lf_expr;
 
 #define PR_CAP_FE   0x01  /* has a frontend side (frontend, listen) */
 #define PR_CAP_BE   0x02  /* has a backend side (backend, listen) */
@@ -81,9 +83,20 @@ struct proxy {
 	struct proxy *defbe;
 	struct list switching_rules; /* struct switching_rule, in order */
 
-	/* rules */
-	struct list http_req_rules; /* struct act_rule */
-	struct list http_res_rules; /* struct act_rule */
+	/* rules (struct act_rule) and the ACLs they use (struct acl, sample/acl.c) */
+	struct list acls;
+	struct list http_req_rules;
+	struct list http_res_rules;
+	struct list http_after_rules; /* http-after-response */
+	struct list tcp_req_conn_rules;
+	struct list tcp_req_sess_rules;
+	struct list tcp_req_cont_rules;
+	struct list tcp_res_cont_rules;
+	int tcp_inspect_delay;    /* tcp-request inspect-delay, ms (0: none) */
+	int tcp_res_inspect_delay; /* tcp-response inspect-delay, ms */
+	struct proxy *defpx;      /* the named defaults section whose rules run first, or NULL */
+	void *rules_ext;          /* stream/: what the rule layers add (captures, stick rules,
+				   * unique-id...), freed by proxy_ext_free_hook */
 
 	/* servers and load balancing */
 	struct server *srv;       /* first server, config order */
@@ -123,7 +136,9 @@ struct proxy {
 struct switching_rule {
 	struct list list;         /* member of proxy->switching_rules */
 	char *be_name;            /* use_backend NAME */
-	struct proxy *be;         /* resolved at check time */
+	struct proxy *be;         /* resolved at check time; NULL for a dynamic name */
+	struct acl_cond *cond;    /* if/unless, or NULL */
+	struct lf_expr *dyn;      /* use_backend %[...]: the name is rendered per request */
 	char *file;
 	int line;
 };

@@ -6,6 +6,9 @@
 
 extern struct proxy *proxies;  /* all frontends/backends/listens, config order */
 
+/* The defaults sections, most recent first, linked by ->next. */
+struct proxy *proxy_defaults_first(void);
+
 /* Finds a proxy having all of <cap> by name; NULL if none. */
 struct proxy *proxy_find(const char *name, uint32_t cap);
 
@@ -23,5 +26,8 @@ const struct errorfile *proxy_errorfile(const struct proxy *px, int status);
  * LB private state must have been released by its owner. For tests and clean exits.
  */
 void proxy_deinit_all(void);
+/* Set by the rule layer: frees what it attached to a proxy (rules, ACLs, switching rules,
+ * rules_ext). */
+extern void (*proxy_rules_free_hook)(struct proxy *px);
 
 #endif

@@ -69,7 +69,6 @@ int proxy_cfg_int(struct cfg_ctx *ctx, const char *kw, const char *s, long min, 
 int proxy_set_errorfile(struct proxy *px, int status, const char *msg, size_t len);
 
 /* Frees a rule and every view it owns (all of them: see stream/http_act_cfg.c). */
-void proxy_rule_free(struct act_rule *r);
 
 /* Replaces the owned string view <dst> with a copy of <s> (NULL or "" gives an empty view).
  * Returns 0 or -1 on allocation failure (dst unchanged).

@@ -5,10 +5,12 @@
 #define STREAM_STREAM_T_H
 
 #include <stdint.h>
+#include <base/buf-t.h>
 #include <base/list.h>
 #include <event/inbox.h>
 #include <event/loop-t.h>
 #include <http/h1-t.h>
+#include <sample/vars-t.h>
 
 struct conn;
 struct proxy;
@@ -92,6 +94,12 @@ struct stream {
 	struct h1_xfer rspx;      /* response body forwarding */
 	struct h1_msg req;        /* parsed request; views into front->ibuf until sent */
 	struct h1_msg rsp;        /* parsed response; views into back->ibuf until sent */
+	struct buf rw;            /* rewritten values (rendered headers, new paths) until the
+				   * messages are sent: allocated on first use, released at the
+				   * end of the exchange */
+	struct vars vars_txn;     /* txn.* variables */
+	struct vars vars_req;     /* req.* variables */
+	struct vars vars_res;     /* res.* variables */
 	uint16_t hdr_cap;         /* capacity of each table in <hdrs> */
 	char scratch[64];         /* X-Forwarded-For value and other small rewrites */
 	struct h1_hdr hdrs[];     /* 2 * hdr_cap entries: request table then response table */

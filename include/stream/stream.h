@@ -11,6 +11,8 @@
 #include <stream/action-t.h>
 
 struct buf;
+struct http_reply;
+struct smp_ctx;
 
 /* stream.c */
 void stream_init_runtime(void);
@@ -49,18 +51,31 @@ int ana_wait_request(struct stream *s);
 int ana_wait_body(struct stream *s);
 int ana_wait_response(struct stream *s);
 
+/* http_ana.c: the reply of a rule (deny/return/auth...), counted per <kind>. */
+int stream_reply_http(struct stream *s, const struct http_reply *r, const struct smp_ctx *ctx);
+
 /* http_act.c */
-#define RULES_CONT  0   /* every rule ran, go on */
-#define RULES_STOP  1   /* a final action matched: *final is set */
-#define RULES_ERROR (-1) /* a rewrite failed (no room): 500 */
-int http_rules_run(struct stream *s, struct list *rules, struct h1_msg *m,
-		   struct act_rule **final);
 /* Appends a header to <m> (table of capacity s->hdr_cap); returns 0 or -1. */
 int http_hdr_add(struct stream *s, struct h1_msg *m, struct ist name, struct ist value);
 /* Marks every header called <name> skip. */
 void http_hdr_del(struct h1_msg *m, struct ist name);
-/* Writes the response of a "return" rule into <b>; returns 0 or -1 (no room). The
- * connection header is added by stream_reply_local(). */
-int http_reply_write(struct buf *b, const struct act_rule *r);
+/* The message a rule of <from> works on. */
+struct h1_msg *act_msg(struct stream *s, int from);
+/* False when <v> holds CR, LF or NUL (it cannot go into a header or a start line). */
+bool http_value_is_safe(struct ist v);
+/* The free space of the stream's rewrite buffer (allocated on first use), then commit
+ * what was written there. NULL when no buffer can be had. */
+char *stream_rw_tail(struct stream *s, size_t *room);
+void stream_rw_commit(struct stream *s, size_t len);
+/* Renders <lf> into the rewrite buffer (a constant format is returned as is); 0 or -1. */
+struct lf_expr;
+int stream_rw_render(struct stream *s, const struct lf_expr *lf, const struct smp_ctx *ctx,
+		     struct ist *out);
+/* Header-name checks shared by the header actions; 0 or -1 with a message. */
+int act_check_hdr_name(const char *name, bool del, char *err, size_t errsz);
+int act_set_name(struct ist *dst, const char *name, char *err, size_t errsz);
+
+/* http_act_cfg.c: check phase of every rule of every proxy; returns the error count. */
+int rules_check_all(void);
 
 #endif

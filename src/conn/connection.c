@@ -41,10 +41,14 @@ static inline void conn_gc_arm(void)
 	timer_set(&conn_gc_tmr, tick_add(CONN_GC_MS));
 }
 
+void (*conn_vars_release)(struct vars *v);
+
 static void conn_release_cb(struct tasklet *tl)
 {
 	struct conn *c = container_of(tl, struct conn, tl);
 
+	if (c->vars.head && conn_vars_release)
+		conn_vars_release(&c->vars);
 	pool_free(&pool_conn, c);
 }
 

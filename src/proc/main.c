@@ -21,6 +21,7 @@
 #include <proc/runtime.h>
 #include <proc/version.h>
 #include <proxy/proxy.h>
+#include <stream/stream.h>
 #include <thread/thread_cfg.h>
 
 /* What the command line asked for; argv strings are referenced, never copied. */
@@ -291,7 +292,8 @@ static void main_load_config(void)
 
 	for (i = 0; i < opts.nb_cfg; i++)
 		cfg_load_path(opts.cfg_paths[i]);
-	if (cfg_errors || proxy_check_all() > 0 || cfg_errors || thread_cfg_check() > 0) {
+	if (cfg_errors || proxy_check_all() > 0 || rules_check_all() > 0 || cfg_errors ||
+	    thread_cfg_check() > 0) {
 		ha_alert("Fatal errors found in configuration.\n");
 		exit(1);
 	}

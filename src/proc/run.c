@@ -24,6 +24,7 @@
 #include <proc/global-t.h>
 #include <proc/runtime.h>
 #include <proxy/proxy.h>
+#include <sample/sample.h>
 #include <thread/thread-t.h>
 
 static struct fd_handler sig_handler;     /* thread 0 only */
@@ -155,7 +156,7 @@ static void thread_set_identity(int t)
 
 static int thread_start_loop(const sigset_t *set)
 {
-	if (loop_init_thread() < 0 || inbox_init() < 0)
+	if (loop_init_thread() < 0 || inbox_init() < 0 || smp_trash_init_thread() < 0)
 		return -1;
 	if (tid == 0 && (signals_listen(set) < 0 || cli_start() < 0))
 		return -1;
@@ -189,6 +190,7 @@ static void *thread_main(void *arg)
 	h1_release_all();
 	listeners_thread_disable();
 	loop_release_deferred();
+	smp_trash_deinit_thread();
 	pool_flush_thread();
 	return NULL;
 }

@@ -96,8 +96,11 @@ static int proxy_inherit(struct proxy *px, const struct proxy *def)
 {
 	int i;
 
+	px->defpx = (struct proxy *)def; /* its rules run before the proxy's own */
 	px->mode = def->mode;
 	px->options = def->options;
+	px->tcp_inspect_delay = def->tcp_inspect_delay;
+	px->tcp_res_inspect_delay = def->tcp_res_inspect_delay;
 	px->timeout = def->timeout;
 	px->maxconn = def->maxconn;
 	px->sess_rate_lim = def->sess_rate_lim;
@@ -133,8 +136,14 @@ struct proxy *proxy_new(const char *name, uint32_t cap, const char *file, int li
 		return NULL;
 	list_init(&px->binds);
 	list_init(&px->switching_rules);
+	list_init(&px->acls);
 	list_init(&px->http_req_rules);
 	list_init(&px->http_res_rules);
+	list_init(&px->http_after_rules);
+	list_init(&px->tcp_req_conn_rules);
+	list_init(&px->tcp_req_sess_rules);
+	list_init(&px->tcp_req_cont_rules);
+	list_init(&px->tcp_res_cont_rules);
 	px->cap = cap;
 	px->line = line;
 	px->id = strdup(name ? name : "");
@@ -153,6 +162,11 @@ struct proxy *proxy_new(const char *name, uint32_t cap, const char *file, int li
 		proxies = proxies_tail = px;
 	}
 	return px;
+}
+
+struct proxy *proxy_defaults_first(void)
+{
+	return defaults_list;
 }
 
 struct proxy *proxy_defaults_last(void)
@@ -193,32 +207,7 @@ const char *proxy_type_str(const struct proxy *px)
 	return "proxy";
 }
 
-void proxy_rule_free(struct act_rule *r)
-{
-	int i;
-
-	for (i = 0; i < r->nb_hdrs; i++) {
-		free((char *)r->hdrs[i].name.ptr);
-		free((char *)r->hdrs[i].value.ptr);
-	}
-	free(r->hdrs);
-	free((char *)r->name.ptr);
-	free((char *)r->value.ptr);
-	free((char *)r->content_type.ptr);
-	free((char *)r->body.ptr);
-	free(r->file);
-	free(r);
-}
-
-static void proxy_free_rules(struct list *head)
-{
-	struct act_rule *r, *rt;
-
-	list_for_each_entry_safe(r, rt, head, list) {
-		list_delete(&r->list);
-		proxy_rule_free(r);
-	}
-}
+void (*proxy_rules_free_hook)(struct proxy *px);
 
 /* Frees <px> and everything it owns. lb_ctx belongs to the LB code and must have been
  * released by it before.
@@ -226,7 +215,6 @@ static void proxy_free_rules(struct list *head)
 static void proxy_free(struct proxy *px)
 {
 	struct bind_conf *bc, *bct;
-	struct switching_rule *sw, *swt;
 	struct server *srv, *next;
 	int i;
 
@@ -234,14 +222,9 @@ static void proxy_free(struct proxy *px)
 		list_delete(&bc->list);
 		bind_conf_free(bc);
 	}
-	list_for_each_entry_safe(sw, swt, &px->switching_rules, list) {
-		list_delete(&sw->list);
-		free(sw->be_name);
-		free(sw->file);
-		free(sw);
-	}
-	proxy_free_rules(&px->http_req_rules);
-	proxy_free_rules(&px->http_res_rules);
+	/* rules, ACLs and switching rules belong to the layers above (stream/, sample/) */
+	if (proxy_rules_free_hook)
+		proxy_rules_free_hook(px);
 	for (srv = px->srv; srv; srv = next) {
 		next = srv->next;
 		free(srv->id);

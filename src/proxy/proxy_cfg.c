@@ -372,40 +372,6 @@ static int pxcfg_default_backend(struct cfg_ctx *ctx)
 	return 0;
 }
 
-/* use_backend NAME (unconditional; conditions come with the ACL engine) */
-static int pxcfg_use_backend(struct cfg_ctx *ctx)
-{
-	struct switching_rule *sw;
-
-	if (!ctx->px || proxy_cfg_in_defaults(ctx, "use_backend"))
-		return -1;
-	if (!proxy_cfg_has_cap(ctx, PR_CAP_FE, "use_backend"))
-		return 0;
-	if (ctx->nargs < 2 || !*ctx->args[1]) {
-		cfg_alert(ctx, "'use_backend' expects a backend name.");
-		return -1;
-	}
-	if (ctx->nargs > 2 && (!strcmp(ctx->args[2], "if") || !strcmp(ctx->args[2], "unless")))
-		return proxy_cfg_later(ctx, "use_backend ... if/unless", "ACL conditions are "
-				       "not implemented yet");
-	if (proxy_cfg_max_args(ctx, 1, 1) < 0)
-		return -1;
-	if (strchr(ctx->args[1], '%'))
-		return proxy_cfg_later(ctx, "use_backend %[...]", "dynamic backend names "
-				       "(log-format) are not implemented yet");
-	sw = calloc(1, sizeof(*sw));
-	if (!sw || !(sw->be_name = strdup(ctx->args[1])) || !(sw->file = strdup(ctx->file))) {
-		if (sw)
-			free(sw->be_name);
-		free(sw);
-		cfg_alert(ctx, "out of memory.");
-		return -1;
-	}
-	sw->line = ctx->line;
-	list_append(&ctx->px->switching_rules, &sw->list);
-	return 0;
-}
-
 /* "random", "random(N)": N in 1..100; returns the draws or -1. */
 static int pxcfg_random_draws(const char *a)
 {
@@ -726,7 +692,6 @@ static const struct cfg_kw pxcfg_kws[] = {
 	{ "maxconn", PXS, pxcfg_maxconn },
 	{ "backlog", PXS, pxcfg_backlog },
 	{ "default_backend", PXS, pxcfg_default_backend },
-	{ "use_backend", PXS, pxcfg_use_backend },
 	{ "balance", PXS, pxcfg_balance },
 	{ "monitor-uri", PXS, pxcfg_monitor_uri },
 	{ "errorfile", PXS, pxcfg_errorfile },

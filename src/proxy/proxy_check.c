@@ -77,6 +77,8 @@ static int proxy_check_backends(struct proxy *px)
 			errs += proxy_check_be_mode(px, px->defbe, "as its default backend");
 	}
 	list_for_each_entry(sw, &px->switching_rules, list) {
+		if (!sw->be_name)
+			continue; /* a dynamic name is looked up per request */
 		sw->be = proxy_check_resolve(px, sw->be_name, "use_backend", sw->file, sw->line);
 		if (!sw->be)
 			errs++;

@@ -17,7 +17,12 @@
 #include <backend/server-t.h>
 #include <proxy/proxy-t.h>
 #include <stats/counters.h>
+#include <sample/acl.h>
+#include <sample/logfmt.h>
+#include <proxy/proxy.h>
+#include <stream/action.h>
 #include <stream/stream.h>
+#include <string.h>
 
 static void h1_limits_get(struct h1_limits *lim)
 {
@@ -26,15 +31,32 @@ static void h1_limits_get(struct h1_limits *lim)
 	lim->accept_payload_any_method = global.h1_accept_payload_any_method;
 }
 
+/* use_backend rules in order, then default_backend; a dynamic name that names no backend
+ * falls through to default_backend as in HAProxy. */
 static struct proxy *choose_backend(struct stream *s)
 {
 	struct proxy *fe = s->fe;
+	struct switching_rule *r;
+	struct smp_ctx ctx;
 
-	if (!list_empty(&fe->switching_rules)) {
-		struct switching_rule *r = list_elem(fe->switching_rules.next,
-						     struct switching_rule, list);
+	act_smp_ctx(&ctx, s, fe, ACT_F_HTTP_REQ);
+	list_for_each_entry(r, &fe->switching_rules, list) {
+		char name[256];
+		struct proxy *be;
+		int n;
 
-		return r->be;
+		if (r->cond && !acl_cond_true(r->cond, &ctx))
+			continue;
+		if (!r->dyn)
+			return r->be;
+		n = lf_render(r->dyn, &ctx, name, sizeof(name) - 1);
+		if (n <= 0)
+			break;
+		name[n] = 0;
+		be = proxy_find(name, PR_CAP_BE);
+		if (be && be->mode == fe->mode)
+			return be;
+		break;
 	}
 	if (fe->defbe)
 		return fe->defbe;
@@ -71,35 +93,56 @@ static int add_forwardfor(struct stream *s)
 	return http_hdr_add(s, &s->req, name, ist_str(s->scratch));
 }
 
-/* Runs <px>'s request rules; returns 1 to go on, else the step result of the reply. */
-static int run_req_rules(struct stream *s, struct proxy *px, int *ret)
+/* The rule list of <from> in <px>. */
+static struct list *rules_of(struct proxy *px, int from)
 {
-	struct act_rule *final = NULL;
-	int r = http_rules_run(s, &px->http_req_rules, &s->req, &final);
+	return from == ACT_F_HTTP_REQ ? &px->http_req_rules :
+	       from == ACT_F_HTTP_RES ? &px->http_res_rules : &px->http_after_rules;
+}
 
-	if (r == RULES_CONT)
-		return 1;
-	if (r == RULES_ERROR) {
-		stream_count_rewrite_failed(s);
-		*ret = stream_reply_error(s, 500, false);
-		return 0;
-	}
-	if (final->type == ACT_DENY) {
+/* Answers the reply of the rule that stopped a request rule set. */
+static int req_rule_reply(struct stream *s, struct proxy *px, enum act_return r,
+			  struct act_rule *last)
+{
+	struct smp_ctx ctx;
+
+	switch (r) {
+	case ACT_RET_DENY:
+		act_smp_ctx(&ctx, s, px, ACT_F_HTTP_REQ);
+		if (last->action && !strcmp(last->kw, "return")) {
+			CNT_INC(s->fe->fe_cnt, intercepted);
+			return stream_reply_http(s, last->arg.reply, &ctx);
+		}
 		CNT_INC(s->fe->fe_cnt, denied_req);
 		if (px != s->fe)
 			CNT_INC(px->be_cnt, denied_req);
-		*ret = stream_reply_error(s, final->status ? final->status : 403, false);
-		return 0;
+		return stream_reply_http(s, last->arg.reply, &ctx);
+	case ACT_RET_ERR:
+		stream_count_rewrite_failed(s);
+		return stream_reply_error(s, 500, false);
+	case ACT_RET_INV:
+		return stream_reply_error(s, 400, false);
+	case ACT_RET_ABRT:
+		return stream_abort(s);
+	default: /* DONE: the action answered itself */
+		return 1;
 	}
-	CNT_INC(s->fe->fe_cnt, intercepted);
-	s->status = final->status ? final->status : 200;
-	/* return */
-	s->front->obuf.data = 0;
-	if (b_get(&s->front->obuf) < 0 || http_reply_write(&s->front->obuf, final) < 0) {
-		*ret = stream_reply_error(s, 500, false);
-		return 0;
-	}
-	*ret = stream_reply_local(s);
+}
+
+/* Runs the request rules of <px> (those of its named defaults section first). Returns 1
+ * to go on, 0 with the step result in *ret otherwise. */
+static int run_req_rules(struct stream *s, struct proxy *px, int *ret)
+{
+	struct act_rule *last;
+	enum act_return r = ACT_RET_CONT;
+
+	if (px->defpx && !list_empty(&px->defpx->http_req_rules))
+		r = act_rules_run(&px->defpx->http_req_rules, px, s, ACT_F_HTTP_REQ, &last);
+	if (r == ACT_RET_CONT && !(last && last->action))
+		r = act_rules_run(&px->http_req_rules, px, s, ACT_F_HTTP_REQ, &last);
+	if (r == ACT_RET_CONT)
+		return 1;
+	*ret = req_rule_reply(s, px, r, last);
 	return 0;
 }
 
@@ -218,22 +261,45 @@ int ana_wait_body(struct stream *s)
 	return stream_connect_server(s);
 }
 
-/* Response rules of <px>: deny turns the response into an error. Returns 1 to go on. */
-static int run_res_rules(struct stream *s, struct proxy *px, int *ret)
+/* Response rules of <px> (its named defaults section's first) for rule set <from>:
+ * deny turns the response into an error. Returns 1 to go on. */
+static int run_res_rules(struct stream *s, struct proxy *px, int from, int *ret)
 {
-	struct act_rule *final = NULL;
-	int r = http_rules_run(s, &px->http_res_rules, &s->rsp, &final);
+	struct act_rule *last = NULL;
+	enum act_return r = ACT_RET_CONT;
+	struct smp_ctx ctx;
 
-	if (r == RULES_CONT)
+	if (px->defpx && !list_empty(rules_of(px->defpx, from)))
+		r = act_rules_run(rules_of(px->defpx, from), px, s, from, &last);
+	if (r == ACT_RET_CONT && !(last && last->action))
+		r = act_rules_run(rules_of(px, from), px, s, from, &last);
+	switch (r) {
+	case ACT_RET_CONT:
 		return 1;
-	if (r == RULES_ERROR)
+	case ACT_RET_DENY:
+		act_smp_ctx(&ctx, s, px, from);
+		if (strcmp(last->kw, "return")) {
+			CNT_INC(s->fe->fe_cnt, denied_resp);
+			CNT_INC(s->be->be_cnt, denied_resp);
+			if (s->srv)
+				CNT_INC(s->srv->cnt, denied_resp);
+		}
+		*ret = stream_reply_http(s, last->arg.reply, &ctx);
+		return 0;
+	case ACT_RET_ERR:
 		stream_count_rewrite_failed(s);
-	if (r == RULES_ERROR || final->type != ACT_DENY) {
 		*ret = stream_server_error(s, 500);
-	} else {
-		*ret = stream_rsp_denied(s, final->status ? final->status : 502);
+		return 0;
+	case ACT_RET_INV:
+		*ret = stream_server_error(s, 502);
+		return 0;
+	case ACT_RET_ABRT:
+		*ret = stream_abort(s);
+		return 0;
+	default:
+		*ret = 1;
+		return 0;
 	}
-	return 0;
 }
 
 /* Connection header of the response: "upgrade" for a 101 only (a 2xx to CONNECT carries
@@ -283,9 +349,13 @@ static int ana_response(struct stream *s)
 	if (th_ctx->stopping)
 		s->flags |= SF_FRONT_CLOSE;
 
-	if (!run_res_rules(s, s->be, &ret))
+	if (!run_res_rules(s, s->be, ACT_F_HTTP_RES, &ret))
 		return ret;
-	if (s->fe != s->be && !run_res_rules(s, s->fe, &ret))
+	if (s->fe != s->be && !run_res_rules(s, s->fe, ACT_F_HTTP_RES, &ret))
+		return ret;
+	if (!run_res_rules(s, s->be, ACT_F_HTTP_AFTER, &ret))
+		return ret;
+	if (s->fe != s->be && !run_res_rules(s, s->fe, ACT_F_HTTP_AFTER, &ret))
 		return ret;
 	if (h1_write_response(&f->obuf, m, rsp_conn_hdr(s, tunnel)) < 0)
 		return stream_server_error(s, 502);

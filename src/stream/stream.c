@@ -16,6 +16,8 @@
 #include <proc/global-t.h>
 #include <proxy/proxy.h>
 #include <stats/counters.h>
+#include <sample/vars.h>
+#include <stream/http_reply.h>
 #include <stream/stream.h>
 
 #define TURNAROUND_MAX_MS 1000
@@ -92,6 +94,10 @@ static void stream_count_conn_failed(struct stream *s, struct server *srv)
 static void stream_free(struct stream *s)
 {
 	timer_del(&s->tmr);
+	b_release(&s->rw);
+	vars_prune(&s->vars_txn);
+	vars_prune(&s->vars_req);
+	vars_prune(&s->vars_res);
 	/* a queued stream is only freed from its expiry or its wake-up, which both leave
 	 * the queue state at Q_NONE: a wake-up in flight never finds freed memory */
 	backend_unqueue(s);
@@ -201,6 +207,26 @@ static int stream_reply_page(struct stream *s, int status, bool close, bool raw)
 	ob->data = 0;
 	if (b_get(ob) < 0 || b_putblk(ob, msg.ptr, (uint32_t)msg.len) < 0)
 		return stream_abort(s);
+	return stream_reply_local(s);
+}
+
+int stream_reply_http(struct stream *s, const struct http_reply *r, const struct smp_ctx *ctx)
+{
+	struct buf *ob = &s->front->obuf;
+
+	if (r->type == HTTP_REPLY_ERRMSG && !r->errmsg)
+		return stream_reply_error(s, r->status, false);
+	if (s->flags & SF_RSP_HDRS_SENT)
+		return stream_abort(s);
+	if (s->back && !(s->flags & SF_REQ_DONE))
+		s->flags |= SF_FRONT_CLOSE; /* the request body cannot be resynchronized */
+	/* rendered before the server side goes: the reply may quote the response */
+	ob->data = 0;
+	if (b_get(ob) < 0 || http_reply_write(ob, r, s, ctx) < 0) {
+		stream_count_rewrite_failed(s);
+		return stream_reply_error(s, 500, false);
+	}
+	s->status = r->status;
 	return stream_reply_local(s);
 }
 

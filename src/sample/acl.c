@@ -1,0 +1,630 @@
+/* ACLs: parsing of ACL lines (criterion, flags, patterns) with HAProxy's derived keywords
+ * (path_beg = path with -m beg ...), named and anonymous ACLs, the predefined ACLs,
+ * conditions ("if"/"unless", "!", "||"/"or", implicit AND) and their evaluation.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sample/acl.h>
+#include <sample/pattern.h>
+#include <sample/sample.h>
+
+/* HAProxy's ACL keywords derived from a fetch with a match method. */
+struct acl_kw {
+	const char *kw;
+	const char *fetch;
+	int match;
+};
+
+#define DERIV(base, fetch)                                                                  \
+	{ base, fetch, PAT_MATCH_STR }, { base "_beg", fetch, PAT_MATCH_BEG },              \
+		{ base "_dir", fetch, PAT_MATCH_DIR }, { base "_dom", fetch, PAT_MATCH_DOM }, \
+		{ base "_end", fetch, PAT_MATCH_END }, { base "_len", fetch, PAT_MATCH_LEN }, \
+		{ base "_reg", fetch, PAT_MATCH_REG }, { base "_sub", fetch, PAT_MATCH_SUB }
+
+static const struct acl_kw acl_kws[] = {
+	DERIV("path", "path"),
+	DERIV("url", "url"),
+	DERIV("base", "base"),
+	DERIV("hdr", "hdr"),
+	DERIV("shdr", "shdr"),
+	DERIV("cook", "cook"),
+	DERIV("scook", "scook"),
+	DERIV("urlp", "urlp"),
+	DERIV("req.ssl_sni", "req.ssl_sni"),
+	{ "url_ip", "url_ip", PAT_MATCH_IP },
+	{ "url_port", "url_port", PAT_MATCH_INT },
+	{ "hdr_ip", "hdr_ip", PAT_MATCH_IP },
+	{ "hdr_val", "hdr_val", PAT_MATCH_INT },
+	{ "hdr_cnt", "hdr_cnt", PAT_MATCH_INT },
+	{ "shdr_ip", "shdr_ip", PAT_MATCH_IP },
+	{ "shdr_val", "shdr_val", PAT_MATCH_INT },
+	{ "cook_val", "cook_val", PAT_MATCH_INT },
+	{ "cook_cnt", "cook_cnt", PAT_MATCH_INT },
+	{ "urlp_val", "urlp_val", PAT_MATCH_INT },
+	{ "req.ssl_sni_end", "req.ssl_sni", PAT_MATCH_END },
+	{ NULL, NULL, 0 },
+};
+
+static const struct acl_kw *acl_find_kw(const char *s, size_t len)
+{
+	for (const struct acl_kw *k = acl_kws; k->kw; k++)
+		if (strlen(k->kw) == len && !memcmp(k->kw, s, len))
+			return k;
+	return NULL;
+}
+
+/* The match method of a fetch used without a derived keyword nor "-m". */
+static int acl_default_match(int out_type)
+{
+	switch (out_type) {
+	case SMP_T_BOOL:
+		return PAT_MATCH_BOOL;
+	case SMP_T_SINT:
+		return PAT_MATCH_INT;
+	case SMP_T_ADDR:
+	case SMP_T_IPV4:
+	case SMP_T_IPV6:
+		return PAT_MATCH_IP;
+	case SMP_T_BIN:
+		return PAT_MATCH_BIN;
+	}
+	return PAT_MATCH_STR;
+}
+
+void acl_expr_free(struct acl_expr *e)
+{
+	if (!e)
+		return;
+	sample_expr_free(e->smp);
+	pat_set_free(&e->pat);
+	free((char *)e->kw);
+	free(e);
+}
+
+/* Output type of an expression: the last converter's, else the fetch's. */
+static int expr_out_type(const struct sample_expr *x)
+{
+	for (int i = x->nconv - 1; i >= 0; i--)
+		if (x->conv[i].conv->out_type != SMP_T_ANY)
+			return x->conv[i].conv->out_type;
+	return x->fetch->out_type;
+}
+
+/* Flags between the criterion and the patterns. Returns the index of the first pattern,
+ * or -1. Files named by -f are loaded after the method is known: their indexes are kept
+ * in <files>. */
+#define ACL_F_MAPFILE 0x80 /* -M: the -f files are maps */
+
+struct acl_flags {
+	int match;                /* -m, or -1 */
+	unsigned pflags;          /* PAT_SET_ICASE */
+	int files[16];
+	int nfiles;
+};
+
+static int acl_parse_flags(char **args, int nargs, int i, struct acl_flags *f, char *err,
+			   size_t errsz)
+{
+	for (; i < nargs && args[i][0] == '-'; i++) {
+		const char *w = args[i];
+
+		if (!strcmp(w, "--"))
+			return i + 1;
+		if (!strcmp(w, "-i")) {
+			f->pflags |= PAT_SET_ICASE;
+		} else if (!strcmp(w, "-n")) {
+			/* no DNS resolution of patterns: this proxy never resolves them */
+		} else if (!strcmp(w, "-f")) {
+			if (i + 1 >= nargs) {
+				snprintf(err, errsz, "missing file name after '-f'");
+				return -1;
+			}
+			if (f->nfiles >= (int)(sizeof(f->files) / sizeof(f->files[0]))) {
+				snprintf(err, errsz, "too many '-f' files on one line");
+				return -1;
+			}
+			f->files[f->nfiles++] = ++i;
+		} else if (!strcmp(w, "-M")) {
+			/* -f files are maps: the key is the first word of each line */
+			f->pflags |= ACL_F_MAPFILE;
+		} else if (!strcmp(w, "-m")) {
+			if (i + 1 >= nargs || (f->match = pat_match_by_name(args[i + 1])) < 0 ||
+			    f->match == PAT_MATCH_REGM) {
+				snprintf(err, errsz, "'-m' must be followed by a match method among "
+					 "found, bool, int, ip, bin, len, str, beg, sub, dir, dom, "
+					 "end, reg (got '%s')", i + 1 < nargs ? args[i + 1] : "");
+				return -1;
+			}
+			i++;
+		} else if (!strcmp(w, "-u")) {
+			if (i + 1 >= nargs) {
+				snprintf(err, errsz, "missing unique id after '-u'");
+				return -1;
+			}
+			i++;
+		} else {
+			snprintf(err, errsz, "'%s' is not a valid ACL option. Please use '--' "
+				 "before any pattern beginning with a '-'", w);
+			return -1;
+		}
+	}
+	return i;
+}
+
+/* Loads a -f/-M file: with -M each line is "key value" and only the key is a pattern. */
+static int acl_load_file(struct pat_set *ps, const char *path, bool map, char *err,
+			 size_t errsz)
+{
+	if (!map)
+		return pat_set_load_file(ps, path, err, errsz) < 0 ? -1 : 0;
+	return pat_set_load_map_keys(ps, path, err, errsz) < 0 ? -1 : 0;
+}
+
+/* Builds "fetch(args),conv" from a derived keyword: "hdr_beg(host)" -> "hdr(host)". */
+static char *acl_criterion_expr(const char *w, const struct acl_kw **kw)
+{
+	size_t n = strcspn(w, "(,");
+	char *s;
+
+	*kw = acl_find_kw(w, n);
+	if (!*kw)
+		return strdup(w);
+	s = malloc(strlen((*kw)->fetch) + strlen(w + n) + 1);
+	if (s)
+		sprintf(s, "%s%s", (*kw)->fetch, w + n);
+	return s;
+}
+
+struct acl_expr *acl_parse_expr(char **args, int nargs, const struct smp_parse_ctx *pc,
+				char *err, size_t errsz)
+{
+	struct acl_flags f = { .match = -1 };
+	const struct acl_kw *kw;
+	struct acl_expr *e;
+	char *text;
+	int i, op = PAT_OP_NONE, match;
+
+	if (nargs < 1) {
+		snprintf(err, errsz, "missing ACL criterion");
+		return NULL;
+	}
+	e = calloc(1, sizeof(*e));
+	text = acl_criterion_expr(args[0], &kw);
+	if (!e || !text || !(e->kw = strdup(args[0]))) {
+		snprintf(err, errsz, "out of memory");
+		goto fail;
+	}
+	pat_set_init(&e->pat, PAT_MATCH_STR, 0);
+	e->smp = sample_parse_expr(text, NULL, pc, err, errsz);
+	if (!e->smp)
+		goto fail;
+	i = acl_parse_flags(args, nargs, 1, &f, err, errsz);
+	if (i < 0)
+		goto fail;
+	match = f.match >= 0 ? f.match : kw ? kw->match : acl_default_match(expr_out_type(e->smp));
+	pat_set_init(&e->pat, match, f.pflags & PAT_SET_ICASE);
+	if (pat_match_type(match) != SMP_T_ANY &&
+	    !sample_can_cast(expr_out_type(e->smp), pat_match_type(match))) {
+		snprintf(err, errsz, "match method '%s' cannot compare a sample of type '%s'",
+			 pat_match_name(match), smp_type_name(expr_out_type(e->smp)));
+		goto fail;
+	}
+	for (int k = 0; k < f.nfiles; k++)
+		if (acl_load_file(&e->pat, args[f.files[k]], f.pflags & ACL_F_MAPFILE, err, errsz) < 0)
+			goto fail;
+	for (; i < nargs; i++) {
+		if ((match == PAT_MATCH_INT || match == PAT_MATCH_LEN) &&
+		    (op = pat_int_op_by_name(args[i])) != PAT_OP_NONE) {
+			if (i + 1 >= nargs) {
+				snprintf(err, errsz, "missing value after operator '%s'", args[i]);
+				goto fail;
+			}
+			continue;
+		}
+		if (pat_set_add(&e->pat, args[i], op, NULL, err, errsz) < 0)
+			goto fail;
+	}
+	free(text);
+	return e;
+fail:
+	free(text);
+	acl_expr_free(e);
+	return NULL;
+}
+
+static struct acl *acl_find(struct list *acls, const char *name)
+{
+	struct acl *a;
+
+	if (!acls)
+		return NULL;
+	list_for_each_entry(a, acls, list)
+		if (a->name && !strcmp(a->name, name))
+			return a;
+	return NULL;
+}
+
+static void acl_free(struct acl *a)
+{
+	struct acl_expr *e, *n;
+
+	for (e = a->exprs; e; e = n) {
+		n = e->next;
+		acl_expr_free(e);
+	}
+	free(a->name);
+	free(a);
+}
+
+static struct acl *acl_new(const char *name)
+{
+	struct acl *a = calloc(1, sizeof(*a));
+
+	if (!a)
+		return NULL;
+	if (name && !(a->name = strdup(name))) {
+		free(a);
+		return NULL;
+	}
+	a->tail = &a->exprs;
+	list_init(&a->list);
+	return a;
+}
+
+static void acl_append(struct acl *a, struct acl_expr *e)
+{
+	*a->tail = e;
+	a->tail = &e->next;
+	a->use |= e->smp->fetch->use;
+}
+
+int acl_add_line(struct list *acls, const char *name, char **args, int nargs,
+		 const struct smp_parse_ctx *pc, char *err, size_t errsz)
+{
+	struct acl *a = acl_find(acls, name);
+	struct acl_expr *e = acl_parse_expr(args, nargs, pc, err, errsz);
+
+	if (!e)
+		return -1;
+	if (!a) {
+		a = acl_new(name);
+		if (!a) {
+			acl_expr_free(e);
+			snprintf(err, errsz, "out of memory");
+			return -1;
+		}
+		list_append(acls, &a->list);
+	}
+	acl_append(a, e);
+	return 0;
+}
+
+void acl_free_list(struct list *acls)
+{
+	struct acl *a, *n;
+
+	list_for_each_entry_safe(a, n, acls, list) {
+		list_delete(&a->list);
+		acl_free(a);
+	}
+}
+
+/* ---- predefined ACLs ---- */
+
+struct acl_predef {
+	const char *name;
+	const char *words[6];
+};
+
+static const struct acl_predef acl_predefs[] = {
+	{ "FALSE", { "always_false" } },
+	{ "HTTP", { "req.proto_http" } },
+	{ "HTTP_1.0", { "req.ver", "1.0" } },
+	{ "HTTP_1.1", { "req.ver", "1.1" } },
+	{ "HTTP_2.0", { "req.ver", "2.0" } },
+	{ "HTTP_3.0", { "req.ver", "3.0" } },
+	{ "HTTP_CONTENT", { "req.hdr_val(content-length)", "gt", "0" } },
+	{ "HTTP_URL_ABS", { "url_reg", "^[^/:]*://" } },
+	{ "HTTP_URL_SLASH", { "url_beg", "/" } },
+	{ "HTTP_URL_STAR", { "url", "*" } },
+	{ "LOCALHOST", { "src", "127.0.0.1/8", "::1" } },
+	{ "METH_CONNECT", { "method", "CONNECT" } },
+	{ "METH_DELETE", { "method", "DELETE" } },
+	{ "METH_GET", { "method", "GET", "HEAD" } },
+	{ "METH_HEAD", { "method", "HEAD" } },
+	{ "METH_OPTIONS", { "method", "OPTIONS" } },
+	{ "METH_POST", { "method", "POST" } },
+	{ "METH_PUT", { "method", "PUT" } },
+	{ "METH_TRACE", { "method", "TRACE" } },
+	{ "RDP_COOKIE", { "req.rdp_cookie_cnt", "gt", "0" } },
+	{ "REQ_CONTENT", { "req.len", "gt", "0" } },
+	{ "TRUE", { "always_true" } },
+	{ "WAIT_END", { "wait_end" } },
+};
+
+#define NB_PREDEF (sizeof(acl_predefs) / sizeof(acl_predefs[0]))
+static struct acl *predef_acls[NB_PREDEF];
+
+static struct acl *acl_predef(const char *name, char *err, size_t errsz)
+{
+	for (size_t i = 0; i < NB_PREDEF; i++) {
+		const struct acl_predef *p = &acl_predefs[i];
+		char *words[6];
+		struct acl_expr *e;
+		int n = 0;
+
+		if (strcmp(p->name, name))
+			continue;
+		if (predef_acls[i])
+			return predef_acls[i];
+		while (n < 6 && p->words[n]) {
+			words[n] = (char *)p->words[n];
+			n++;
+		}
+		e = acl_parse_expr(words, n, NULL, err, errsz);
+		if (!e)
+			return NULL;
+		predef_acls[i] = acl_new(p->name);
+		if (!predef_acls[i]) {
+			acl_expr_free(e);
+			return NULL;
+		}
+		acl_append(predef_acls[i], e);
+		return predef_acls[i];
+	}
+	return NULL;
+}
+
+void acl_deinit(void)
+{
+	for (size_t i = 0; i < NB_PREDEF; i++) {
+		if (predef_acls[i])
+			acl_free(predef_acls[i]);
+		predef_acls[i] = NULL;
+	}
+}
+
+/* ---- conditions ---- */
+
+void acl_cond_free(struct acl_cond *c)
+{
+	struct acl_suite *s, *n;
+
+	if (!c)
+		return;
+	for (s = c->suites; s; s = n) {
+		n = s->next;
+		for (int i = 0; i < s->nterms; i++)
+			if (!s->terms[i].acl->name) /* anonymous: owned by the term */
+				acl_free(s->terms[i].acl);
+		free(s);
+	}
+	free(c->file);
+	free(c);
+}
+
+static struct acl_suite *suite_add_term(struct acl_suite *s, struct acl *a, bool neg)
+{
+	int n = s ? s->nterms : 0;
+	struct acl_suite *ns = realloc(s, sizeof(*s) + (size_t)(n + 1) * sizeof(s->terms[0]));
+
+	if (!ns)
+		return NULL;
+	if (!s) {
+		ns->next = NULL;
+		ns->nterms = 0;
+	}
+	ns->terms[ns->nterms].acl = a;
+	ns->terms[ns->nterms].neg = neg;
+	ns->nterms++;
+	return ns;
+}
+
+/* Parses an anonymous "{ ... }" ACL starting at args[*i] == "{". */
+static struct acl *acl_parse_anon(char **args, int nargs, int *i, const struct smp_parse_ctx *pc,
+				  char *err, size_t errsz)
+{
+	int start = *i + 1, end = start;
+	struct acl_expr *e;
+	struct acl *a;
+
+	while (end < nargs && strcmp(args[end], "}"))
+		end++;
+	if (end >= nargs) {
+		snprintf(err, errsz, "missing '}' after the anonymous ACL");
+		return NULL;
+	}
+	e = acl_parse_expr(args + start, end - start, pc, err, errsz);
+	if (!e)
+		return NULL;
+	a = acl_new(NULL);
+	if (!a) {
+		acl_expr_free(e);
+		snprintf(err, errsz, "out of memory");
+		return NULL;
+	}
+	acl_append(a, e);
+	*i = end;
+	return a;
+}
+
+/* Appends the finished suite <s> to <c>. */
+static void cond_end_suite(struct acl_cond *c, struct acl_suite ***tail, struct acl_suite *s)
+{
+	**tail = s;
+	*tail = &s->next;
+}
+
+static int cond_check_use(struct acl *a, const struct smp_parse_ctx *pc, char *err,
+			  size_t errsz)
+{
+	char why[128];
+
+	if (!pc || !pc->where || sample_check_use(a->use, pc->where, why, sizeof(why)) == 0)
+		return 0;
+	if (a->name)
+		snprintf(err, errsz, "acl '%s' will never match in a '%s' rule because %s", a->name,
+			 pc->where_name ? pc->where_name : "this", why);
+	else
+		snprintf(err, errsz, "anonymous acl will never match in a '%s' rule because %s",
+			 pc->where_name ? pc->where_name : "this", why);
+	return -1;
+}
+
+struct acl_cond *acl_cond_parse(char **args, int nargs, struct list *acls,
+				const struct smp_parse_ctx *pc, char *err, size_t errsz)
+{
+	struct acl_cond *c = calloc(1, sizeof(*c));
+	struct acl_suite *s = NULL, **tail;
+	bool neg = false;
+	int i;
+
+	if (!c) {
+		snprintf(err, errsz, "out of memory");
+		return NULL;
+	}
+	tail = &c->suites;
+	c->pol = !strcmp(args[0], "unless") ? ACL_COND_UNLESS : ACL_COND_IF;
+	c->line = pc ? pc->line : 0;
+	if (pc && pc->file && !(c->file = strdup(pc->file)))
+		goto oom;
+	if (nargs < 2) {
+		snprintf(err, errsz, "missing condition after '%s'", args[0]);
+		goto fail;
+	}
+	for (i = 1; i < nargs; i++) {
+		const char *w = args[i];
+		struct acl *a;
+		struct acl_suite *ns;
+
+		if (!strcmp(w, "||") || !strcmp(w, "or")) {
+			if (!s || neg) {
+				snprintf(err, errsz, "'%s' must follow an ACL", w);
+				goto fail;
+			}
+			cond_end_suite(c, &tail, s);
+			s = NULL;
+			continue;
+		}
+		while (*w == '!') {
+			neg = !neg;
+			w++;
+		}
+		if (!*w)
+			continue;
+		if (!strcmp(w, "{")) {
+			a = acl_parse_anon(args, nargs, &i, pc, err, errsz);
+			if (!a)
+				goto fail;
+		} else {
+			a = acl_find(acls, w);
+			if (!a)
+				a = acl_predef(w, err, errsz);
+			if (!a) {
+				snprintf(err, errsz, "no such ACL : '%s'", w);
+				goto fail;
+			}
+		}
+		if (cond_check_use(a, pc, err, errsz) < 0) {
+			if (!a->name)
+				acl_free(a);
+			goto fail;
+		}
+		ns = suite_add_term(s, a, neg);
+		if (!ns) {
+			if (!a->name)
+				acl_free(a);
+			goto oom;
+		}
+		s = ns;
+		c->use |= a->use;
+		neg = false;
+	}
+	if (!s) {
+		snprintf(err, errsz, "condition ends after '%s'", args[nargs - 1]);
+		goto fail;
+	}
+	cond_end_suite(c, &tail, s);
+	return c;
+oom:
+	snprintf(err, errsz, "out of memory");
+fail:
+	if (s)
+		cond_end_suite(c, &tail, s);
+	acl_cond_free(c);
+	return NULL;
+}
+
+/* ---- evaluation ---- */
+
+static enum acl_test_res acl_expr_exec(const struct acl_expr *e, const struct smp_ctx *ctx)
+{
+	struct sample smp;
+
+	smp.ctx = ctx;
+	smp.flags = SMP_F_ITER;
+	smp.it = smp.it2 = 0;
+	while (1) {
+		if (!sample_process(e->smp, &smp)) {
+			if ((smp.flags & SMP_F_MAY_CHANGE) && !(ctx->opt & SMP_OPT_FINAL))
+				return ACL_TEST_MISS;
+			return ACL_TEST_FAIL;
+		}
+		if (pat_match(&e->pat, &smp))
+			return ACL_TEST_PASS;
+		if (!(smp.flags & SMP_F_NOT_LAST))
+			return ACL_TEST_FAIL;
+		smp.flags = SMP_F_ITER;
+	}
+}
+
+static enum acl_test_res acl_exec(const struct acl *a, const struct smp_ctx *ctx)
+{
+	enum acl_test_res res = ACL_TEST_FAIL;
+
+	for (const struct acl_expr *e = a->exprs; e; e = e->next) {
+		enum acl_test_res r = acl_expr_exec(e, ctx);
+
+		if (r == ACL_TEST_PASS)
+			return r;
+		if (r == ACL_TEST_MISS)
+			res = ACL_TEST_MISS;
+	}
+	return res;
+}
+
+static enum acl_test_res acl_neg(enum acl_test_res r)
+{
+	return r == ACL_TEST_MISS ? r : r == ACL_TEST_PASS ? ACL_TEST_FAIL : ACL_TEST_PASS;
+}
+
+enum acl_test_res acl_cond_exec(const struct acl_cond *c, const struct smp_ctx *ctx)
+{
+	enum acl_test_res res = ACL_TEST_FAIL;
+
+	for (const struct acl_suite *s = c->suites; s; s = s->next) {
+		enum acl_test_res sr = ACL_TEST_PASS;
+
+		for (int i = 0; i < s->nterms; i++) {
+			enum acl_test_res r = acl_exec(s->terms[i].acl, ctx);
+
+			if (s->terms[i].neg)
+				r = acl_neg(r);
+			if (r == ACL_TEST_FAIL) {
+				sr = ACL_TEST_FAIL;
+				break;
+			}
+			if (r == ACL_TEST_MISS)
+				sr = ACL_TEST_MISS;
+		}
+		if (sr == ACL_TEST_PASS) {
+			res = ACL_TEST_PASS;
+			break;
+		}
+		if (sr == ACL_TEST_MISS)
+			res = ACL_TEST_MISS;
+	}
+	return c->pol == ACL_COND_UNLESS ? acl_neg(res) : res;
+}

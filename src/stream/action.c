@@ -1,0 +1,294 @@
+/* Rules: the action keyword registry, the parsing of a rule line with its condition
+ * (messages in HAProxy's shape), freeing, the check-phase hooks of actions, and the runner
+ * that evaluates conditions and calls the actions in order.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cfg/cfg.h>
+#include <conn/connection-t.h>
+#include <proxy/proxy.h>
+#include <proxy/proxy_cfg.h>
+#include <proxy/proxy-t.h>
+#include <sample/acl.h>
+#include <sample/logfmt.h>
+#include <stream/action.h>
+#include <stream/stream-t.h>
+
+static struct action_kw_list *act_kws;
+
+void action_register(struct action_kw_list *kwl)
+{
+	kwl->next = act_kws;
+	act_kws = kwl;
+}
+
+static const struct action_kw *action_find(const char *name, uint8_t from, bool *other_set)
+{
+	*other_set = false;
+	for (const struct action_kw_list *l = act_kws; l; l = l->next) {
+		for (const struct action_kw *k = l->kws; k->kw; k++) {
+			bool hit = k->prefix ? !strncmp(name, k->kw, strlen(k->kw))
+					     : !strcmp(name, k->kw);
+
+			if (!hit)
+				continue;
+			if (k->from & from)
+				return k;
+			*other_set = true;
+		}
+	}
+	return NULL;
+}
+
+bool act_is_cond_word(const char *w)
+{
+	return !strcmp(w, "if") || !strcmp(w, "unless");
+}
+
+const char *act_next_word(char **args, int *pos, int nargs)
+{
+	if (*pos >= nargs || act_is_cond_word(args[*pos]))
+		return NULL;
+	return args[(*pos)++];
+}
+
+int act_parse_fmt(struct lf_expr *lf, const char *text, const struct act_parse *ap, char *err,
+		  size_t errsz)
+{
+	return lf_compile(lf, text, &ap->pc, err, errsz);
+}
+
+struct sample_expr *act_parse_expr(const char *text, const struct act_parse *ap, char *err,
+				   size_t errsz)
+{
+	return sample_parse_expr(text, NULL, &ap->pc, err, errsz);
+}
+
+void act_rule_free(struct act_rule *r)
+{
+	if (!r)
+		return;
+	if (r->release)
+		r->release(r);
+	acl_cond_free(r->cond);
+	free(r->file);
+	free(r);
+}
+
+void act_rules_free(struct list *rules)
+{
+	struct act_rule *r, *n;
+
+	list_for_each_entry_safe(r, n, rules, list) {
+		list_delete(&r->list);
+		act_rule_free(r);
+	}
+}
+
+int act_rules_check(struct list *rules, struct proxy *px)
+{
+	struct act_rule *r;
+	char err[512];
+	int errs = 0;
+
+	list_for_each_entry(r, rules, list) {
+		if (!r->check)
+			continue;
+		err[0] = 0;
+		if (r->check(r, px, err, sizeof(err)) < 0) {
+			ha_alert("parsing [%s:%d] : %s.\n", r->file, r->line, err);
+			errs++;
+		}
+	}
+	return errs;
+}
+
+/* SMP_VAL_* where a rule of <from> runs. */
+static uint32_t act_where(uint8_t from, const struct proxy *px)
+{
+	uint32_t be = (px->cap & PR_CAP_BE) && !(px->cap & PR_CAP_FE) ? SMP_VAL_BE : 0;
+
+	switch (from) {
+	case ACT_F_HTTP_REQ:
+		return SMP_VAL_HRQ_HDR | be;
+	case ACT_F_HTTP_RES:
+	case ACT_F_HTTP_AFTER:
+		return SMP_VAL_HRS_HDR | be;
+	case ACT_F_TCP_REQ_CON:
+		return SMP_VAL_CON_ACC;
+	case ACT_F_TCP_REQ_SES:
+		return SMP_VAL_SES_ACC;
+	case ACT_F_TCP_REQ_CNT:
+		return SMP_VAL_REQ_CNT | be;
+	case ACT_F_TCP_RES_CNT:
+		return SMP_VAL_RES_CNT | be;
+	}
+	return 0;
+}
+
+static const char *rule_set_desc(uint8_t from)
+{
+	switch (from) {
+	case ACT_F_HTTP_REQ:
+		return "http-request";
+	case ACT_F_HTTP_RES:
+		return "http-response";
+	case ACT_F_HTTP_AFTER:
+		return "http-after-response";
+	case ACT_F_TCP_REQ_CON:
+		return "tcp-request connection";
+	case ACT_F_TCP_REQ_SES:
+		return "tcp-request session";
+	case ACT_F_TCP_REQ_CNT:
+		return "tcp-request content";
+	}
+	return "tcp-response content";
+}
+
+/* Lists the actions valid for <from> into buf, HAProxy-style ("'allow', 'deny', ..."). */
+static void act_list_names(uint8_t from, char *buf, size_t sz)
+{
+	size_t o = 0;
+
+	buf[0] = 0;
+	for (const struct action_kw_list *l = act_kws; l; l = l->next)
+		for (const struct action_kw *k = l->kws; k->kw && o + 1 < sz; k++)
+			if (k->from & from)
+				o += (size_t)snprintf(buf + o, sz - o, "%s'%s%s'", o ? ", " : "",
+						      k->kw, k->prefix ? "*" : "");
+}
+
+/* HAProxy actions this proxy knows but does not run: each is refused with its reason. */
+static const struct {
+	const char *name;         /* a name ending in '(' or '.' is a prefix */
+	const char *why;
+} act_unsupported[] = {
+	{ "lua.", "Lua scripting is not supported yet" },
+	{ "use-service", "services (Lua, Prometheus) are not supported yet" },
+	{ "cache-use", "the cache is not supported yet" },
+	{ "cache-store", "the cache is not supported yet" },
+	{ "do-resolve(", "'resolvers' sections are not supported yet" },
+	{ "send-spoe-group", "SPOE is not supported" },
+	{ "set-bandwidth-limit", "bandwidth limitation filters are not supported yet" },
+	{ "ot-group", "OpenTracing is not supported" },
+	{ "set-priority-class", "queue priorities are not supported yet" },
+	{ "set-priority-offset", "queue priorities are not supported yet" },
+	{ "wait-for-handshake", "TLS is not supported yet" },
+	{ "set-ssl-", "TLS is not supported yet" },
+	{ "expect-netscaler-cip", "NetScaler CIP is not supported" },
+	{ NULL, NULL },
+};
+
+static const char *act_unsupported_why(const char *name)
+{
+	for (int i = 0; act_unsupported[i].name; i++) {
+		const char *n = act_unsupported[i].name;
+		size_t len = strlen(n);
+		bool prefix = n[len - 1] == '(' || n[len - 1] == '.' || n[len - 1] == '-';
+
+		if (prefix ? !strncmp(name, n, len) : !strcmp(name, n))
+			return act_unsupported[i].why;
+	}
+	return NULL;
+}
+
+int act_rule_parse_line(struct cfg_ctx *ctx, int first, uint8_t from, const char *set,
+			struct list *list)
+{
+	struct proxy *px = ctx->px;
+	struct act_parse ap = {
+		.px = px,
+		.pc = { ctx->file, ctx->line, px, act_where(from, px), rule_set_desc(from) },
+		.set = set,
+		.from = from,
+	};
+	const char *name = first < ctx->nargs ? ctx->args[first] : "";
+	const struct action_kw *kw;
+	struct act_rule *r;
+	char err[1024] = "";
+	bool other;
+	int pos = first + 1;
+
+	if (!*name) {
+		cfg_alert(ctx, "'%s' expects an action.", set);
+		return -1;
+	}
+	kw = action_find(name, from, &other);
+	if (!kw) {
+		const char *why = act_unsupported_why(name);
+		char names[2048];
+
+		if (why) {
+			snprintf(names, sizeof(names), "%s %s", set, name);
+			return proxy_cfg_later(ctx, names, why);
+		}
+		act_list_names(from, names, sizeof(names));
+		cfg_alert(ctx, "'%s' expects %s, but got '%s'%s.", set, names, name,
+			  other ? " (valid in another rule set)" : "");
+		return -1;
+	}
+	r = calloc(1, sizeof(*r));
+	if (!r || !(r->file = strdup(ctx->file))) {
+		free(r);
+		cfg_alert(ctx, "out of memory.");
+		return -1;
+	}
+	r->line = ctx->line;
+	r->kw = kw->kw;
+	r->from = from;
+	if (kw->parse(ctx->args, &pos, ctx->nargs, &ap, r, err, sizeof(err)) < 0)
+		goto fail;
+	if (pos < ctx->nargs && !act_is_cond_word(ctx->args[pos])) {
+		snprintf(err, sizeof(err), "unexpected argument '%s'", ctx->args[pos]);
+		goto fail;
+	}
+	if (pos < ctx->nargs) {
+		r->cond = acl_cond_parse(ctx->args + pos, ctx->nargs - pos, &px->acls, &ap.pc, err,
+					 sizeof(err));
+		if (!r->cond)
+			goto fail;
+	}
+	list_append(list, &r->list);
+	return 0;
+fail:
+	cfg_alert(ctx, "error detected in %s '%s' while parsing '%s %s' rule : %s.",
+		  proxy_type_str(px), px->id, set, name, err);
+	act_rule_free(r);
+	return -1;
+}
+
+/* ---- run time ---- */
+
+void act_smp_ctx(struct smp_ctx *ctx, struct stream *s, struct proxy *px, int from)
+{
+	ctx->strm = s;
+	ctx->conn = s ? s->front : NULL;
+	ctx->px = px;
+	ctx->opt = (from & (ACT_F_HTTP_RES | ACT_F_HTTP_AFTER | ACT_F_TCP_RES_CNT)) ?
+			   SMP_OPT_DIR_RES | SMP_OPT_FINAL :
+			   SMP_OPT_DIR_REQ | SMP_OPT_FINAL;
+}
+
+enum act_return act_rules_run(struct list *list, struct proxy *px, struct stream *s, int from,
+			      struct act_rule **last)
+{
+	struct smp_ctx ctx;
+	struct act_rule *r;
+
+	act_smp_ctx(&ctx, s, px, from);
+	*last = NULL;
+	list_for_each_entry(r, list, list) {
+		enum act_return ret;
+
+		if (r->cond && !acl_cond_true(r->cond, &ctx))
+			continue;
+		ret = r->action(r, px, s, from);
+		if (ret == ACT_RET_CONT)
+			continue;
+		*last = r;
+		return ret == ACT_RET_STOP ? ACT_RET_CONT : ret;
+	}
+	return ACT_RET_CONT;
+}
