@@ -24,6 +24,7 @@
 #include <proc/global-t.h>
 #include <proc/runtime.h>
 #include <proxy/proxy.h>
+#include <sample/regex.h>
 #include <sample/sample.h>
 #include <thread/thread-t.h>
 
@@ -156,7 +157,8 @@ static void thread_set_identity(int t)
 
 static int thread_start_loop(const sigset_t *set)
 {
-	if (loop_init_thread() < 0 || inbox_init() < 0 || smp_trash_init_thread() < 0)
+	if (loop_init_thread() < 0 || inbox_init() < 0 || smp_trash_init_thread() < 0 ||
+	    regex_thread_init() < 0)
 		return -1;
 	if (tid == 0 && (signals_listen(set) < 0 || cli_start() < 0))
 		return -1;
@@ -191,6 +193,7 @@ static void *thread_main(void *arg)
 	listeners_thread_disable();
 	loop_release_deferred();
 	smp_trash_deinit_thread();
+	regex_thread_release();
 	pool_flush_thread();
 	return NULL;
 }

@@ -125,7 +125,13 @@ static int parse_deny(char **args, int *pos, int nargs, const struct act_parse *
 	r->release = act_release_reply;
 	r->flags |= ACT_FL_FINAL;
 	r->arg.reply = http_reply_parse(args, pos, nargs, ap, req ? 403 : 502, true, err, errsz);
-	return r->arg.reply ? 0 : -1;
+	if (!r->arg.reply)
+		return -1;
+	/* without a payload, deny answers the error page of its status */
+	if (r->arg.reply->type == HTTP_REPLY_EMPTY && !r->arg.reply->nb_hdrs &&
+	    !r->arg.reply->ctype.len)
+		r->arg.reply->type = HTTP_REPLY_ERRMSG;
+	return 0;
 }
 
 static int parse_return(char **args, int *pos, int nargs, const struct act_parse *ap,

@@ -133,7 +133,7 @@ static int req_rule_reply(struct stream *s, struct proxy *px, enum act_return r,
  * to go on, 0 with the step result in *ret otherwise. */
 static int run_req_rules(struct stream *s, struct proxy *px, int *ret)
 {
-	struct act_rule *last;
+	struct act_rule *last = NULL;
 	enum act_return r = ACT_RET_CONT;
 
 	if (px->defpx && !list_empty(&px->defpx->http_req_rules))
