@@ -2,6 +2,7 @@
 #ifndef HTTP_STATUS_H
 #define HTTP_STATUS_H
 
+#include <stdbool.h>
 #include <base/ist.h>
 
 /* Reason phrase for <status> ("OK", "Not Found"...), "Unknown" when not known. */
@@ -18,5 +19,8 @@ struct ist http_error_message(int status);
 /* The same page as the H1 mux sends its own errors (parsing errors, request timeout):
  * HAProxy's original mixed-case header names, "Connection: close" before content-type. */
 struct ist http_error_message_raw(int status);
+
+/* True when <status> has a page of its own among HAProxy's default error messages. */
+bool http_status_has_page(int status);
 
 #endif

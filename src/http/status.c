@@ -182,3 +182,14 @@ struct ist http_error_message_raw(int status)
 {
 	return err_page_find(http_err_pages_raw, ARRAY_SIZE(http_err_pages_raw), status);
 }
+
+bool http_status_has_page(int status)
+{
+	static const short codes[] = { 200, 400, 401, 403, 404, 405, 407, 408, 410, 413,
+				       421, 422, 425, 429, 500, 501, 502, 503, 504 };
+
+	for (size_t i = 0; i < ARRAY_SIZE(codes); i++)
+		if (codes[i] == status)
+			return true;
+	return false;
+}

@@ -8,6 +8,7 @@
 #include <strings.h>
 
 #include <base/buf.h>
+#include <http/status.h>
 #include <sample/logfmt.h>
 #include <sample/pattern.h>
 #include <sample/regex.h>
@@ -131,6 +132,12 @@ static int parse_deny(char **args, int *pos, int nargs, const struct act_parse *
 	if (r->arg.reply->type == HTTP_REPLY_EMPTY && !r->arg.reply->nb_hdrs &&
 	    !r->arg.reply->ctype.len)
 		r->arg.reply->type = HTTP_REPLY_ERRMSG;
+	if (r->arg.reply->type == HTTP_REPLY_ERRMSG && !r->arg.reply->errmsg &&
+	    !http_status_has_page(r->arg.reply->status)) {
+		snprintf(err, errsz, "status code '%d' not handled by default with "
+			 "'default-errorfiles' argument", r->arg.reply->status);
+		return -1;
+	}
 	return 0;
 }
 

@@ -442,7 +442,6 @@ TEST(proxy_cfg_balance_and_misc)
 	PXT_HAS(&r, "t.cfg:10] : balance only supports");
 	PXT_HAS(&r, "t.cfg:11] : 'stats' is not supported yet (the stats page is not "
 		"implemented yet)");
-	PXT_HAS(&r, "t.cfg:12] : 'acl' is not supported yet");
 	PXT_HAS(&r, "t.cfg:14] : 'http-reuse always' is not supported yet");
 	PXT_HAS(&r, "[WARNING]  (");
 	PXT_HAS(&r, "t.cfg:15] : logging is not supported yet: 'log global' has no effect.");
@@ -462,7 +461,7 @@ TEST(proxy_cfg_balance_and_misc)
 	PXT_HAS(&r, "t.cfg:28] : 'server be/w' : could not resolve address 'nosuchhost.invalid'");
 	PXT_HAS(&r, "t.cfg:29] : 'server' expects <name> and <addr>[:<port>] as arguments.");
 	PXT_HAS(&r, "t.cfg:30] : 'server be/z' : unknown keyword 'foo'.");
-	CHECK_INT(r.errors, 16);
+	CHECK_INT(r.errors, 15);
 	be = proxy_find("be", PR_CAP_BE);
 	CHECK(be && be->srv_count == 1 && be->lbalgo == LB_ALGO_LEASTCONN);
 	if (be && be->srv)
@@ -549,9 +548,9 @@ TEST(proxy_cfg_http_rules)
 		 "  http-request del-header X-C\n"
 		 "  http-response set-header X-D d\n"
 		 "  http-response deny\n"
-		 "  http-request set-header X-E %[src]\n"
-		 "  http-request deny if TRUE\n"
-		 "  http-request redirect location /\n"
+		 "  http-request set-header X-E %[nosuchfetch]\n"
+		 "  http-request deny if NOSUCHACL\n"
+		 "  http-request lua.foo\n"
 		 "  http-request frob\n"
 		 "  http-request return string x\n"
 		 "  http-request return status 204 content-type a/b string x\n"
@@ -560,13 +559,12 @@ TEST(proxy_cfg_http_rules)
 		 "  http-response return\n"
 		 "defaults\n  http-request deny\n"
 		 "defaults named\n  http-response deny\n", &r);
-	PXT_HAS(&r, "t.cfg:8] : header 'Content-Length' always ignored by the http reply.");
-	PXT_HAS(&r, "t.cfg:16] : 'http-request set-header' is not supported yet (log-format "
-		"expressions are not implemented yet (write '%%' for a literal '%'))");
-	PXT_HAS(&r, "t.cfg:17] : 'http-request deny' is not supported yet (ACL conditions are "
-		"not implemented yet)");
-	PXT_HAS(&r, "t.cfg:18] : 'http-request redirect' is not supported yet");
-	PXT_HAS(&r, "t.cfg:19] : 'http-request' expects 'return', 'deny'");
+	PXT_HAS(&r, "t.cfg:16] : error detected in frontend 'fe' while parsing 'http-request "
+		"set-header' rule : unknown fetch method 'nosuchfetch'.");
+	PXT_HAS(&r, "t.cfg:17] : error detected in frontend 'fe' while parsing 'http-request "
+		"deny' rule : no such ACL : 'NOSUCHACL'.");
+	PXT_HAS(&r, "t.cfg:18] : 'http-request lua.foo' is not supported yet");
+	PXT_HAS(&r, "t.cfg:19] : 'http-request' expects ");
 	PXT_HAS(&r, "t.cfg:20] : error detected in frontend 'fe' while parsing 'http-request "
 		"return' rule : a content type must be defined when non-empty payload is "
 		"configured.");
@@ -575,12 +573,10 @@ TEST(proxy_cfg_http_rules)
 	PXT_HAS(&r, "t.cfg:22] : error detected in frontend 'fe' while parsing 'http-request "
 		"set-header' rule : expects exactly 2 arguments.");
 	PXT_HAS(&r, "t.cfg:23] : error detected in frontend 'fe' while parsing 'http-request "
-		"deny' rule : status code '302' not handled");
-	PXT_HAS(&r, "t.cfg:24] : 'http-response return' is not supported yet");
+		"deny' rule : status code '302' not handled by default with "
+		"'default-errorfiles' argument.");
 	PXT_HAS(&r, "t.cfg:26] : 'http-request' not allowed in anonymous 'defaults' section.");
-	PXT_HAS(&r, "t.cfg:28] : 'http-response' is not supported yet (rules in named "
-		"'defaults' sections are not supported yet)");
-	CHECK_INT(r.errors, 11);
+	CHECK_INT(r.errors, 9);
 	fe = proxy_find("fe", PR_CAP_FE);
 	CHECK(fe != NULL);
 	if (!fe)
@@ -588,35 +584,28 @@ TEST(proxy_cfg_http_rules)
 	list_for_each_entry(rule, &fe->http_req_rules, list) {
 		switch (n++) {
 		case 0:
-			CHECK_INT(rule->type, ACT_RETURN);
-			CHECK_INT(rule->status, 201);
-			CHECK(ist_eq(rule->content_type, IST("text/plain")));
-			CHECK(ist_eq(rule->body, IST("hi")));
-			CHECK_INT(rule->nb_hdrs, 1);
-			if (rule->nb_hdrs == 1)
-				CHECK(ist_eq(rule->hdrs[0].name, IST("X-A")) &&
-				      ist_eq(rule->hdrs[0].value, IST("1")));
+			CHECK(!strcmp(rule->kw, "return"));
+			CHECK_INT(rule->arg.reply->status, 201);
+			CHECK(ist_eq(rule->arg.reply->ctype, IST("text/plain")));
+			CHECK(ist_eq(rule->arg.reply->body, IST("hi")));
+			CHECK_INT(rule->arg.reply->nb_hdrs, 1); /* content-length is ignored */
 			CHECK_INT(rule->line, 8);
 			break;
 		case 1:
-			CHECK_INT(rule->status, 200);
-			CHECK(ist_eq(rule->body, IST("file body\n")));
+			CHECK_INT(rule->arg.reply->status, 200);
+			CHECK(ist_eq(rule->arg.reply->body, IST("file body\n")));
 			break;
 		case 2:
-			CHECK_INT(rule->type, ACT_DENY);
-			CHECK_INT(rule->status, 429);
+			CHECK(!strcmp(rule->kw, "deny"));
+			CHECK_INT(rule->arg.reply->status, 429);
 			break;
 		case 3:
-			CHECK_INT(rule->type, ACT_SET_HDR);
-			CHECK(ist_eq(rule->name, IST("X-Pct")));
-			CHECK(ist_eq(rule->value, IST("100%")));
-			break;
-		case 4:
-			CHECK_INT(rule->type, ACT_ADD_HDR);
+			CHECK(!strcmp(rule->kw, "set-header"));
+			CHECK(ist_eq(rule->arg.hdr.name, IST("X-Pct")));
 			break;
 		case 5:
-			CHECK_INT(rule->type, ACT_DEL_HDR);
-			CHECK(ist_eq(rule->name, IST("X-C")));
+			CHECK(!strcmp(rule->kw, "del-header"));
+			CHECK(ist_eq(rule->arg.hdr.name, IST("X-C")));
 			break;
 		}
 	}
@@ -624,11 +613,11 @@ TEST(proxy_cfg_http_rules)
 	n = 0;
 	list_for_each_entry(rule, &fe->http_res_rules, list) {
 		if (n++ == 1) {
-			CHECK_INT(rule->type, ACT_DENY);
-			CHECK_INT(rule->status, 502);
+			CHECK(!strcmp(rule->kw, "deny"));
+			CHECK_INT(rule->arg.reply->status, 502);
 		}
 	}
-	CHECK_INT(n, 2);
+	CHECK_INT(n, 3);
 out:
 	pxt_cleanup();
 }
@@ -657,8 +646,7 @@ TEST(proxy_cfg_section_lines)
 		"capability.");
 	PXT_HAS(&r, "t.cfg:18] : 'balance' ignored because frontend 'fe2' has no backend "
 		"capability.");
-	PXT_HAS(&r, "t.cfg:19] : 'use_backend ... if/unless' is not supported yet");
-	CHECK_INT(r.errors, 5);
+	CHECK_INT(r.errors, 4); /* use_backend with a condition is fine */
 	CHECK_INT(r.check, 0);
 	pxt_cleanup();
 }
