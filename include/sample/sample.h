@@ -6,6 +6,7 @@
 #ifndef SAMPLE_SAMPLE_H
 #define SAMPLE_SAMPLE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sample/sample-t.h>
 
@@ -46,6 +47,8 @@ struct smp_parse_ctx {
 struct sample_expr *sample_parse_expr(const char *str, const char **endp,
 				      const struct smp_parse_ctx *pc, char *err, size_t errsz);
 void sample_expr_free(struct sample_expr *expr);
+/* True when <a> and <b> compute the same thing (same fetch, converters and arguments). */
+bool sample_expr_equal(const struct sample_expr *a, const struct sample_expr *b);
 
 /* Parses "(a,b,...)" at *str (after a keyword) into an ARGT_STOP-terminated array per
  * <types>; names of proxies, servers, tables and userlists are queued for
