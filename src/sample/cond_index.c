@@ -42,10 +42,19 @@ struct ci_group {
 	char *combined_src;
 };
 
+/* The groups of one sample expression, so that it is fetched once for all of them. */
+struct ci_expr {
+	const struct sample_expr *expr;
+	unsigned int first;       /* index of its first group in cond_index->groups */
+	unsigned int ngroups;
+};
+
 struct cond_index {
 	unsigned int n;
 	unsigned int ngroups;
-	struct ci_group *groups;
+	struct ci_group *groups;  /* sorted so that groups of one expression are adjacent */
+	unsigned int nexprs;
+	struct ci_expr *exprs;
 };
 
 static bool ci_method_ok(int match)
@@ -81,7 +90,43 @@ void cond_index_free(struct cond_index *ci)
 		free(g->combined_src);
 	}
 	free(ci->groups);
+	free(ci->exprs);
 	free(ci);
+}
+
+/* Sorts the groups by expression (stable) and lists the distinct expressions. */
+static int ci_sort_by_expr(struct cond_index *ci)
+{
+	struct ci_group *sorted = malloc(ci->ngroups * sizeof(*sorted) + 1);
+	bool *done = calloc(ci->ngroups + 1, sizeof(*done));
+	unsigned int o = 0;
+
+	ci->exprs = calloc(ci->ngroups + 1, sizeof(*ci->exprs));
+	if (!sorted || !done || !ci->exprs) {
+		free(sorted);
+		free(done);
+		return -1;
+	}
+	for (unsigned int i = 0; i < ci->ngroups; i++) {
+		struct ci_expr *x;
+
+		if (done[i])
+			continue;
+		x = &ci->exprs[ci->nexprs++];
+		x->expr = ci->groups[i].expr;
+		x->first = o;
+		for (unsigned int j = i; j < ci->ngroups; j++) {
+			if (done[j] || !sample_expr_equal(ci->groups[j].expr, x->expr))
+				continue;
+			sorted[o++] = ci->groups[j];
+			done[j] = true;
+			x->ngroups++;
+		}
+	}
+	free(ci->groups);
+	free(done);
+	ci->groups = sorted;
+	return 0;
 }
 
 static struct ci_group *ci_group_of(struct cond_index *ci, const struct acl_expr *e)
@@ -198,6 +243,8 @@ struct cond_index *cond_index_build(struct acl_cond *const *conds, unsigned int 
 	}
 	for (unsigned int i = 0; i < ci->ngroups; i++)
 		ci_combine_regexes(&ci->groups[i]);
+	if (ci_sort_by_expr(ci) < 0)
+		goto fail;
 	return ci;
 fail:
 	cond_index_free(ci);
@@ -242,18 +289,23 @@ unsigned int cond_index_first(const struct cond_index *ci, const struct smp_ctx 
 {
 	unsigned int best = CI_NONE;
 
-	for (unsigned int i = 0; i < ci->ngroups; i++) {
-		const struct ci_group *g = &ci->groups[i];
-		struct sample smp;
+	for (unsigned int i = 0; i < ci->nexprs; i++) {
+		const struct ci_expr *x = &ci->exprs[i];
+		struct sample smp, tmp;
 
 		smp.ctx = ctx;
 		smp.flags = SMP_F_ITER;
 		smp.it = smp.it2 = 0;
-		while (sample_process(g->expr, &smp)) {
-			unsigned int pos = ci_group_match(g, &smp);
+		while (sample_process(x->expr, &smp)) {
+			for (unsigned int g = 0; g < x->ngroups; g++) {
+				unsigned int pos;
 
-			if (pos < best)
-				best = pos;
+				/* each method casts the value its own way */
+				tmp = smp;
+				pos = ci_group_match(&ci->groups[x->first + g], &tmp);
+				if (pos < best)
+					best = pos;
+			}
 			if (!(smp.flags & SMP_F_NOT_LAST) || best == 0)
 				break;
 			smp.flags = SMP_F_ITER;

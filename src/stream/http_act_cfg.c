@@ -175,6 +175,21 @@ static int rules_check_proxy(struct proxy *px)
 	       act_rules_check(&px->tcp_res_cont_rules, px);
 }
 
+/* Which HTTP rule sets <px> runs, its defaults section's included. */
+static uint32_t rules_sets_of(const struct proxy *px)
+{
+	uint32_t rs = 0;
+
+	for (; px; px = px->defpx) {
+		rs |= list_empty(&px->http_req_rules) ? 0 : PR_RS_HTTP_REQ;
+		rs |= list_empty(&px->http_res_rules) ? 0 : PR_RS_HTTP_RES;
+		rs |= list_empty(&px->http_after_rules) ? 0 : PR_RS_HTTP_AFTER;
+		if (px->cap & PR_CAP_DEF)
+			break;
+	}
+	return rs;
+}
+
 int rules_check_all(void)
 {
 	int errs = sample_resolve_args();
@@ -182,8 +197,10 @@ int rules_check_all(void)
 
 	for (px = proxy_defaults_first(); px; px = px->next)
 		errs += rules_check_proxy(px);
-	for (px = proxies; px; px = px->next)
+	for (px = proxies; px; px = px->next) {
 		errs += rules_check_proxy(px);
+		px->rule_sets = rules_sets_of(px);
+	}
 	return errs;
 }
 
