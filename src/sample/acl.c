@@ -215,8 +215,11 @@ struct acl_expr *acl_parse_expr(char **args, int nargs, const struct smp_parse_c
 		if (acl_load_file(&e->pat, args[f.files[k]], f.pflags & ACL_F_MAPFILE, err, errsz) < 0)
 			goto fail;
 	for (; i < nargs; i++) {
+		int word_op = PAT_OP_NONE;
+
 		if ((match == PAT_MATCH_INT || match == PAT_MATCH_LEN) &&
-		    (op = pat_int_op_by_name(args[i])) != PAT_OP_NONE) {
+		    (word_op = pat_int_op_by_name(args[i])) != PAT_OP_NONE) {
+			op = word_op;
 			if (i + 1 >= nargs) {
 				snprintf(err, errsz, "missing value after operator '%s'", args[i]);
 				goto fail;
