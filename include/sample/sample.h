@@ -88,7 +88,7 @@ int smp_trash_init_thread(void);
 void smp_trash_deinit_thread(void);
 
 /* Checks that a fetch with <use> may run where <where> says; 0 or -1 with the name of
- * the missing information in err. */
+ * the missing information in err ("HTTP response headers"). */
 int sample_check_use(uint32_t use, uint32_t where, char *err, size_t errsz);
 
 #endif

@@ -446,8 +446,7 @@ int sample_check_use(uint32_t use, uint32_t where, char *err, size_t errsz)
 	for (size_t i = 0; i < sizeof(use_names) / sizeof(use_names[0]); i++) {
 		if (!(use & use_names[i].use) || (use_names[i].where & w))
 			continue;
-		snprintf(err, errsz, "it needs '%s' which is not available here",
-			 use_names[i].name);
+		snprintf(err, errsz, "%s", use_names[i].name);
 		return -1;
 	}
 	return 0;
@@ -480,6 +479,7 @@ void sample_expr_free(struct sample_expr *expr)
 static int parse_fetch(struct sample_expr *e, const char **p, const struct smp_parse_ctx *pc,
 		       char *err, size_t errsz)
 {
+	const char *start = *p;
 	size_t n = kw_len(*p);
 	int nb;
 
@@ -502,8 +502,8 @@ static int parse_fetch(struct sample_expr *e, const char **p, const struct smp_p
 		char why[128];
 
 		if (sample_check_use(e->fetch->use, pc->where, why, sizeof(why)) < 0) {
-			snprintf(err, errsz, "fetch method '%s' extracts information from "
-				 "a place that is not available here: %s", e->fetch->kw, why);
+			snprintf(err, errsz, "sample fetch <%s> may not be reliably used here "
+				 "because it needs '%s' which is not available here", start, why);
 			return -1;
 		}
 	}

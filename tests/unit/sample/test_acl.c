@@ -112,7 +112,7 @@ TEST(acl_errors)
 	CHECK_INT(acl_line_result("nosuch 1", err, sizeof(err)), -1);
 	CHECK_HAS(err, "unknown fetch method 'nosuch'");
 	CHECK_INT(acl_line_result("str(a) -m nope a", err, sizeof(err)), -1);
-	CHECK_HAS(err, "'-m' must be followed by a match method");
+	CHECK_HAS(err, "unknown matching method 'nope' when parsing ACL expression");
 	CHECK_INT(acl_line_result("str(a) -x a", err, sizeof(err)), -1);
 	CHECK_HAS(err, "'-x' is not a valid ACL option");
 	CHECK_INT(acl_line_result("int(1) gt", err, sizeof(err)), -1);
