@@ -118,14 +118,25 @@ static uint32_t strt_hash(const struct strtree *t, const char *s, size_t len)
 {
 	bool icase = t->flags & STRTREE_ICASE;
 	uint64_t h = t->seed ^ ((uint64_t)len * STRT_K2), w;
+	bool long_key = len >= 8;
 
 	for (; len >= 8; s += 8, len -= 8) {
 		w = strt_load8(s);
 		h = strt_round(h, icase ? strt_fold8(w) : w);
 	}
 	if (len) {
-		w = 0;
-		memcpy(&w, s, len);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+		/* the last bytes of a long key: one load ending at the key's end, the bytes
+		 * already hashed shifted out (cheaper than a variable-size copy) */
+		if (long_key) {
+			w = strt_load8(s + len - 8) >> (8 * (8 - len));
+		} else
+#endif
+		{
+			w = 0;
+			for (size_t i = 0; i < len; i++)
+				w |= (uint64_t)(unsigned char)s[i] << (8 * i);
+		}
 		h = strt_round(h, icase ? strt_fold8(w) : w);
 	}
 	h ^= h >> 32;
