@@ -172,6 +172,8 @@ static int arg_convert(struct arg *a, int type, const char *s, int pos, const ch
 	case ARGT_IPV6:
 		return inet_pton(AF_INET6, s, &a->data.ipv6) == 1 ? 0 : -2;
 	case ARGT_MSK6:
+		if (strchr(s, ':')) /* "ffff:ff00::" */
+			return inet_pton(AF_INET6, s, &a->data.ipv6) == 1 ? 0 : -2;
 		if (parse_long(s, 0, 128, &bits) < 0)
 			goto bad;
 		memset(&a->data.ipv6, 0, sizeof(a->data.ipv6));
