@@ -381,3 +381,168 @@ TEST(conv_language)
 	CHECK_STR(ev("str(en-us),language(en-US;en,d)"), "en");
 	CHECK_STR(ev("str(en),language(en-US;fr,d)"), "d");
 }
+
+/* ---- encodings (conv_codec.c) ---- */
+
+TEST(conv_base64_hex)
+{
+	CHECK_STR(ev("str(ab),base64"), "YWI=");
+	CHECK_STR(ev("str(abc),base64"), "YWJj");
+	CHECK_STR(ev("str(),base64"), "");
+	CHECK_STR(ev("str(YWI=),b64dec"), "ab");
+	CHECK_STR(ev("str(YWI),b64dec"), "<none>");
+	CHECK_STR(ev("str(YQ==YQ==),b64dec"), "aa");
+	CHECK_STR(ev("str(Y@==),b64dec"), "<none>");
+	CHECK_STR(ev_type("str(YWI=),b64dec"), "bin");
+	CHECK_STR(ev("str(ab?),ub64enc"), "YWI_");
+	CHECK_STR(ev("str(YWI_),ub64dec"), "ab?");
+	CHECK_STR(ev("str(YWI),ub64dec"), "ab");
+	CHECK_STR(ev("str(ab),hex"), "6162");
+	CHECK_STR(ev("str(ff),hex2i"), "255");
+	CHECK_STR(ev("str(FFFFFFFFFFFFFFFF),hex2i"), "-1");
+	CHECK_STR(ev("str(xx),hex2i"), "<none>");
+	CHECK_STR(ev("str(),hex2i"), "0");
+	CHECK_STR(ev("str(abcdefg),be2dec(:,2)"), "24930:25444:25958:103");
+	CHECK_STR(ev("str(abcdefg),be2dec(-,2,1)"), "24930-25444-25958");
+	CHECK_STR(ev("str(abcdefg),be2dec(,2,1)"), "249302544425958");
+	CHECK_STR(ev("str(abcdefg),be2hex"), "61626364656667");
+	CHECK_STR(ev("str(abcdefg),be2hex(:,2)"), "6162:6364:6566:67");
+	CHECK_STR(ev("str(abcdefgh),be2hex(,3,1)"), "616263646566");
+	CHECK_STR(ev("str(abcdefg),be2hex(--,2,1)"), "6162--6364--6566");
+	CHECK_PERR("str(a),be2dec(:,9)", "chunk_size out of [1..8] range (9)");
+	CHECK_PERR("str(a),be2dec(:,0)", "chunk_size out of [1..8] range (0)");
+	CHECK_PERR("str(a),be2hex(:)", "chunk_size needs to be positive (0)");
+	CHECK_PERR("str(a),be2hex(:,-1)", "chunk_size needs to be positive (-1)");
+}
+
+TEST(conv_url)
+{
+	CHECK_STR(ev("str(a%20b+c),url_dec"), "a b+c");
+	CHECK_STR(ev("str(a%20b+c),url_dec(1)"), "a b c");
+	CHECK_STR(ev("str(a?b+c),url_dec"), "a?b c");
+	CHECK_STR(ev("str(a%2),url_dec"), "<none>");
+	CHECK_STR(ev("str('a b&c=d/\xc3\xa9'),url_enc"), "a%20b%26c%3Dd%2F%C3%A9");
+	CHECK_STR(ev("str('a b'),url_enc(query)"), "a%20b");
+	CHECK_PERR("str(a),url_enc(x)", "Unexpected encode type. Allowed value is 'query'");
+	CHECK_PERR("str(a),url_dec(x)", "integer");
+}
+
+TEST(conv_field_word)
+{
+	CHECK_STR(ev("str(f1_f2_f3__f5),field(5,_)"), "f5");
+	CHECK_STR(ev("str(f1_f2_f3__f5),field(2,_,0)"), "f2_f3__f5");
+	CHECK_STR(ev("str(f1_f2_f3__f5),field(2,_,2)"), "f2_f3");
+	CHECK_STR(ev("str(f1_f2_f3__f5),field(-2,_,3)"), "f2_f3_");
+	CHECK_STR(ev("str(f1_f2_f3__f5),field(-3,_,0)"), "f1_f2_f3");
+	CHECK_STR(ev("str(f1_f2_f3__f5),field(4,_)"), "");
+	CHECK_STR(ev("str(f1_f2_f3__f5),field(9,_)"), "<none>");
+	CHECK_STR(ev("str(a.b:c),field(3,.:)"), "c");
+	CHECK_STR(ev("str(f1_f2_f3__f5),word(4,_)"), "f5");
+	CHECK_STR(ev("str(f1_f2_f3__f5),word(9,_)"), "");
+	CHECK_STR(ev("str(f1_f2_f3__f5),word(-1,_,0)"), "f1_f2_f3__f5");
+	CHECK_STR(ev("int(0),field(1,.)"), "0");
+	CHECK_PERR("str(a),field(0,.)", "Unexpected value 0 for index");
+	CHECK_PERR("str(a),field(1,)", "Empty separators list");
+	CHECK_PERR("str(a),word(0,.)", "Unexpected value 0 for index");
+	CHECK_PERR("str(a),word(1,)", "Empty separators list");
+}
+
+TEST(conv_dates)
+{
+	CHECK_STR(ev("int(0),utime('%Y-%m-%d %H:%M:%S')"), "1970-01-01 00:00:00");
+	CHECK_STR(ev("int(86400),utime(%Y-%m-%d,3600)"), "1970-01-02");
+	CHECK_STR(ev("int(0),utime(%Y,86400000)"), "1972");
+	CHECK_STR(ev("int(0),utime()"), "");
+	CHECK_STR(ev("int(43200),ltime(%Y)"), "1970");
+	CHECK_STR(ev("int(1700000000),http_date"), "Tue, 14 Nov 2023 22:13:20 GMT");
+	CHECK_STR(ev("int(1700000000),http_date(3600)"), "Tue, 14 Nov 2023 23:13:20 GMT");
+	CHECK_STR(ev("int(1700000000005),http_date(0,ms)"), "Tue, 14 Nov 2023 22:13:20.5 GMT");
+	CHECK_STR(ev("int(1700000000000005),http_date(0,us)"), "Tue, 14 Nov 2023 22:13:20.5 GMT");
+	CHECK_STR(ev("int(1700000000),http_date(0,s)"), "Tue, 14 Nov 2023 22:13:20 GMT");
+	CHECK_PERR("int(1),http_date(0,xs)", "expects 's', 'ms' or 'us', got 'xs'");
+}
+
+TEST(conv_json)
+{
+	CHECK_STR(ev("str('a\"b/c\\d'),json"), "a\\\"b\\/c\\\\d");
+	CHECK_STR(ev("str('\xc3\xa9'),json(utf8)"), "\\u00e9");
+	CHECK_STR(ev("str('\xc3\xa9'),json"), "\\u00c3\\u00a9");
+	CHECK_STR(ev("str('\xc3\xa9'),json(ascii)"), "\\u00c3\\u00a9");
+	CHECK_STR(ev("str('\xc3'),json(utf8)"), "<none>");
+	CHECK_STR(ev("str('a\xc3'),json(utf8s)"), "a");
+	CHECK_PERR("str(a),json(x)", "Unexpected input code type");
+}
+
+TEST(conv_json_query)
+{
+	CHECK_STR(ev("str('{\"a\":4}'),json_query('$.a')"), "4");
+	CHECK_STR(ev_type("str('{\"a\":4}'),json_query('$.a')"), "str");
+	CHECK_STR(ev("str('{\"a\":4}'),json_query('$.a',int),add(1)"), "5");
+	CHECK_STR(ev_type("str('{\"a\":4}'),json_query('$.a',int)"), "sint");
+	CHECK_STR(ev("str('{\"a\":\"x\\u0041\"}'),json_query('$.a')"), "xA");
+	CHECK_STR(ev("str('{\"a\":true}'),json_query('$.a')"), "1");
+	CHECK_STR(ev_type("str('{\"a\":true}'),json_query('$.a')"), "bool");
+	CHECK_STR(ev("str('{\"a\":null}'),json_query('$.a')"), "<none>");
+	CHECK_STR(ev("str('{\"a\":1.5}'),json_query('$.a')"), "1.5");
+	CHECK_STR(ev("str('{\"a\":1.5}'),json_query('$.a',int)"), "1");
+	CHECK_STR(ev("str('{\"a\":9007199254740993}'),json_query('$.a')"), "9.0072e+15");
+	CHECK_STR(ev("str('{\"a\":[10,20,{\"b\":\"deep\"}]}'),json_query('$.a[2].b')"), "deep");
+	CHECK_STR(ev("str('{\"my.key\":\"v\"}'),json_query('$.my\\.key')"), "v");
+	CHECK_STR(ev("str(garbage),json_query('$.a')"), "<none>");
+	CHECK_STR(ev("str('{}'),json_query(x)"), "<none>");
+	CHECK_PERR("str(a),json_query('$.a',str)", "output_type only supports \"int\"");
+}
+
+/* ---- hashes (conv_hash.c) ---- */
+
+TEST(conv_hashes)
+{
+	CHECK_STR(ev("str(a),crc32"), "3904355907");
+	CHECK_STR(ev("str(a),crc32(1)"), "1288200982");
+	CHECK_STR(ev("str(a),crc32(2)"), "1288200982");
+	CHECK_STR(ev("str(a),crc32c"), "3251651376");
+	CHECK_STR(ev("str(a),djb2"), "177670");
+	CHECK_STR(ev("str(a),sdbm"), "97");
+	CHECK_STR(ev("str(a),wt6"), "1900802597");
+	CHECK_STR(ev("str(a),wt6(1)"), "1986649387");
+	CHECK_STR(ev("str(a),xxh32"), "1426945110");
+	CHECK_STR(ev("str(a),xxh32(-1)"), "3443684653");
+	CHECK_STR(ev("str(a),xxh64"), "-3292477735350538661");
+	CHECK_STR(ev("str(a),xxh64(1)"), "-2395144786285869370");
+	CHECK_STR(ev("str(a),xxh3"), "-1817709641818812897");
+	CHECK_STR(ev("str(a),xxh3(5)"), "2854901637758732422");
+	CHECK_STR(ev("int(1),crc32"), "304476159"); /* the integer's 8 bytes */
+	CHECK_STR(ev_type("str(a),crc32"), "sint");
+}
+
+TEST(conv_digests)
+{
+	CHECK_STR(ev("str(a),sha1,hex"), "86F7E437FAA5A7FCE15D1DDCB9EAEAEA377667B8");
+	CHECK_STR(ev("str(a),sha2,hex"),
+		  "CA978112CA1BBDCAFAC231B39A23DC4DA786EFF8147C4E72B9807785AFEE48BB");
+	CHECK_STR(ev("str(a),sha2(224),hex"),
+		  "ABD37534C7D9A2EFB9465DE931CD7055FFDB8879563AE98078D6D6D5");
+	CHECK_STR(ev("str(a),sha2(512),hex"),
+		  "1F40FC92DA241694750979EE6CF582F2D5D7D28E18335DE05ABC54D0560E0F53"
+		  "02860C652BF08D560252AA5E74210546F369FBBBCE8C12CFC7957B2652FE9A75");
+	CHECK_STR(ev("str(a),digest(md5),hex"), "0CC175B9C0F1B6A831C399E269772661");
+	CHECK_STR(ev_type("str(a),sha1"), "bin");
+	CHECK_PERR("str(a),sha2(100)", "Unsupported number of bits: '100'");
+	CHECK_PERR("str(a),digest(nope)", "algorithm must be a valid OpenSSL message digest name");
+}
+
+TEST(conv_hmac)
+{
+	static const char *const mac =
+		"780C3DB4CE3DE5B9E55816FBA98F590631D96C075271B26976238D5F4444219B";
+
+	CHECK_STR(ev("str(a2V5),set-var(proc.hm_k)"), "a2V5");
+	CHECK_STR(ev("str(@@),set-var(proc.hm_bad)"), "@@");
+	CHECK_STR(ev("str(a),hmac(sha256,a2V5),hex"), mac);
+	CHECK_STR(ev("str(a),hmac(sha256,proc.hm_k),hex"), mac);
+	CHECK_STR(ev("str(a),hmac(sha256,proc.hm_bad),hex"), "<none>");
+	CHECK_STR(ev("str(a),hmac(sha256,proc.hm_none),hex"), "<none>");
+	CHECK_STR(ev("str(a),hmac(sha256,),length"), "32"); /* an empty key */
+	CHECK_PERR("str(a),hmac(nope,a2V5)", "algorithm must be a valid OpenSSL");
+	CHECK_PERR("str(a),hmac(sha256,@@@)", "failed to parse key : argument needs to be base64");
+}
