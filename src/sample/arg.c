@@ -263,6 +263,10 @@ struct arg *arg_parse_list(const char **str, uint8_t arg_min, const uint8_t *typ
 			}
 			p++;
 		}
+		if (*p != ')') { /* an empty optional argument followed by more, or the end */
+			snprintf(err, errsz, "missing closing ')' after arguments to '%s'", kw);
+			goto fail;
+		}
 		p++;
 	}
 	if (n < arg_min) {
