@@ -50,6 +50,10 @@ static inline void conv_set_str(struct sample *smp, int type, char *buf, size_t 
 	smp->flags &= ~SMP_F_CONST;
 }
 
+/* True when <name> (len bytes) is one of HAProxy's converters that this proxy does not
+ * provide yet (the parser then says so instead of "unknown converter"). */
+bool conv_unsupported(const char *name, size_t len);
+
 /* A small constant as a converter's <private> pointer, and back. */
 #define CONV_PRIV(v) ((void *)(uintptr_t)(v))
 #define CONV_PRIV_INT(p) ((int)(uintptr_t)(p))

@@ -531,6 +531,8 @@ static int parse_conv(struct sample_expr *e, const char **p, int *type,
 	if (!c) {
 		if (!n)
 			snprintf(err, errsz, "missing converter after ','");
+		else if (conv_unsupported(*p, n))
+			snprintf(err, errsz, "converter '%.*s' is not supported yet", (int)n, *p);
 		else
 			snprintf(err, errsz, "unknown converter '%.*s'", (int)n, *p);
 		return -1;

@@ -546,3 +546,20 @@ TEST(conv_hmac)
 	CHECK_PERR("str(a),hmac(nope,a2V5)", "algorithm must be a valid OpenSSL");
 	CHECK_PERR("str(a),hmac(sha256,@@@)", "failed to parse key : argument needs to be base64");
 }
+
+TEST(conv_unsupported_named)
+{
+	CHECK_PERR("str(a),jwt_verify(a,b)", "converter 'jwt_verify' is not supported yet");
+	CHECK_PERR("str(a),debug", "converter 'debug' is not supported yet");
+	CHECK_PERR("str(a),nope", "unknown converter 'nope'");
+}
+
+/* found by fuzz_expr: an empty optional argument at the end of the input */
+TEST(conv_unclosed_arguments)
+{
+	CHECK_PERR("str(a),crc32(", "missing closing ')'");
+	CHECK_PERR("str(a),bytes(1,", "missing closing ')'");
+	CHECK_PERR("str(a),be2hex(,,1)", "missing closing ')'");
+	CHECK_STR(ev("str(abc),bytes(1,)"), "bc");
+	CHECK_STR(ev("str(a),crc32()"), "3904355907");
+}
