@@ -1,4 +1,7 @@
-// FUZZ_SRCS: src/sample/*.c src/base/*.c src/cfg/cfg_msg.c src/http/h1_uri.c
+// FUZZ_SRCS: src/sample/sample.c src/sample/arg.c src/sample/conv*.c src/sample/map.c
+// FUZZ_SRCS: src/sample/pattern.c src/sample/strtree.c src/sample/iptree.c src/sample/regex.c
+// FUZZ_SRCS: src/sample/vars.c src/sample/logfmt.c src/sample/fetch_misc.c src/sample/codec.c
+// FUZZ_SRCS: src/sample/hash.c src/sample/json.c src/base/*.c src/cfg/cfg_msg.c
 // FUZZ_FLAGS: -DUSE_PCRE2 -DUSE_PCRE2_JIT -DUSE_OPENSSL -lpcre2-8 -lssl -lcrypto -lpthread
 /* libFuzzer target for sample expressions and converters: the input is parsed as an
  * expression ("fetch(args),conv(args)...") and as log-format strings (itself and "%[input]"),
