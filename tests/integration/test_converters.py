@@ -5,7 +5,8 @@ Owns: the outputs of every converter of the rules engine (numbers, strings, enco
 dates, JSON, hashes, digests, maps) on constant inputs, variables set by the set-var
 converter in the same string, request headers as JSON input, and the config errors of bad
 arguments and bad map files. Every case runs against Debian's haproxy too (reference mode)
-except those marked: `v32` where 2.6 has a bug fixed later.
+except those marked: `v32` where 2.6 has a bug fixed later, `ours` for converters this
+proxy refuses by name.
 """
 
 import pytest
@@ -13,7 +14,7 @@ import pytest
 import httpc
 from conftest import Proxy, free_port, run_haproxy
 
-# Sets proc.* variables through the set-var converter (the action may not be there).
+# Sets txn.* variables through the set-var converter, in the string that reads them.
 VARS = ("%[str(xyz),set-var(txn.v),bytes(0,0)]%[str(),set-var(txn.e),bytes(0,0)]"
         "%[int(42),set-var(txn.i),bytes(0,0)]%[str(abc),set-var(txn.b),bytes(0,0)]"
         "%[str(a2V5),set-var(txn.k),bytes(0,0)]")
@@ -39,7 +40,7 @@ CASES = [
     ("%[int(5),add(3)]", b"8"),
     ("%[int(5),add(-3)]", b"2"),
     ("%[int(5),sub(-3)]", b"8"),
-    pytest.param("%[int(-5),add(-3)]", b"-8", marks=V32),  # 2.6: LLONG_MAX (issue 2216)
+    pytest.param("%[int(-5),add(-3)]", b"-8", marks=V32),  # 2.6: LLONG_MAX (HAProxy bug 2216)
     pytest.param("%[int(-5),sub(3)]", b"-8", marks=V32),
     ("%[int(9223372036854775807),add(1)]", b"9223372036854775807"),
     ("%[int(-9223372036854775807),sub(2)]", b"-9223372036854775808"),
@@ -152,7 +153,8 @@ CASES = [
     ("%[int(1700000000),http_date(3600)]", b"Tue, 14 Nov 2023 23:13:20 GMT"),
     ("%[int(1700000000005),http_date(0,ms)]", b"Tue, 14 Nov 2023 22:13:20.5 GMT"),
     # JSON (the document comes in a header)
-    ("%[req.fhdr(x-json),json]", b'{\\"a\\":[10,20,{\\"b\\":\\"deep\\"}],\\"n\\":1.5,\\"t\\":true}'),
+    ("%[req.fhdr(x-json),json]",
+     b'{\\"a\\":[10,20,{\\"b\\":\\"deep\\"}],\\"n\\":1.5,\\"t\\":true}'),
     ("%[req.fhdr(x-json),json_query(\\$.a[2].b)]", b"deep"),
     ("%[req.fhdr(x-json),json_query(\\$.a[1],int),add(1)]", b"21"),
     ("%[req.fhdr(x-json),json_query(\\$.n)]", b"1.5"),
@@ -294,3 +296,18 @@ def test_converter_config_error(tmp_path, expr, msg):
     out = r.stdout + r.stderr
     assert msg.replace("@", str(tmp_path)) in out
     assert "bad.cfg:8" in out
+
+
+@pytest.mark.ours
+def test_converter_not_supported_yet(tmp_path):
+    """HAProxy converters this proxy lacks are refused by name, not as unknown words."""
+    cfg = ("defaults\n    mode http\n    timeout connect 2s\n    timeout client 10s\n"
+           "    timeout server 10s\nfrontend fe\n    bind 127.0.0.1:%d\n"
+           '    http-request return status 200 content-type text/plain '
+           'lf-string "%%[str(a),jwt_verify(HS256,k)]"\n' % free_port())
+    path = tmp_path / "bad.cfg"
+    path.write_text(cfg)
+    r = run_haproxy(["-c", "-f", str(path)])
+    assert r.returncode != 0
+    assert "bad.cfg:8" in r.stderr
+    assert "converter 'jwt_verify' is not supported yet" in r.stderr
