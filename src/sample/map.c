@@ -299,49 +299,6 @@ struct map_desc *map_get(const char *path, int match, int out_type, char *err, s
 	return m;
 }
 
-/* IPv4 inside IPv6 as HAProxy sees it: ::ffff:a.b.c.d, ::a.b.c.d and 6to4 2002:AABB:CCDD::
- */
-static bool map_v6_to_v4(const struct in6_addr *a6, struct in_addr *a4)
-{
-	static const uint8_t zero[10];
-	const uint8_t *b = a6->s6_addr;
-
-	if (!memcmp(b, zero, 10) && ((b[10] == 0xff && b[11] == 0xff) || (!b[10] && !b[11]))) {
-		memcpy(a4, b + 12, 4);
-		return true;
-	}
-	if (b[0] == 0x20 && b[1] == 0x02) {
-		memcpy(a4, b + 2, 4);
-		return true;
-	}
-	return false;
-}
-
-/* An address not found in its own family is tried in the other: IPv4 as ::ffff:a.b.c.d,
- * IPv6 holding an IPv4 address as that address. */
-static struct pattern *map_match_ip(const struct pat_set *ps, struct sample *smp)
-{
-	struct pattern *p = pat_match(ps, smp);
-	struct sample alt = *smp;
-
-	if (p || (smp->data.type != SMP_T_IPV4 && smp->data.type != SMP_T_IPV6))
-		return p;
-	if (smp->data.type == SMP_T_IPV4) {
-		memset(&alt.data.u.ipv6, 0, sizeof(alt.data.u.ipv6));
-		alt.data.u.ipv6.s6_addr[10] = alt.data.u.ipv6.s6_addr[11] = 0xff;
-		memcpy(&alt.data.u.ipv6.s6_addr[12], &smp->data.u.ipv4, 4);
-		alt.data.type = SMP_T_IPV6;
-	} else {
-		struct in_addr a4;
-
-		if (!map_v6_to_v4(&smp->data.u.ipv6, &a4))
-			return NULL;
-		alt.data.u.ipv4 = a4;
-		alt.data.type = SMP_T_IPV4;
-	}
-	return pat_match(ps, &alt);
-}
-
 /* map_regm: the value with \N replaced by the groups of the match */
 static int map_lookup_regm(const struct map_desc *m, struct sample *smp)
 {
@@ -372,7 +329,7 @@ int map_lookup(const struct map_desc *m, struct sample *smp)
 
 	if (m->match == PAT_MATCH_REGM)
 		return map_lookup_regm(m, smp);
-	p = m->match == PAT_MATCH_IP ? map_match_ip(&m->set, smp) : pat_match(&m->set, smp);
+	p = pat_match(&m->set, smp); /* the IP tree also finds IPv4 in IPv6 and the reverse */
 	if (!p)
 		return 0;
 	smp->data = *(const struct sample_data *)p->value;
