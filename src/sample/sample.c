@@ -552,8 +552,13 @@ static int parse_conv(struct sample_expr *e, const char **p, int *type,
 	ce->args = arg_parse_list(p, c->arg_min, c->arg_types, c->kw, pc, &nb, err, errsz);
 	if (nb < 0)
 		return -1;
-	if (c->val && c->val(ce->args, c->private, err, errsz) < 0)
+	if (c->val && c->val(ce->args, c->private, err, errsz) < 0) {
+		char msg[512];
+
+		snprintf(msg, sizeof(msg), "%s", err);
+		snprintf(err, errsz, "invalid args in converter '%s' : %s", c->kw, msg);
 		return -1;
+	}
 	if (c->out_type != SMP_T_ANY)
 		*type = c->out_type;
 	return 0;
