@@ -84,6 +84,7 @@ struct stream {
 	int err_status;           /* status of the error being sent, 0 if none */
 	int status;               /* status of the response sent to the client, 0 if none */
 	uint16_t tid;             /* thread owning the stream (its front connection's) */
+	uint8_t meth;             /* enum http_meth of the request, kept for response rules */
 	uint64_t req_start;       /* ms, when the request started (for timeout http-request) */
 	struct timer tmr;         /* queue, turnaround, http-request deadline */
 	struct list queue;        /* in a group queue of the backend while queued */

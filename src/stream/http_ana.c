@@ -9,8 +9,10 @@
 #include <sys/socket.h>
 #include <base/buf.h>
 #include <conn/connection.h>
+#include <base/freq_ctr.h>
 #include <event/loop.h>
 #include <http/h1.h>
+#include <http/meth.h>
 #include <http/status.h>
 #include <mux/h1.h>
 #include <proc/global-t.h>
@@ -154,7 +156,9 @@ static int ana_request(struct stream *s)
 	int ret;
 
 	CNT_INC(fe->fe_cnt, cum_req);
+	freq_ctr_inc(&fe->req_rate, now_ms());
 	s->flags |= SF_REQ_COUNTED;
+	s->meth = (uint8_t)http_meth_id(m->meth);
 	HA_OWNER_INC(&activity[tid].streams);
 	if ((m->flags & H1_MF_CONN_CLO) || (!(m->flags & H1_MF_VER_11) && !(m->flags & H1_MF_CONN_KAL)) ||
 	    (fe->options & PR_O_HTTP_CLO) || th_ctx->stopping)
@@ -179,6 +183,7 @@ static int ana_request(struct stream *s)
 		return stream_reply_error(s, 503, false);
 	s->be = be;
 	CNT_INC(be->be_cnt, cum_sess);
+	freq_ctr_inc(&be->be_sess_rate, now_ms());
 	if (be != fe && !run_req_rules(s, be, &ret))
 		return ret;
 	if ((fe->options | be->options) & (PR_O_HTTP_SCL | PR_O_HTTP_CLO))
