@@ -41,6 +41,8 @@ static struct proxy *choose_backend(struct stream *s)
 	struct switching_rule *r;
 	struct smp_ctx ctx;
 
+	if (list_empty(&fe->switching_rules))
+		goto no_rule;
 	act_smp_ctx(&ctx, s, fe, ACT_F_HTTP_REQ);
 	list_for_each_entry(r, &fe->switching_rules, list) {
 		char name[256];
@@ -60,6 +62,7 @@ static struct proxy *choose_backend(struct stream *s)
 			return be;
 		break;
 	}
+no_rule:
 	if (fe->defbe)
 		return fe->defbe;
 	return (fe->cap & PR_CAP_BE) ? fe : NULL;
@@ -138,6 +141,8 @@ static int run_req_rules(struct stream *s, struct proxy *px, int *ret)
 	struct act_rule *last = NULL;
 	enum act_return r = ACT_RET_CONT;
 
+	if (likely(!(px->rule_sets & PR_RS_HTTP_REQ)))
+		return 1; /* no rule costs nothing */
 	if (px->defpx && !list_empty(&px->defpx->http_req_rules))
 		r = act_rules_run(&px->defpx->http_req_rules, px, s, ACT_F_HTTP_REQ, &last);
 	if (r == ACT_RET_CONT && !(last && last->action))
@@ -307,6 +312,26 @@ static int run_res_rules(struct stream *s, struct proxy *px, int from, int *ret)
 	}
 }
 
+/* http-response rules of the backend then the frontend, then http-after-response rules
+ * in the same order. Returns 1 to go on. */
+static int run_all_res_rules(struct stream *s, int *ret)
+{
+	static const struct {
+		int from;
+		uint32_t set;
+	} sets[] = { { ACT_F_HTTP_RES, PR_RS_HTTP_RES }, { ACT_F_HTTP_AFTER, PR_RS_HTTP_AFTER } };
+
+	for (size_t i = 0; i < sizeof(sets) / sizeof(sets[0]); i++) {
+		if ((s->be->rule_sets & sets[i].set) &&
+		    !run_res_rules(s, s->be, sets[i].from, ret))
+			return 0;
+		if (s->fe != s->be && (s->fe->rule_sets & sets[i].set) &&
+		    !run_res_rules(s, s->fe, sets[i].from, ret))
+			return 0;
+	}
+	return 1;
+}
+
 /* Connection header of the response: "upgrade" for a 101 only (a 2xx to CONNECT carries
  * none), "close" whenever the client connection closes after it, HTTP/1.0 clients
  * included, and "keep-alive" to a 1.0 client that keeps it. */
@@ -354,13 +379,8 @@ static int ana_response(struct stream *s)
 	if (th_ctx->stopping)
 		s->flags |= SF_FRONT_CLOSE;
 
-	if (!run_res_rules(s, s->be, ACT_F_HTTP_RES, &ret))
-		return ret;
-	if (s->fe != s->be && !run_res_rules(s, s->fe, ACT_F_HTTP_RES, &ret))
-		return ret;
-	if (!run_res_rules(s, s->be, ACT_F_HTTP_AFTER, &ret))
-		return ret;
-	if (s->fe != s->be && !run_res_rules(s, s->fe, ACT_F_HTTP_AFTER, &ret))
+	if (unlikely((s->fe->rule_sets | s->be->rule_sets) & (PR_RS_HTTP_RES | PR_RS_HTTP_AFTER)) &&
+	    !run_all_res_rules(s, &ret))
 		return ret;
 	if (h1_write_response(&f->obuf, m, rsp_conn_hdr(s, tunnel)) < 0)
 		return stream_server_error(s, 502);
