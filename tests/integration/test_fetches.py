@@ -10,6 +10,7 @@ process facts, and where a fetch may be used (config errors). The expectations a
 `ours`, with the reason.
 """
 
+import base64
 import os
 import re
 import socket
@@ -24,10 +25,11 @@ DEFAULTS = ["defaults", "    mode http", "    timeout connect 2s", "    timeout 
             "    timeout server 5s"]
 
 
-def cfg_text(port, body_rule, lines=(), glob=(), servers=(), section="listen px", tail=()):
-    """A config: global lines, the defaults, a section bound on port with lines, servers
-    (name, port, opts) and finally body_rule."""
-    out = ["global"] + ["    " + g for g in glob] + DEFAULTS
+def cfg_text(port, body_rule, lines=(), glob=(), servers=(), section="listen px", tail=(),
+             pre=()):
+    """A config: global lines, sections <pre> (lines as written), the defaults, a section
+    bound on port with lines, servers (name, port, opts) and finally body_rule."""
+    out = ["global"] + ["    " + g for g in glob] + list(pre) + DEFAULTS
     out += [section, "    bind 127.0.0.1:%d" % port]
     out += ["    " + x for x in lines]
     out += ["    server %s 127.0.0.1:%d %s" % s for s in servers]
@@ -66,7 +68,7 @@ class Probe:
     header (HAProxy's http-response return no longer sees the server's response)."""
 
     def __init__(self, proxy, exprs, lines=(), glob=(), servers=(), response=False,
-                 section="listen px"):
+                 section="listen px", pre=()):
         self.exprs = list(exprs)
         self.response = response
         self.port, self.fport = free_port(), free_port()
@@ -82,10 +84,10 @@ class Probe:
                             for i in range(len(exprs)))
             ret = 'http-request return status 200 content-type text/plain lf-string "%s"'
             rule, frule = ret % lf_body(self.exprs), ret % found
-        self.p = proxy(cfg_text(self.port, rule, lines, glob, servers, section),
+        self.p = proxy(cfg_text(self.port, rule, lines, glob, servers, section, pre=pre),
                        ports=[self.port], name="values")
         self.f = proxy(cfg_text(self.fport, frule, list(lines) + marks, glob, servers,
-                                section), ports=[self.fport], name="found")
+                                section, pre=pre), ports=[self.fport], name="found")
 
     def values(self, raw, port=None):
         r = send(port or self.port, raw)
@@ -636,3 +638,67 @@ def test_response_body_present(proxy, backend, port):
     blen, bsize, rlen = r.header("x-b").split(":")
     assert bsize == "14" and int(blen) in range(15) and int(rlen) > int(blen)
     assert (r.header("x-m") == "1") == (int(blen) >= 5)
+
+
+# ---- authentication ----
+
+AUTH_EXPRS = ["http_auth(L)", "http_auth_type", "http_auth_user", "http_auth_pass",
+              "http_auth_bearer", "http_auth_bearer(x-tok)"]
+
+
+def basic(cred):
+    return "Authorization: Basic %s\n" % base64.b64encode(cred.encode()).decode()
+
+
+# with a header named, http_auth_bearer is found empty when that header has no token
+AUTH_CASES = [
+    ("", [None] * 5 + [""], ""),
+    (basic("alice:pa"), ["1", "Basic", "alice", "pa", None, ""], "alice"),
+    (basic("alice:bad"), ["0", "Basic", "alice", "bad", None, ""], ""),
+    (basic("bob:pb").replace("Basic", "basic"), ["1", "Basic", "bob", "pb", None, ""], "bob"),
+    (basic("carol:x:y"), ["0", "Basic", "carol", "x:y", None, ""], ""),
+    ("Authorization: Bearer abc.def\n", [None, "Bearer", None, None, "abc.def", ""], ""),
+    ("Authorization: Digest x=1\n", [None] * 5 + [""], ""),
+    ("Authorization: Basic !!!\n", [None] * 5 + [""], ""),
+    (basic("nocolon"), [None] * 5 + [""], ""),
+    ("X-Tok: Bearer tt\n", [None] * 5 + ["tt"], ""),
+]
+
+USERLIST = ["userlist L", "    group G1", "    group G2", "    group G3",
+            "    user alice insecure-password pa groups G3,G1",
+            "    user bob insecure-password pb"]
+
+
+def test_http_auth_fetches(proxy):
+    """http_auth and the Authorization readers; http_auth_group renders the user's name
+    once the credentials are valid (an ACL must name groups: tested below)."""
+    pr = Probe(proxy, AUTH_EXPRS, pre=USERLIST)
+    port = free_port()
+    proxy(cfg_text(port, 'http-request return status 200 content-type text/plain '
+                         'lf-string "%[http_auth_group(L)]"', pre=USERLIST), ports=[port])
+    for hdrs, want, group in AUTH_CASES:
+        raw = crlf("GET / HTTP/1.1\nHost: h\n%s\n" % hdrs)
+        pr.check(raw, dict(zip(AUTH_EXPRS, want)))
+        assert send(port, raw).body == group.encode()
+
+
+def test_http_auth_group_acl(proxy, port):
+    """Under an ACL, http_auth_group tests the user's groups against the patterns."""
+    cfg = "\n".join(["global"] + USERLIST + DEFAULTS + [
+        "listen px", "    bind 127.0.0.1:%d" % port,
+        "    http-request return status 201 if { http_auth_group(L) G1 }",
+        "    http-request return status 202 if { http_auth_group(L) G2 G3 }",
+        "    http-request return status 401 unless { http_auth(L) }",
+        "    http-request return status 200"]) + "\n"
+    proxy(cfg, ports=[port])
+    assert send(port, crlf("GET / HTTP/1.1\nHost: h\n%s\n" % basic("alice:pa"))).status == 201
+    assert send(port, crlf("GET / HTTP/1.1\nHost: h\n%s\n" % basic("alice:no"))).status == 401
+    assert send(port, crlf("GET / HTTP/1.1\nHost: h\n%s\n" % basic("bob:pb"))).status == 200
+    assert send(port, crlf("GET / HTTP/1.1\nHost: h\n\n")).status == 401
+
+
+def test_unknown_userlist_is_an_error(tmp_path):
+    path = tmp_path / "u.cfg"
+    path.write_text(cfg_text(free_port(), "http-request deny if { http_auth(nope) }"))
+    r = run_haproxy(["-c", "-f", str(path)])
+    assert r.returncode != 0
