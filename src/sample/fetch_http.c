@@ -362,7 +362,13 @@ static bool smp_body(struct sample *smp, bool res, struct body_view *bv)
 	const struct h1_msg *m = res ? smp_rsp(smp) : smp_req(smp);
 	const struct conn *c = !s ? NULL : res ? s->back : s->front;
 
-	if (!m || !c || !body_get(m, &c->ibuf, c->flags & (CO_FL_RD_EOF | CO_FL_ERROR), bv))
+	if (!m || !c)
+		return false;
+	if (res && h1_resp_bodyless(m->status, s->meth == HTTP_METH_HEAD)) {
+		*bv = (struct body_view){ .data = ist2(b_head(&c->ibuf), 0), .complete = true };
+		return true;
+	}
+	if (!body_get(m, &c->ibuf, c->flags & (CO_FL_RD_EOF | CO_FL_ERROR), bv))
 		return false;
 	if (!bv->complete && b_room(&c->ibuf) && !(c->flags & (CO_FL_RD_EOF | CO_FL_ERROR)))
 		smp->flags |= SMP_F_MAY_CHANGE;

@@ -610,6 +610,16 @@ def test_current_timeouts(proxy, backend, port):
     assert r.header("x-rsp") == "7000/9000" and backend.last().header("x-req") == "0/0"
 
 
+def test_method_in_response_rules(proxy, backend, port):
+    """Once the request is sent, only the eight standard methods remain known."""
+    cfg = cfg_text(port, "http-response set-header x-m <%[method]>",
+                   servers=[(backend.name, backend.port, "")])
+    proxy(cfg, ports=[port])
+    got = [send(port, crlf("%s / HTTP/1.1\nHost: h\nContent-Length: 0\n\n" % m)).header("x-m")
+           for m in ("GET", "PURGE", "POST", "PATCH", "OPTIONS")]
+    assert got == ["<GET>", "<>", "<POST>", "<>", "<OPTIONS>"]
+
+
 def test_hdr_acl_follows_direction(proxy, backend, port):
     """hdr() and cookie() read the request in request rules and the response in response
     rules (the ACL keyword hdr, unlike the fetch, is request-only in HAProxy)."""
