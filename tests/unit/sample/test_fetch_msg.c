@@ -18,11 +18,18 @@
 #define TM_MAX_HDR 32
 
 struct tm_req {
-	struct stream s;
+	struct stream *s; /* ends with a flexible array: allocated apart */
 	struct h1_hdr hdr[TM_MAX_HDR];
 	char raw[1024];
 	struct smp_ctx ctx;
 };
+
+static void tm_free(struct tm_req *t)
+{
+	if (t)
+		free(t->s);
+	free(t);
+}
 
 /* Parses <raw> (LF line ends, sent as CRLF) as the request of a bare stream. */
 static struct tm_req *tm_parse(const char *raw)
@@ -31,20 +38,22 @@ static struct tm_req *tm_parse(const char *raw)
 	struct h1_limits lim = { .max_hdr_block = sizeof(t->raw), .max_hdr = TM_MAX_HDR };
 	size_t n = 0;
 
-	if (!t)
+	if (!t || !(t->s = calloc(1, sizeof(*t->s)))) {
+		free(t);
 		return NULL;
+	}
 	for (; *raw && n + 2 < sizeof(t->raw); raw++) {
 		if (*raw == '\n')
 			t->raw[n++] = '\r';
 		t->raw[n++] = *raw;
 	}
-	t->s.req.hdr = t->hdr;
-	t->s.req.max_hdr = TM_MAX_HDR;
-	if (h1_parse_headers(t->raw, n, &t->s.req, false, &lim) <= 0) {
-		free(t);
+	t->s->req.hdr = t->hdr;
+	t->s->req.max_hdr = TM_MAX_HDR;
+	if (h1_parse_headers(t->raw, n, &t->s->req, false, &lim) <= 0) {
+		tm_free(t);
 		return NULL;
 	}
-	t->ctx.strm = &t->s;
+	t->ctx.strm = t->s;
 	t->ctx.opt = SMP_OPT_DIR_REQ | SMP_OPT_FINAL;
 	return t;
 }
@@ -139,7 +148,7 @@ TEST(fetch_msg_single_values)
 	CHECK_STR(tm_eval(t, "url32", b, sizeof(b)), "1148419101");
 	CHECK_STR(tm_eval(t, "query", b, sizeof(b)), "a=1&b=2;c=3&a=4");
 	CHECK_STR(tm_eval(t, "method", b, sizeof(b)), "GET");
-	free(t);
+	tm_free(t);
 }
 
 TEST(fetch_msg_acl_walks)
@@ -161,7 +170,7 @@ TEST(fetch_msg_acl_walks)
 	CHECK_STR(tm_walk(t, "url_param(a)", b, sizeof(b)), "1|4");
 	CHECK_STR(tm_walk(t, "url_param", b, sizeof(b)), "1|2|3|4");
 	CHECK_STR(tm_walk(t, "req.hdr(nope)", b, sizeof(b)), "");
-	free(t);
+	tm_free(t);
 }
 
 TEST(fetch_msg_conditions)
@@ -201,5 +210,5 @@ TEST(fetch_msg_conditions)
 			test_fail(__FILE__, __LINE__, "case %zu: expected %d", i, cases[i].want);
 		acl_cond_free(c);
 	}
-	free(t);
+	tm_free(t);
 }
