@@ -71,6 +71,9 @@ enum stream_state {
 				   * no more request bytes, its response may still come */
 #define SF_REQ_COUNTED    0x1000  /* counted in the frontend's requests: its final status
 				   * is counted at the end */
+#define SF_BODY_RULES    0x2000  /* option http-buffer-request on the frontend: the body is
+				   * awaited before the request rules, which then run (as
+				   * HAProxy's body analyzer precedes them) */
 
 struct stream {
 	struct conn *front;

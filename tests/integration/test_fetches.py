@@ -310,6 +310,25 @@ def test_request_body(proxy):
              dict(zip(exprs, ["", "0", "0", None, None, None, "GET"])))
 
 
+def test_buffered_body_seen_by_the_rules(proxy, port):
+    """With option http-buffer-request, the frontend's rules run once the body is in, even
+    when it arrives after the headers (chunked too)."""
+    cfg = cfg_text(port, 'http-request return status 200 content-type text/plain '
+                         'lf-string "<%[req.body]><%[req.body_param(k)]>"',
+                   ["option http-buffer-request"])
+    proxy(cfg, ports=[port])
+    for head, parts in [
+            ("Content-Length: 7", [b"k=v", b"&x=1"]),
+            ("Transfer-Encoding: chunked", [b"3\r\nk=v\r\n", b"4\r\n&x=1\r\n0\r\n\r\n"])]:
+        with httpc.connect(port) as s:
+            s.sendall(crlf("POST / HTTP/1.1\nHost: h\n%s\n\n" % head))
+            for part in parts:
+                time.sleep(0.2)
+                s.sendall(part)
+            r = httpc.read_response(Reader(s), "POST")
+        assert r.body == b"<k=v&x=1><v>"
+
+
 @pytest.mark.ours
 def test_req_len_counts_raw_bytes(proxy, port):
     """req.len: the bytes of the request in the buffer as received (HAProxy 2.6 counts its
