@@ -71,6 +71,9 @@ enum stream_state {
 				   * no more request bytes, its response may still come */
 #define SF_REQ_COUNTED    0x1000  /* counted in the frontend's requests: its final status
 				   * is counted at the end */
+#define SF_BODY_RULES    0x2000  /* option http-buffer-request on the frontend: the body is
+				   * awaited before the request rules, which then run (as
+				   * HAProxy's body analyzer precedes them) */
 
 struct stream {
 	struct conn *front;
@@ -84,6 +87,7 @@ struct stream {
 	int err_status;           /* status of the error being sent, 0 if none */
 	int status;               /* status of the response sent to the client, 0 if none */
 	uint16_t tid;             /* thread owning the stream (its front connection's) */
+	uint8_t meth;             /* enum http_meth of the request, kept for response rules */
 	uint64_t req_start;       /* ms, when the request started (for timeout http-request) */
 	struct timer tmr;         /* queue, turnaround, http-request deadline */
 	struct list queue;        /* in a group queue of the backend while queued */

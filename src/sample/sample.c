@@ -438,6 +438,8 @@ static const struct use_name use_names[] = {
 	{ SMP_USE_HRQHV, SMP_VAL_REQ_CNT | SMP_VAL_HRQ_HDR | SMP_VAL_LOG_END,
 	  "HTTP request headers" },
 	{ SMP_USE_HRQBO, SMP_VAL_REQ_CNT | SMP_VAL_HRQ_HDR, "HTTP request body" },
+	{ SMP_USE_BKEND, SMP_VAL_BE | SMP_VAL_RES_CNT | SMP_VAL_HRS_HDR | SMP_VAL_LOG_END |
+				 SMP_VAL_CHECK, "backend" },
 	{ SMP_USE_SERVR, SMP_VAL_RES_CNT | SMP_VAL_HRS_HDR | SMP_VAL_LOG_END | SMP_VAL_CHECK,
 	  "server" },
 	{ SMP_USE_L6RES, SMP_VAL_RES_CNT | SMP_VAL_HRS_HDR, "response buffer contents" },
@@ -447,19 +449,30 @@ static const struct use_name use_names[] = {
 	{ SMP_USE_L4CLI, ~(uint32_t)(SMP_VAL_CFG | SMP_VAL_CHECK), "client connection" },
 };
 
+/* As in HAProxy, a fetch is valid where any of the sources it declares is available
+ * ("hdr" reads the request in request rules and the response in response rules). Only
+ * SMP_USE_BKEND looks at the SMP_VAL_BE modifier: the rule's proxy has a backend side. */
 int sample_check_use(uint32_t use, uint32_t where, char *err, size_t errsz)
 {
 	uint32_t w = where & ~SMP_VAL_BE;
+	const char *missing = NULL;
 
-	if (!w)
+	if (!w || (use & SMP_USE_INTRN))
 		return 0;
 	for (size_t i = 0; i < sizeof(use_names) / sizeof(use_names[0]); i++) {
-		if (!(use & use_names[i].use) || (use_names[i].where & w))
+		const struct use_name *u = &use_names[i];
+
+		if (!(use & u->use))
 			continue;
-		snprintf(err, errsz, "%s", use_names[i].name);
-		return -1;
+		if (u->where & (u->use == SMP_USE_BKEND ? where : w))
+			return 0;
+		if (!missing)
+			missing = u->name;
 	}
-	return 0;
+	if (!missing)
+		return 0;
+	snprintf(err, errsz, "%s", missing);
+	return -1;
 }
 
 /* ---- parsing ---- */

@@ -9,8 +9,10 @@
 #include <sys/socket.h>
 #include <base/buf.h>
 #include <conn/connection.h>
+#include <base/freq_ctr.h>
 #include <event/loop.h>
 #include <http/h1.h>
+#include <http/meth.h>
 #include <http/status.h>
 #include <mux/h1.h>
 #include <proc/global-t.h>
@@ -151,15 +153,18 @@ static int run_req_rules(struct stream *s, struct proxy *px, int *ret)
 	return 0;
 }
 
+static int ana_request_rules(struct stream *s);
+
 /* The request headers are complete and valid: run the request analyzers. */
 static int ana_request(struct stream *s)
 {
 	struct h1_msg *m = &s->req;
-	struct proxy *fe = s->fe, *be;
-	int ret;
+	struct proxy *fe = s->fe;
 
 	CNT_INC(fe->fe_cnt, cum_req);
+	freq_ctr_inc(&fe->req_rate, now_ms());
 	s->flags |= SF_REQ_COUNTED;
+	s->meth = (uint8_t)http_meth_id(m->meth);
 	HA_OWNER_INC(&activity[tid].streams);
 	if ((m->flags & H1_MF_CONN_CLO) || (!(m->flags & H1_MF_VER_11) && !(m->flags & H1_MF_CONN_KAL)) ||
 	    (fe->options & PR_O_HTTP_CLO) || th_ctx->stopping)
@@ -177,6 +182,23 @@ static int ana_request(struct stream *s)
 		CNT_INC(fe->fe_cnt, intercepted);
 		return stream_reply_error(s, 200, false);
 	}
+	if ((fe->options & PR_O_BUF_REQ) && !s->reqx.done) {
+		/* the rules see the whole body (req.body...): wait for it first */
+		s->flags |= SF_BODY_RULES;
+		s->state = SS_REQ_BODY_WAIT;
+		return 1;
+	}
+	return ana_request_rules(s);
+}
+
+/* The request rules and the backend choice, the body being in the buffer when the
+ * frontend buffers requests; then the body wait of a backend that does, or the connection
+ * to a server. */
+static int ana_request_rules(struct stream *s)
+{
+	struct proxy *fe = s->fe, *be;
+	int ret;
+
 	if (!run_req_rules(s, fe, &ret))
 		return ret;
 	be = choose_backend(s);
@@ -184,6 +206,7 @@ static int ana_request(struct stream *s)
 		return stream_reply_error(s, 503, false);
 	s->be = be;
 	CNT_INC(be->be_cnt, cum_sess);
+	freq_ctr_inc(&be->be_sess_rate, now_ms());
 	if (be != fe && !run_req_rules(s, be, &ret))
 		return ret;
 	if ((fe->options | be->options) & (PR_O_HTTP_SCL | PR_O_HTTP_CLO))
@@ -193,7 +216,7 @@ static int ana_request(struct stream *s)
 		return stream_reply_error(s, 500, false);
 	}
 	s->reqx.no_delay = !!((fe->options | be->options) & PR_O_HTTP_NO_DELAY);
-	if (((fe->options | be->options) & PR_O_BUF_REQ) && !s->reqx.done) {
+	if ((be->options & PR_O_BUF_REQ) && !s->reqx.done && !(fe->options & PR_O_BUF_REQ)) {
 		s->state = SS_REQ_BODY_WAIT;
 		return 1;
 	}
@@ -262,6 +285,10 @@ int ana_wait_body(struct stream *s)
 		if (f->flags & (CO_FL_RD_EOF | CO_FL_ERROR))
 			return stream_abort(s);
 		return 0;
+	}
+	if (s->flags & SF_BODY_RULES) {
+		s->flags &= ~SF_BODY_RULES;
+		return ana_request_rules(s);
 	}
 	return stream_connect_server(s);
 }
