@@ -133,6 +133,14 @@ int backend_assign(struct stream *s, struct server *avoid, bool front_of_queue)
 	bool all_full = false;
 	struct server *srv = NULL;
 
+	/* stick match: the stored server while it has a free slot (without per-server
+	 * queues, a full one is left to the load balancer), not counted as a pick */
+	if (unlikely(s->srv_force) && !avoid && srv_take_slot(s->srv_force)) {
+		s->srv = s->srv_force;
+		HA_ATOMIC_UPDATE_MAX(&be->beconn_max, HA_ATOMIC_INC(&be->beconn));
+		s->flags |= SF_HAS_SLOT;
+		return ASSIGN_OK;
+	}
 	/* the pick saw a free slot, but another thread may take it first: the slot is
 	 * taken with a CAS against maxconn, and a lost race picks again */
 	for (int tries = 0; tries < 4; tries++) {

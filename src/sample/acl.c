@@ -215,8 +215,12 @@ struct acl_expr *acl_parse_expr(char **args, int nargs, const struct smp_parse_c
 		if (acl_load_file(&e->pat, args[f.files[k]], f.pflags & ACL_F_MAPFILE, err, errsz) < 0)
 			goto fail;
 	for (; i < nargs; i++) {
+		int o = PAT_OP_NONE;
+
+		/* an operator applies to the values that follow it */
 		if ((match == PAT_MATCH_INT || match == PAT_MATCH_LEN) &&
-		    (op = pat_int_op_by_name(args[i])) != PAT_OP_NONE) {
+		    (o = pat_int_op_by_name(args[i])) != PAT_OP_NONE) {
+			op = o;
 			if (i + 1 >= nargs) {
 				snprintf(err, errsz, "missing value after operator '%s'", args[i]);
 				goto fail;
@@ -574,8 +578,12 @@ static enum acl_test_res acl_expr_exec(const struct acl_expr *e, const struct sm
 		}
 		if (pat_match(&e->pat, &smp))
 			return ACL_TEST_PASS;
-		if (!(smp.flags & SMP_F_NOT_LAST))
+		if (!(smp.flags & SMP_F_NOT_LAST)) {
+			/* no match yet on data that may still grow (req.len...): ask again */
+			if ((smp.flags & SMP_F_MAY_CHANGE) && !(ctx->opt & SMP_OPT_FINAL))
+				return ACL_TEST_MISS;
 			return ACL_TEST_FAIL;
+		}
 		smp.flags = SMP_F_ITER;
 	}
 }
