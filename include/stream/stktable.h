@@ -15,19 +15,27 @@
 #include <stream/stktable-t.h>
 
 /* How a data type takes its arguments in a "store" list. */
-#define STK_ARG_NONE      0       /* conn_cnt */
-#define STK_ARG_PERIOD    1       /* http_req_rate(P) */
-#define STK_ARG_NB        2       /* gpc(N) */
-#define STK_ARG_NB_PERIOD 3       /* gpc_rate(N,P) */
+#define STK_ARG_NONE 0	    /* conn_cnt */
+#define STK_ARG_PERIOD 1    /* http_req_rate(P) */
+#define STK_ARG_NB 2	    /* gpc(N) */
+#define STK_ARG_NB_PERIOD 3 /* gpc_rate(N,P) */
 
 struct stk_dt_info {
 	const char *name;
-	uint8_t std;              /* enum stk_std */
-	uint8_t arg;              /* STK_ARG_* */
+	uint8_t std; /* enum stk_std */
+	uint8_t arg; /* STK_ARG_* */
 };
 
 extern const struct stk_dt_info stk_dt_info[STK_DT_TYPES];
-extern struct stktable *stktables; /* every table, declaration order */
+extern struct stktable *stktables; /* every table, the latest declared first */
+
+/* Bytes of one element of a type stored as <std> (enum stk_std). */
+static inline size_t stk_std_size(int std)
+{
+	return std == STK_STD_RATE			    ? sizeof(struct stk_rate)
+	       : (std == STK_STD_ULL || std == STK_STD_PTR) ? 8
+							    : 4;
+}
 
 /* The data type named name[0..len), or -1. */
 int stk_dt_find(const char *name, size_t len);
@@ -43,7 +51,7 @@ struct stktable *stktable_new(const char *id, const char *file, int line, struct
 void stktable_store(struct stktable *t, int dt, uint32_t nb, uint32_t period);
 /* Lays entries out and allocates the shards; after every store. */
 int stktable_init(struct stktable *t);
-/* Appends <t> to the list of tables; the list owns it from then on. */
+/* Adds <t> to the list of tables; the list owns it from then on. */
 void stktable_register(struct stktable *t);
 struct stktable *stktable_find(const char *id);
 /* Frees a table and its entries (no thread may use it). */

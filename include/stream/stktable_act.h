@@ -14,10 +14,14 @@
 #include <stream/stktable-t.h>
 #include <stream/stream-t.h>
 
-/* True when <s> or its session tracks some entry. */
+/* Set at parse time by the first track-sc or stick rule: without any, the stream layer's
+ * checks cost one load and a branch. */
+extern bool stk_used;
+
+/* True when <s> or its session tracks some entry or keeps a stick store. */
 static inline bool stk_tracking(const struct stream *s)
 {
-	return s->stk || s->front->stk;
+	return __builtin_expect(stk_used, 0) && (s->stk || s->front->stk);
 }
 
 /* The slot <n> of <s>: the stream's own when it tracks one there, else its session's;

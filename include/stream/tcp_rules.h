@@ -13,17 +13,32 @@
 #include <stream/stream-t.h>
 
 /* Results of the content rule runners. */
-#define TCP_RULES_GONE (-1)       /* the rules closed the exchange: *ret is the step result */
-#define TCP_RULES_WAIT 0          /* the rules wait for more data (s->tcp_next: where) */
-#define TCP_RULES_CONT 1          /* go on with the exchange */
+#define TCP_RULES_GONE (-1) /* the rules closed the exchange: *ret is the step result */
+#define TCP_RULES_WAIT 0    /* the rules wait for more data (s->tcp_next: where) */
+#define TCP_RULES_CONT 1    /* go on with the exchange */
 
 /* True while content rules run on data that may still grow (not final): an action whose
  * key may change then waits instead of deciding. */
 bool tcp_rules_partial(void);
 
+/* Set at parse time when some proxy has content rules of that direction: without any, the
+ * request path pays one load and a branch. */
+extern bool tcp_req_content_used;
+extern bool tcp_res_content_used;
+
 /* True when <px> (or its named defaults section) has rules of that set. */
-bool tcp_has_req_content(const struct proxy *px);
-bool tcp_has_res_content(const struct proxy *px);
+bool tcp_px_has_req_content(const struct proxy *px);
+bool tcp_px_has_res_content(const struct proxy *px);
+
+static inline bool tcp_has_req_content(const struct proxy *px)
+{
+	return __builtin_expect(tcp_req_content_used, 0) && tcp_px_has_req_content(px);
+}
+
+static inline bool tcp_has_res_content(const struct proxy *px)
+{
+	return __builtin_expect(tcp_res_content_used, 0) && tcp_px_has_res_content(px);
+}
 
 /* Runs the tcp-request content rules of <px> on <s> (again from s->tcp_next after a wait);
  * <final> when no more data will make a difference. Returns a TCP_RULES_* code; on

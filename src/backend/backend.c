@@ -133,18 +133,15 @@ int backend_assign(struct stream *s, struct server *avoid, bool front_of_queue)
 	bool all_full = false;
 	struct server *srv = NULL;
 
-	/* stick match: the stored server while it has a free slot (without per-server
-	 * queues, a full one is left to the load balancer), not counted as a pick */
-	if (unlikely(s->srv_force) && !avoid && srv_take_slot(s->srv_force)) {
-		s->srv = s->srv_force;
-		HA_ATOMIC_UPDATE_MAX(&be->beconn_max, HA_ATOMIC_INC(&be->beconn));
-		s->flags |= SF_HAS_SLOT;
-		return ASSIGN_OK;
-	}
+	/* stick match: the stored server first, while it has a free slot (without per-server
+	 * queues, a full one is left to the load balancer); not counted as a pick */
+	struct server *force = avoid ? NULL : s->srv_force;
+
 	/* the pick saw a free slot, but another thread may take it first: the slot is
 	 * taken with a CAS against maxconn, and a lost race picks again */
 	for (int tries = 0; tries < 4; tries++) {
-		srv = lb_pick(be, avoid, &all_full);
+		srv = unlikely(force) ? force : lb_pick(be, avoid, &all_full);
+		force = NULL;
 		if (!srv || srv_take_slot(srv))
 			break;
 		srv = NULL;
@@ -154,7 +151,8 @@ int backend_assign(struct stream *s, struct server *avoid, bool front_of_queue)
 		s->srv = srv;
 		HA_ATOMIC_UPDATE_MAX(&be->beconn_max, HA_ATOMIC_INC(&be->beconn));
 		s->flags |= SF_HAS_SLOT;
-		if (!front_of_queue) /* HAProxy hands a dequeued stream the released slot */
+		/* HAProxy hands a dequeued stream the released slot */
+		if (!front_of_queue && srv != s->srv_force)
 			CNT_INC(srv->cnt, cum_lbconn);
 		return ASSIGN_OK;
 	}

@@ -196,8 +196,9 @@ static int req_inspect(struct stream *s, struct proxy *px, bool expired, int *re
 	return 0;
 }
 
-/* The backend is chosen and its content rules ran: its request rules, then the server. */
-static int ana_request_be(struct stream *s)
+/* The backend is chosen and its content rules ran: its request rules, then the server.
+ * Inlined into both callers: the plain path keeps the cost of one function. */
+static inline __attribute__((always_inline)) int ana_request_be(struct stream *s)
 {
 	struct proxy *fe = s->fe, *be = s->be;
 	int ret;
@@ -220,7 +221,7 @@ static int ana_request_be(struct stream *s)
 
 /* The frontend's content rules let the request in: count it, run the frontend's request
  * rules, choose the backend and run its content rules. */
-static int ana_request_http(struct stream *s)
+static inline __attribute__((always_inline)) int ana_request_http(struct stream *s)
 {
 	struct h1_msg *m = &s->req;
 	struct proxy *fe = s->fe, *be;
@@ -272,7 +273,12 @@ static int ana_request(struct stream *s)
 
 int ana_inspect(struct stream *s, bool expired)
 {
+	struct buf *ib = &s->front->ibuf;
 	int ret;
+
+	/* more of the body may decide: read while it cannot move the parsed headers */
+	while (!(ib->head && b_room(ib) < 1024) && conn_recv(s->front) > 0)
+		;
 
 	if (!req_inspect(s, s->be ? s->be : s->fe, expired, &ret))
 		return ret;
@@ -426,7 +432,7 @@ static int ana_response(struct stream *s)
 		s->flags |= SF_FRONT_CLOSE | SF_BACK_CLOSE;
 	if (s->srv)
 		CNT_INC(s->srv->cnt, rsp[status_class(m->status)]);
-	if (unlikely(stk_tracking(s)) && m->status >= 400 && m->status < 600 &&
+	if (m->status >= 400 && unlikely(stk_tracking(s)) && m->status < 600 &&
 	    m->status != 501 && m->status != 505)
 		stk_count_http(s, m->status < 500 ? STK_DT_HTTP_ERR_CNT : STK_DT_HTTP_FAIL_CNT);
 	if ((m->flags & H1_MF_CONN_CLO) || (!(m->flags & H1_MF_VER_11) && !(m->flags & H1_MF_CONN_KAL)))
@@ -438,7 +444,7 @@ static int ana_response(struct stream *s)
 
 	if (unlikely(tcp_has_res_content(s->be)) && tcp_res_content(s, s->be, &ret) != TCP_RULES_CONT)
 		return ret;
-	if (unlikely(!list_empty(&s->be->store_rules) || (s->stk && s->stk->nb_store)))
+	if (unlikely(stk_used) && (!list_empty(&s->be->store_rules) || (s->stk && s->stk->nb_store)))
 		stk_process_store_rules(s);
 	if (!run_res_rules(s, s->be, ACT_F_HTTP_RES, &ret))
 		return ret;

@@ -33,9 +33,9 @@
 #include <event/loop.h>
 #include <stream/stktable.h>
 
-#define STK_BUCKETS_MIN 16U          /* buckets of a shard at its first entry */
+#define STK_BUCKETS_MIN 16U /* buckets of a shard at its first entry */
 #define STK_BUCKETS_MAX (1U << 24)
-#define STK_PURGE_MS    250          /* purge timer period */
+#define STK_PURGE_MS 250 /* purge timer period */
 
 struct stktable *stktables;
 
@@ -47,12 +47,22 @@ static inline size_t stk_align8(size_t n)
 /* ---- keyed hash: SipHash-1-3 over the key, binary keys zero-padded to key_size ---- */
 
 #define ROTL64(x, b) (uint64_t)(((x) << (b)) | ((x) >> (64 - (b))))
-#define SIPROUND(v0, v1, v2, v3)                                                           \
-	do {                                                                               \
-		v0 += v1; v1 = ROTL64(v1, 13); v1 ^= v0; v0 = ROTL64(v0, 32);                  \
-		v2 += v3; v3 = ROTL64(v3, 16); v3 ^= v2;                                       \
-		v0 += v3; v3 = ROTL64(v3, 21); v3 ^= v0;                                       \
-		v2 += v1; v1 = ROTL64(v1, 17); v1 ^= v2; v2 = ROTL64(v2, 32);                  \
+#define SIPROUND(v0, v1, v2, v3)     \
+	do {                         \
+		v0 += v1;            \
+		v1 = ROTL64(v1, 13); \
+		v1 ^= v0;            \
+		v0 = ROTL64(v0, 32); \
+		v2 += v3;            \
+		v3 = ROTL64(v3, 16); \
+		v3 ^= v2;            \
+		v0 += v3;            \
+		v3 = ROTL64(v3, 21); \
+		v3 ^= v0;            \
+		v2 += v1;            \
+		v1 = ROTL64(v1, 17); \
+		v1 ^= v2;            \
+		v2 = ROTL64(v2, 32); \
 	} while (0)
 
 /* The little-endian word of bytes [off, off+n) of a key whose bytes after <len> are 0. */
@@ -144,18 +154,6 @@ void stktable_store(struct stktable *t, int dt, uint32_t nb, uint32_t period)
 	t->data_period[dt] = period;
 }
 
-static size_t stk_std_size(int std)
-{
-	switch (std) {
-	case STK_STD_RATE:
-		return sizeof(struct stk_rate);
-	case STK_STD_ULL:
-	case STK_STD_PTR:
-		return 8;
-	}
-	return 4;
-}
-
 static void stk_seed(uint64_t seed[2])
 {
 	struct timespec ts;
@@ -199,12 +197,8 @@ int stktable_init(struct stktable *t)
 
 void stktable_register(struct stktable *t)
 {
-	struct stktable **p = &stktables;
-
-	while (*p)
-		p = &(*p)->next;
-	t->next = NULL;
-	*p = t;
+	t->next = stktables; /* the latest first, as HAProxy lists them */
+	stktables = t;
 }
 
 struct stktable *stktable_find(const char *id)
@@ -654,7 +648,8 @@ int stktable_remove_if(struct stktable *t,
 		struct stksess *dead = NULL, *ts, *next;
 
 		pthread_spin_lock(&sh->lock);
-		list_for_each_entry_safe(ts, next, &sh->lru, lru) {
+		list_for_each_entry_safe(ts, next, &sh->lru, lru)
+		{
 			if (!match(arg, t, ts))
 				continue;
 			__stk_unlink(sh, ts);
@@ -759,165 +754,6 @@ int stktable_walk(struct stktable *t, uint64_t *pos, int (*cb)(void *arg, struct
 		*pos = ((*pos >> 40) + 1) << 40;
 	}
 	return 0;
-}
-
-/* ---- data ---- */
-
-void *stksess_data(const struct stktable *t, struct stksess *ts, int dt, uint32_t idx)
-{
-	uint16_t ofs = t->data_ofs[dt];
-
-	if (ofs == STK_DT_NONE || idx >= t->data_nb[dt])
-		return NULL;
-	return ts->kd + t->data_off0 + ofs + idx * stk_std_size(stk_dt_info[dt].std);
-}
-
-int stksess_get(const struct stktable *t, struct stksess *ts, int dt, uint32_t idx, uint64_t now,
-		long long *v)
-{
-	void *p = stksess_data(t, ts, dt, idx);
-
-	if (!p)
-		return 0;
-	switch (stk_dt_info[dt].std) {
-	case STK_STD_SINT:
-		*v = *(int32_t *)p;
-		break;
-	case STK_STD_UINT:
-		*v = *(uint32_t *)p;
-		break;
-	case STK_STD_ULL:
-		*v = (long long)*(uint64_t *)p;
-		break;
-	case STK_STD_RATE:
-		*v = stk_rate_read(p, t->data_period[dt], now);
-		break;
-	default:
-		*v = 0;
-		break;
-	}
-	return 1;
-}
-
-int stksess_add(const struct stktable *t, struct stksess *ts, int dt, uint32_t idx, uint64_t v,
-		uint64_t now)
-{
-	void *p = stksess_data(t, ts, dt, idx);
-
-	if (!p)
-		return 0;
-	switch (stk_dt_info[dt].std) {
-	case STK_STD_SINT:
-	case STK_STD_UINT:
-		*(uint32_t *)p += (uint32_t)v;
-		break;
-	case STK_STD_ULL:
-		*(uint64_t *)p += v;
-		break;
-	case STK_STD_RATE:
-		stk_rate_add(p, t->data_period[dt], now, (uint32_t)v);
-		break;
-	default:
-		return 0;
-	}
-	return 1;
-}
-
-int stksess_set(const struct stktable *t, struct stksess *ts, int dt, uint32_t idx, long long v,
-		uint64_t now)
-{
-	void *p = stksess_data(t, ts, dt, idx);
-
-	if (!p)
-		return 0;
-	switch (stk_dt_info[dt].std) {
-	case STK_STD_SINT:
-		*(int32_t *)p = (int32_t)v;
-		break;
-	case STK_STD_UINT:
-		*(uint32_t *)p = (uint32_t)v;
-		break;
-	case STK_STD_ULL:
-		*(uint64_t *)p = (uint64_t)v;
-		break;
-	case STK_STD_RATE: /* a rate is set by starting a period with <v> events */
-		memset(p, 0, sizeof(struct stk_rate));
-		if (v > 0)
-			stk_rate_add(p, t->data_period[dt], now, (uint32_t)v);
-		break;
-	default:
-		return 0;
-	}
-	return 1;
-}
-
-void stksess_touch(struct stktable *t, struct stksess *ts, uint64_t now)
-{
-	if ((int64_t)(now - ts->touch) > 0)
-		ts->touch = now;
-}
-
-uint32_t stksess_refs(const struct stksess *ts)
-{
-	return ts->ref;
-}
-
-int stksess_expires_in(const struct stktable *t, const struct stksess *ts, uint64_t now)
-{
-	int64_t left;
-
-	if (!t->expire)
-		return 0;
-	left = (int64_t)(ts->touch + (uint64_t)t->expire - now);
-	return left < 0 ? 0 : (int)left;
-}
-
-/* ---- rates ---- */
-
-void stk_rate_add(struct stk_rate *r, uint32_t period, uint64_t now, uint32_t inc)
-{
-	int64_t elapsed = (int64_t)(now - r->tick);
-
-	if (!period)
-		period = 1;
-	if (!r->tick) {
-		r->tick = now ? now : 1;
-		r->prev = 0;
-		r->curr = inc;
-		return;
-	}
-	if (elapsed < (int64_t)period) { /* a thread whose clock lags counts here too */
-		r->curr += inc;
-		return;
-	}
-	r->prev = r->curr;
-	r->curr = inc;
-	r->tick += period;
-	if ((int64_t)(now - r->tick) >= (int64_t)period) { /* two periods or more went by */
-		r->prev = 0;
-		r->tick = now;
-	}
-}
-
-uint32_t stk_rate_read(const struct stk_rate *r, uint32_t period, uint64_t now)
-{
-	uint64_t curr = r->curr, prev = r->prev, remain;
-	int64_t elapsed = (int64_t)(now - r->tick);
-
-	if (!r->tick || !period)
-		return 0;
-	if (elapsed < 0)
-		elapsed = 0;
-	if (elapsed >= (int64_t)period) {
-		/* the current period is over: it is the previous one of the next */
-		elapsed -= period;
-		if (elapsed >= (int64_t)period)
-			return 0;
-		prev = curr;
-		curr = 0;
-	}
-	remain = period - (uint64_t)elapsed;
-	return (uint32_t)((prev * remain + curr * period) / period);
 }
 
 /* ---- purge timer ---- */

@@ -24,6 +24,8 @@
 
 DECLARE_POOL(pool_stk_trk, "stk_trk", sizeof(struct stk_trk))
 
+bool stk_used;
+
 static struct stk_trk *stk_trk_get(struct stk_trk **pp)
 {
 	if (!*pp && (*pp = pool_alloc(&pool_stk_trk)))
@@ -203,8 +205,9 @@ static enum act_return act_track(struct act_rule *r, struct proxy *px, struct st
 	if (from == ACT_F_TCP_REQ_CNT && tcp_rules_partial())
 		ctx.opt &= ~SMP_OPT_FINAL;
 	if (!sample_process(r->arg.gen.expr, &smp))
-		return (smp.flags & SMP_F_MAY_CHANGE) && !(ctx.opt & SMP_OPT_FINAL) ?
-			       ACT_RET_YIELD : ACT_RET_CONT; /* the key may come later */
+		return (smp.flags & SMP_F_MAY_CHANGE) && !(ctx.opt & SMP_OPT_FINAL)
+			       ? ACT_RET_YIELD
+			       : ACT_RET_CONT; /* the key may still arrive */
 	if (!stk_key_from_smp(t, &smp, &k) || !(trk = stk_trk_get(pp)))
 		return ACT_RET_CONT;
 	ts = stktable_get(t, &k, now);
@@ -280,6 +283,7 @@ static int parse_track(char **args, int *pos, int nargs, const struct act_parse 
 	}
 	r->action = act_track;
 	r->check = act_track_check;
+	stk_used = true;
 	return 0;
 }
 
@@ -322,7 +326,9 @@ static enum act_return act_sc_gp(struct act_rule *r, struct proxy *px, struct st
 		dt = stk_gp_dt(t, kind == SC_SET_GPT0 ? STK_DT_GPT0 : -1, STK_DT_GPT);
 		stksess_set(t, c->ts, dt, dt == STK_DT_GPT ? idx : 0, v, now);
 	} else {
-		int legacy = kind == SC_INC_GPC0 ? STK_DT_GPC0 : kind == SC_INC_GPC1 ? STK_DT_GPC1 : -1;
+		int legacy = kind == SC_INC_GPC0   ? STK_DT_GPC0
+			     : kind == SC_INC_GPC1 ? STK_DT_GPC1
+						   : -1;
 
 		rdt = stk_gp_dt(t, legacy >= 0 ? legacy + 1 : -1, STK_DT_GPC_RATE);
 		dt = stk_gp_dt(t, legacy, STK_DT_GPC);
@@ -365,10 +371,11 @@ static int parse_sc_gp(char **args, int *pos, int nargs, const struct act_parse 
 	const char *name = args[*pos - 1];
 	static const long max_idx[2] = { STK_MAX_ARRAY - 1, STK_MAX_CTR - 1 };
 	static const long max_sc[1] = { STK_MAX_CTR - 1 };
-	int kind = !strncmp(name, "sc-inc-gpc0(", 12) ? SC_INC_GPC0 :
-		   !strncmp(name, "sc-inc-gpc1(", 12) ? SC_INC_GPC1 :
-		   !strncmp(name, "sc-inc-gpc(", 11) ? SC_INC_GPC :
-		   !strncmp(name, "sc-set-gpt0(", 12) ? SC_SET_GPT0 : SC_SET_GPT;
+	int kind = !strncmp(name, "sc-inc-gpc0(", 12)	? SC_INC_GPC0
+		   : !strncmp(name, "sc-inc-gpc1(", 12) ? SC_INC_GPC1
+		   : !strncmp(name, "sc-inc-gpc(", 11)	? SC_INC_GPC
+		   : !strncmp(name, "sc-set-gpt0(", 12) ? SC_SET_GPT0
+							: SC_SET_GPT;
 	bool idx = kind == SC_INC_GPC || kind == SC_SET_GPT;
 	long n[2] = { 0, 0 };
 
@@ -398,8 +405,9 @@ static int parse_sc_gp(char **args, int *pos, int nargs, const struct act_parse 
 }
 
 #define STK_ACT_ALL (ACT_F_HTTP_REQ | ACT_F_HTTP_RES | ACT_F_TCP_ANY)
-#define STK_ACT_TRK (ACT_F_HTTP_REQ | ACT_F_HTTP_RES | ACT_F_TCP_REQ_CON | ACT_F_TCP_REQ_SES | \
-		     ACT_F_TCP_REQ_CNT)
+#define STK_ACT_TRK                                                                \
+	(ACT_F_HTTP_REQ | ACT_F_HTTP_RES | ACT_F_TCP_REQ_CON | ACT_F_TCP_REQ_SES | \
+	 ACT_F_TCP_REQ_CNT)
 
 static const struct action_kw stk_act_kws[] = {
 	{ "track-sc", STK_ACT_TRK, 1, parse_track },
@@ -476,7 +484,8 @@ void stk_process_sticking_rules(struct stream *s)
 {
 	struct stick_rule *r;
 
-	list_for_each_entry(r, &s->be->stick_rules, list) {
+	list_for_each_entry(r, &s->be->stick_rules, list)
+	{
 		struct stk_key k;
 		struct server *srv;
 
@@ -496,7 +505,8 @@ void stk_process_store_rules(struct stream *s)
 	struct stk_trk *trk;
 	uint64_t now = now_ms();
 
-	list_for_each_entry(r, &s->be->store_rules, list) {
+	list_for_each_entry(r, &s->be->store_rules, list)
+	{
 		struct stk_key k;
 
 		if (stick_rule_key(r, s, ACT_F_HTTP_RES, &k))
@@ -509,7 +519,7 @@ void stk_process_store_rules(struct stream *s)
 		struct stktable *t = trk->store[i].t;
 		struct stksess *ts;
 
-		if (!s->srv) {
+		if (!s->srv || (s->srv->flags & SRV_F_NON_STICK)) {
 			stksess_free_detached(trk->store[i].ts);
 			continue;
 		}

@@ -17,6 +17,7 @@
 #include <sample/sample.h>
 #include <stream/action.h>
 #include <stream/stktable.h>
+#include <stream/stktable_act.h>
 
 #define STK_DEF_KEYLEN 32 /* "len" of string and binary keys when not given */
 
@@ -62,7 +63,8 @@ static int stk_store_one(struct cfg_ctx *ctx, struct stktable *t, const char *it
 	switch (stk_dt_info[dt].arg) {
 	case STK_ARG_NONE:
 		if (args[0]) {
-			cfg_alert(ctx, "stick-table: unexpected argument to store option '%s'.", name);
+			cfg_alert(ctx, "stick-table: unexpected argument to store option '%s'.",
+				  name);
 			return -1;
 		}
 		break;
@@ -75,8 +77,10 @@ static int stk_store_one(struct cfg_ctx *ctx, struct stktable *t, const char *it
 			return -1;
 		}
 		if (parse_long(args[0], 1, STK_MAX_ARRAY, &nb) < 0) {
-			cfg_alert(ctx, "stick-table: array size is out of allowed range (1-%d) for "
-				  "store option '%s'.", STK_MAX_ARRAY, name);
+			cfg_alert(ctx,
+				  "stick-table: array size is out of allowed range (1-%d) for "
+				  "store option '%s'.",
+				  STK_MAX_ARRAY, name);
 			return -1;
 		}
 		per = args[1];
@@ -90,7 +94,8 @@ static int stk_store_one(struct cfg_ctx *ctx, struct stktable *t, const char *it
 			return -1;
 		}
 		if (parse_time_ms(per, 1, &ms) || ms <= 0) {
-			cfg_alert(ctx, "stick-table: error when processing store option '%s'.", name);
+			cfg_alert(ctx, "stick-table: error when processing store option '%s'.",
+				  name);
 			return -1;
 		}
 	}
@@ -126,13 +131,16 @@ static int stk_store_conflicts(struct cfg_ctx *ctx, const struct stktable *t)
 		int arr, a, b;
 		const char *what;
 	} c[] = {
-		{ STK_DT_GPT, STK_DT_GPT0, STK_DT_GPT0, "'gpt' and 'gpt0' in a same table is not "
-			"permitted as 'gpt' overrides 'gpt0'" },
-		{ STK_DT_GPC, STK_DT_GPC0, STK_DT_GPC1, "'gpc' and 'gpc[0/1]' in a same table is "
-			"not permitted as 'gpc' overrides 'gpc[0/1]'" },
-		{ STK_DT_GPC_RATE, STK_DT_GPC0_RATE, STK_DT_GPC1_RATE, "'gpc_rate' and "
-			"'gpc[0/1]_rate' in a same table is not permitted as 'gpc_rate' overrides "
-			"'gpc[0/1]_rate'" },
+		{ STK_DT_GPT, STK_DT_GPT0, STK_DT_GPT0,
+		  "'gpt' and 'gpt0' in a same table is not "
+		  "permitted as 'gpt' overrides 'gpt0'" },
+		{ STK_DT_GPC, STK_DT_GPC0, STK_DT_GPC1,
+		  "'gpc' and 'gpc[0/1]' in a same table is "
+		  "not permitted as 'gpc' overrides 'gpc[0/1]'" },
+		{ STK_DT_GPC_RATE, STK_DT_GPC0_RATE, STK_DT_GPC1_RATE,
+		  "'gpc_rate' and "
+		  "'gpc[0/1]_rate' in a same table is not permitted as 'gpc_rate' overrides "
+		  "'gpc[0/1]_rate'" },
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(c); i++) {
@@ -174,8 +182,9 @@ static int stk_parse_type(struct cfg_ctx *ctx, struct stktable *t, int *i)
 		*i += 2;
 	}
 	t->type = (uint8_t)type;
-	t->key_size = type == STK_KEY_IPV6 ? 16 : (type == STK_KEY_IP || type == STK_KEY_INT) ?
-						  4 : (uint32_t)len;
+	t->key_size = type == STK_KEY_IPV6			    ? 16
+		      : (type == STK_KEY_IP || type == STK_KEY_INT) ? 4
+								    : (uint32_t)len;
 	return 0;
 }
 
@@ -227,7 +236,8 @@ static int stk_parse_args(struct cfg_ctx *ctx, struct stktable *t)
 			t->nopurge = 1;
 			i++;
 		} else if (!strcmp(w, "peers")) {
-			return proxy_cfg_later(ctx, "stick-table peers", "peers sections are not "
+			return proxy_cfg_later(ctx, "stick-table peers",
+					       "peers sections are not "
 					       "supported yet");
 		} else if (!strcmp(w, "srvkey")) {
 			const char *k = i + 1 < ctx->nargs ? ctx->args[i + 1] : "";
@@ -273,8 +283,10 @@ static int kw_stick_table(struct cfg_ctx *ctx)
 	}
 	other = px->table ? px->table : stktable_find(px->id);
 	if (other) {
-		cfg_alert(ctx, "stick-table name '%s' conflicts with table declared in %s '%s' at "
-			  "%s:%d.", px->id, proxy_type_str(other->px), other->px->id, other->file,
+		cfg_alert(ctx,
+			  "stick-table name '%s' conflicts with table declared in %s '%s' at "
+			  "%s:%d.",
+			  px->id, proxy_type_str(other->px), other->px->id, other->file,
 			  other->line);
 		return -1;
 	}
@@ -334,8 +346,9 @@ static int kw_stick(struct cfg_ctx *ctx)
 		return -1;
 	}
 	r->line = ctx->line;
-	r->flags = !strcmp(how, "on") ? STK_RULE_MATCH | STK_RULE_STORE :
-		   !strcmp(how, "match") ? STK_RULE_MATCH : STK_RULE_STORE;
+	r->flags = !strcmp(how, "on")	   ? STK_RULE_MATCH | STK_RULE_STORE
+		   : !strcmp(how, "match") ? STK_RULE_MATCH
+					   : STK_RULE_STORE;
 	r->expr = sample_parse_expr(ctx->args[2], NULL, &pc, err, sizeof(err));
 	if (!r->expr)
 		goto fail;
@@ -361,6 +374,7 @@ static int kw_stick(struct cfg_ctx *ctx)
 			goto fail;
 	}
 	list_append(rsp ? &ctx->px->store_rules : &ctx->px->stick_rules, &r->list);
+	stk_used = true;
 	return 0;
 fail:
 	cfg_alert(ctx, "'stick %s': %s.", how, err);
@@ -373,11 +387,13 @@ void stick_rules_free(struct proxy *px)
 	struct stick_rule *r, *n;
 	struct stktable **pp;
 
-	list_for_each_entry_safe(r, n, &px->stick_rules, list) {
+	list_for_each_entry_safe(r, n, &px->stick_rules, list)
+	{
 		list_delete(&r->list);
 		stick_rule_free(r);
 	}
-	list_for_each_entry_safe(r, n, &px->store_rules, list) {
+	list_for_each_entry_safe(r, n, &px->store_rules, list)
+	{
 		list_delete(&r->list);
 		stick_rule_free(r);
 	}
@@ -404,7 +420,8 @@ static int stick_rules_check(struct proxy *px, struct list *rules)
 	struct stick_rule *r;
 	int errs = 0;
 
-	list_for_each_entry(r, rules, list) {
+	list_for_each_entry(r, rules, list)
+	{
 		r->t = stk_table_of(px, r->table_name);
 		if (!r->t) {
 			ha_alert("Proxy '%s': unable to find stick-table '%s'.\n", px->id,
@@ -456,7 +473,7 @@ static int stk_resolve_tab(struct arg *a, const char *name, struct proxy *px, ch
 static int peers_begin(struct cfg_ctx *ctx)
 {
 	cfg_alert(ctx, "'peers' sections are not supported yet (they synchronize stick tables "
-		  "between processes; declare the table with 'stick-table' in a backend).");
+		       "between processes; declare the table with 'stick-table' in a backend).");
 	return -1;
 }
 

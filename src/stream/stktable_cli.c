@@ -13,11 +13,11 @@
 #include <stream/stktable.h>
 
 #define STK_CLI_FILTERS 4
-#define STK_LINE_MAX    8192
+#define STK_LINE_MAX 8192
 
 struct stk_filter {
 	int dt;
-	int op;                   /* 0 eq, 1 ne, 2 le, 3 lt, 4 ge, 5 gt */
+	int op; /* 0 eq, 1 ne, 2 le, 3 lt, 4 ge, 5 gt */
 	long long v;
 };
 
@@ -57,13 +57,14 @@ static int stk_cli_filters(struct cli_ctx *ctx, struct stk_dump *d, int first, c
 		int op = -1;
 
 		if (strncmp(w, "data.", 5) || d->nf >= STK_CLI_FILTERS) {
-			cli_printf(ctx, "Optional argument only supports \"data.<store_data_type>\" "
+			cli_printf(ctx,
+				   "Optional argument only supports \"data.<store_data_type>\" "
 				   "<operator> <value> or key <key>\n");
 			return -1;
 		}
 		f->dt = stk_dt_find(w + 5, strlen(w + 5));
-		if (f->dt < 0 || d->t->data_ofs[f->dt] == STK_DT_NONE ||
-		    d->t->data_nb[f->dt] > 1 || f->dt >= STK_DT_GPT) {
+		if (f->dt < 0 || d->t->data_ofs[f->dt] == STK_DT_NONE || d->t->data_nb[f->dt] > 1 ||
+		    f->dt >= STK_DT_GPT) {
 			cli_printf(ctx, "Filter entry #%d: Data type not stored in this table\n",
 				   d->nf + 1);
 			return -1;
@@ -72,15 +73,19 @@ static int stk_cli_filters(struct cli_ctx *ctx, struct stk_dump *d, int first, c
 			if (!strcmp(ctx->args[i + 1], ops[k]))
 				op = k;
 		if (op < 0 || i + 2 >= ctx->nargs) {
-			cli_printf(ctx, "Filter entry #%d: Require and operator among \"eq\", \"ne\", "
-				   "\"le\", \"ge\", \"lt\", \"gt\"\n", d->nf + 1);
+			cli_printf(ctx,
+				   "Filter entry #%d: Require and operator among \"eq\", \"ne\", "
+				   "\"le\", \"ge\", \"lt\", \"gt\"\n",
+				   d->nf + 1);
 			return -1;
 		}
 		f->op = op;
 		f->v = strtoll(ctx->args[i + 2], &end, 10);
 		if (*end || !*ctx->args[i + 2]) {
-			cli_printf(ctx, "Filter entry #%d: Require a valid integer value to compare "
-				   "against\n", d->nf + 1);
+			cli_printf(ctx,
+				   "Filter entry #%d: Require a valid integer value to compare "
+				   "against\n",
+				   d->nf + 1);
 			return -1;
 		}
 		d->nf++;
@@ -96,12 +101,30 @@ static bool stk_filters_match(struct stk_dump *d, struct stksess *ts)
 
 		stksess_get(d->t, ts, f->dt, 0, d->now, &v);
 		switch (f->op) {
-		case 0: if (!(v == f->v)) return false; break;
-		case 1: if (!(v != f->v)) return false; break;
-		case 2: if (!(v <= f->v)) return false; break;
-		case 3: if (!(v < f->v)) return false; break;
-		case 4: if (!(v >= f->v)) return false; break;
-		default: if (!(v > f->v)) return false; break;
+		case 0:
+			if (!(v == f->v))
+				return false;
+			break;
+		case 1:
+			if (!(v != f->v))
+				return false;
+			break;
+		case 2:
+			if (!(v <= f->v))
+				return false;
+			break;
+		case 3:
+			if (!(v < f->v))
+				return false;
+			break;
+		case 4:
+			if (!(v >= f->v))
+				return false;
+			break;
+		default:
+			if (!(v > f->v))
+				return false;
+			break;
 		}
 	}
 	return true;
@@ -301,13 +324,21 @@ static int stk_cli_set(struct cli_ctx *ctx)
 }
 
 static const struct cli_kw stk_cli_kws[] = {
-	{ { "show", "table" }, "show table [<table>] [<filter>]*",
+	{ { "show", "table" },
+	  "show table [<table>] [<filter>]*",
 	  "report table usage stats or dump this table's contents (filter: data/key)",
-	  CLI_LVL_OPER, stk_cli_show },
-	{ { "clear", "table" }, "clear table <table> [<filter>]*",
-	  "remove an entry from a table (filter: data/key)", CLI_LVL_OPER, stk_cli_clear },
-	{ { "set", "table" }, "set table <table> key <k> [data.* <v>]*",
-	  "update or create a table entry's data", CLI_LVL_ADMIN, stk_cli_set },
+	  CLI_LVL_OPER,
+	  stk_cli_show },
+	{ { "clear", "table" },
+	  "clear table <table> [<filter>]*",
+	  "remove an entry from a table (filter: data/key)",
+	  CLI_LVL_OPER,
+	  stk_cli_clear },
+	{ { "set", "table" },
+	  "set table <table> key <k> [data.* <v>]*",
+	  "update or create a table entry's data",
+	  CLI_LVL_ADMIN,
+	  stk_cli_set },
 	{ { NULL }, NULL, NULL, 0, NULL },
 };
 

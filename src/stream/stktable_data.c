@@ -1,6 +1,7 @@
-/* Stick tables: the names and storage of data types, and keys: conversion of samples and
- * CLI words to keys of a table's type, and their text form as "show table" prints it.
- * Pure: no table state is touched here.
+/* Stick tables: the names and storage of data types, reading and writing an entry's data
+ * (its shard's lock held by the caller), rates over a period with HAProxy's sliding
+ * window, and keys: conversion of samples and CLI words to keys of a table's type, and
+ * their text form as "show table" prints it. No table-wide state is touched here.
  */
 #include <arpa/inet.h>
 #include <ctype.h>
@@ -50,7 +51,7 @@ int stk_dt_find(const char *name, size_t len)
 const char *stk_key_type_name(int type)
 {
 	static const char *const names[STK_KEY_TYPES] = {
-		[STK_KEY_IP] = "ip", [STK_KEY_IPV6] = "ipv6", [STK_KEY_INT] = "integer",
+		[STK_KEY_IP] = "ip",	  [STK_KEY_IPV6] = "ipv6",  [STK_KEY_INT] = "integer",
 		[STK_KEY_STR] = "string", [STK_KEY_BIN] = "binary",
 	};
 
@@ -158,9 +159,14 @@ static size_t stk_print_text(const unsigned char *p, size_t len, char *out, size
 
 	for (size_t i = 0; i < len && p[i] && o + 5 < sz; i++) {
 		unsigned char c = p[i];
-		const char *esc = c == ' ' ? "\\ " : c == '=' ? "\\=" : c == '\\' ? "\\\\" :
-				  c == '\t' ? "\\t" : c == '\n' ? "\\n" : c == '\r' ? "\\r" :
-				  c == 0x1b ? "\\e" : NULL;
+		const char *esc = c == ' '    ? "\\ "
+				  : c == '='  ? "\\="
+				  : c == '\\' ? "\\\\"
+				  : c == '\t' ? "\\t"
+				  : c == '\n' ? "\\n"
+				  : c == '\r' ? "\\r"
+				  : c == 0x1b ? "\\e"
+					      : NULL;
 
 		if (esc) {
 			memcpy(out + o, esc, 2);
@@ -200,4 +206,163 @@ void stk_key_print(const struct stktable *t, const struct stksess *ts, char *out
 	}
 	for (uint32_t i = 0; i < ts->klen && o + 3 <= sz; i++)
 		o += (size_t)snprintf(out + o, sz - o, "%02X", ts->kd[i]);
+}
+
+/* ---- data ---- */
+
+void *stksess_data(const struct stktable *t, struct stksess *ts, int dt, uint32_t idx)
+{
+	uint16_t ofs = t->data_ofs[dt];
+
+	if (ofs == STK_DT_NONE || idx >= t->data_nb[dt])
+		return NULL;
+	return ts->kd + t->data_off0 + ofs + idx * stk_std_size(stk_dt_info[dt].std);
+}
+
+int stksess_get(const struct stktable *t, struct stksess *ts, int dt, uint32_t idx, uint64_t now,
+		long long *v)
+{
+	void *p = stksess_data(t, ts, dt, idx);
+
+	if (!p)
+		return 0;
+	switch (stk_dt_info[dt].std) {
+	case STK_STD_SINT:
+		*v = *(int32_t *)p;
+		break;
+	case STK_STD_UINT:
+		*v = *(uint32_t *)p;
+		break;
+	case STK_STD_ULL:
+		*v = (long long)*(uint64_t *)p;
+		break;
+	case STK_STD_RATE:
+		*v = stk_rate_read(p, t->data_period[dt], now);
+		break;
+	default:
+		*v = 0;
+		break;
+	}
+	return 1;
+}
+
+int stksess_add(const struct stktable *t, struct stksess *ts, int dt, uint32_t idx, uint64_t v,
+		uint64_t now)
+{
+	void *p = stksess_data(t, ts, dt, idx);
+
+	if (!p)
+		return 0;
+	switch (stk_dt_info[dt].std) {
+	case STK_STD_SINT:
+	case STK_STD_UINT:
+		*(uint32_t *)p += (uint32_t)v;
+		break;
+	case STK_STD_ULL:
+		*(uint64_t *)p += v;
+		break;
+	case STK_STD_RATE:
+		stk_rate_add(p, t->data_period[dt], now, (uint32_t)v);
+		break;
+	default:
+		return 0;
+	}
+	return 1;
+}
+
+int stksess_set(const struct stktable *t, struct stksess *ts, int dt, uint32_t idx, long long v,
+		uint64_t now)
+{
+	void *p = stksess_data(t, ts, dt, idx);
+
+	if (!p)
+		return 0;
+	switch (stk_dt_info[dt].std) {
+	case STK_STD_SINT:
+		*(int32_t *)p = (int32_t)v;
+		break;
+	case STK_STD_UINT:
+		*(uint32_t *)p = (uint32_t)v;
+		break;
+	case STK_STD_ULL:
+		*(uint64_t *)p = (uint64_t)v;
+		break;
+	case STK_STD_RATE: /* a rate is set by starting a period with <v> events */
+		memset(p, 0, sizeof(struct stk_rate));
+		if (v > 0)
+			stk_rate_add(p, t->data_period[dt], now, (uint32_t)v);
+		break;
+	default:
+		return 0;
+	}
+	return 1;
+}
+
+void stksess_touch(struct stktable *t, struct stksess *ts, uint64_t now)
+{
+	if ((int64_t)(now - ts->touch) > 0)
+		ts->touch = now;
+}
+
+uint32_t stksess_refs(const struct stksess *ts)
+{
+	return ts->ref;
+}
+
+int stksess_expires_in(const struct stktable *t, const struct stksess *ts, uint64_t now)
+{
+	int64_t left;
+
+	if (!t->expire)
+		return 0;
+	left = (int64_t)(ts->touch + (uint64_t)t->expire - now);
+	return left < 0 ? 0 : (int)left;
+}
+
+/* ---- rates ---- */
+
+void stk_rate_add(struct stk_rate *r, uint32_t period, uint64_t now, uint32_t inc)
+{
+	int64_t elapsed = (int64_t)(now - r->tick);
+
+	if (!period)
+		period = 1;
+	if (!r->tick) {
+		r->tick = now ? now : 1;
+		r->prev = 0;
+		r->curr = inc;
+		return;
+	}
+	if (elapsed < (int64_t)period) { /* a thread whose clock lags counts here too */
+		r->curr += inc;
+		return;
+	}
+	r->prev = r->curr;
+	r->curr = inc;
+	r->tick += period;
+	if ((int64_t)(now - r->tick) >= (int64_t)period) { /* two periods or more went by */
+		r->prev = 0;
+		r->tick = now;
+	}
+}
+
+uint32_t stk_rate_read(const struct stk_rate *r, uint32_t period, uint64_t now)
+{
+	uint64_t curr = r->curr, prev = r->prev, remain;
+	int64_t elapsed = (int64_t)(now - r->tick);
+
+	if (!r->tick || !period)
+		return 0;
+	if (elapsed < 0)
+		elapsed = 0;
+	if (elapsed >= (int64_t)period) {
+		/* the current period is over: it is the previous one of the next */
+		elapsed -= period;
+		if (elapsed >= (int64_t)period)
+			return 0;
+		prev = curr;
+		curr = 0;
+	}
+	remain = period - (uint64_t)elapsed;
+	return (uint32_t)((prev * remain + curr * period) / period);
 }

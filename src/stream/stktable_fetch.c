@@ -17,16 +17,28 @@
 #include <stream/stktable_act.h>
 
 /* What a fetch does, in kw->private: operation, data type, argument layout. */
-enum { OP_GET = 0, OP_KB, OP_INC, OP_CLR, OP_UPDT, OP_TRACKED, OP_TRACKERS, OP_CNT, OP_AVL,
-       CV_IN, CV_EXPIRE, CV_IDLE };
-#define F_DT(p)    ((p) & 0xff)
-#define F_OP(p)    (((p) >> 8) & 0xf)
-#define F_SRC      0x01000     /* src_*: the client's address */
-#define F_SCARG    0x02000     /* sc_*: the slot is an argument */
-#define F_SCN(n)   (0x04000 | ((n) << 15)) /* scN_*: slot N */
+enum {
+	OP_GET = 0,
+	OP_KB,
+	OP_INC,
+	OP_CLR,
+	OP_UPDT,
+	OP_TRACKED,
+	OP_TRACKERS,
+	OP_CNT,
+	OP_AVL,
+	CV_IN,
+	CV_EXPIRE,
+	CV_IDLE
+};
+#define F_DT(p) ((p)&0xff)
+#define F_OP(p) (((p) >> 8) & 0xf)
+#define F_SRC 0x01000			 /* src_*: the client's address */
+#define F_SCARG 0x02000			 /* sc_*: the slot is an argument */
+#define F_SCN(n) (0x04000 | ((n) << 15)) /* scN_*: slot N */
 #define F_SCNUM(p) (((p) >> 15) & 3)
-#define F_IDX      0x20000     /* the first argument is an array index */
-#define F(op, dt)  ((op) << 8 | (dt))
+#define F_IDX 0x20000 /* the first argument is an array index */
+#define F(op, dt) ((op) << 8 | (dt))
 
 static inline bool stored(const struct stktable *t, int dt)
 {
@@ -40,8 +52,8 @@ static int stk_fb_dt(const struct stktable *t, int dt, uint32_t *idx)
 	static const struct {
 		int8_t legacy, array, idx;
 	} fb[] = {
-		{ STK_DT_GPC0, STK_DT_GPC, 0 },           { STK_DT_GPC1, STK_DT_GPC, 1 },
-		{ STK_DT_GPT0, STK_DT_GPT, 0 },           { STK_DT_GPC0_RATE, STK_DT_GPC_RATE, 0 },
+		{ STK_DT_GPC0, STK_DT_GPC, 0 },		  { STK_DT_GPC1, STK_DT_GPC, 1 },
+		{ STK_DT_GPT0, STK_DT_GPT, 0 },		  { STK_DT_GPC0_RATE, STK_DT_GPC_RATE, 0 },
 		{ STK_DT_GPC1_RATE, STK_DT_GPC_RATE, 1 },
 	};
 
@@ -219,8 +231,9 @@ static int smp_fetch_stk(const struct arg *args, struct sample *smp, const struc
 static int smp_fetch_table_cnt(const struct arg *args, struct sample *smp,
 			       const struct sample_fetch *kw)
 {
-	struct stktable *t = args[0].type == ARGT_TAB ? args[0].data.t :
-			     smp->ctx->px ? smp->ctx->px->table : NULL;
+	struct stktable *t = args[0].type == ARGT_TAB ? args[0].data.t
+			     : smp->ctx->px	      ? smp->ctx->px->table
+						      : NULL;
 	long long used;
 
 	if (!t)
@@ -232,19 +245,36 @@ static int smp_fetch_table_cnt(const struct arg *args, struct sample *smp,
 	return 1;
 }
 
-#define SC(n, f, ...) { "sc_" n, smp_fetch_stk, 1, { ARGT_SINT, ARGT_TAB }, NULL, SMP_T_SINT, \
-			SMP_USE_INTRN, F_SCARG | (f) }
-#define SCN(i, n, f) { "sc" #i "_" n, smp_fetch_stk, 0, { ARGT_TAB }, NULL, SMP_T_SINT, \
-		       SMP_USE_INTRN, F_SCN(i) | (f) }
-#define SRC(n, f) { "src_" n, smp_fetch_stk, 0, { ARGT_TAB }, NULL, SMP_T_SINT, SMP_USE_L4CLI, \
-		    F_SRC | (f) }
+#define SC(n, f, ...)                                                                 \
+	{                                                                             \
+		"sc_" n, smp_fetch_stk, 1, { ARGT_SINT, ARGT_TAB }, NULL, SMP_T_SINT, \
+			SMP_USE_INTRN, F_SCARG | (f)                                  \
+	}
+#define SCN(i, n, f)                                                                            \
+	{                                                                                       \
+		"sc" #i "_" n, smp_fetch_stk, 0, { ARGT_TAB }, NULL, SMP_T_SINT, SMP_USE_INTRN, \
+			F_SCN(i) | (f)                                                          \
+	}
+#define SRC(n, f)                                                                          \
+	{                                                                                  \
+		"src_" n, smp_fetch_stk, 0, { ARGT_TAB }, NULL, SMP_T_SINT, SMP_USE_L4CLI, \
+			F_SRC | (f)                                                        \
+	}
 #define ALL(n, f) SC(n, f), SCN(0, n, f), SCN(1, n, f), SCN(2, n, f), SRC(n, f)
 /* with an array index first: sc_get_gpc(idx,ctr[,table]), src_get_gpc(idx[,table]) */
-#define IDX(n, f)                                                                          \
-	{ "sc_" n, smp_fetch_stk, 2, { ARGT_SINT, ARGT_SINT, ARGT_TAB }, NULL, SMP_T_SINT,     \
-	  SMP_USE_INTRN, F_SCARG | F_IDX | (f) },                                              \
-	{ "src_" n, smp_fetch_stk, 1, { ARGT_SINT, ARGT_TAB }, NULL, SMP_T_SINT,               \
-	  SMP_USE_L4CLI, F_SRC | F_IDX | (f) }
+#define IDX(n, f)                                                                      \
+	{ "sc_" n,                                                                     \
+	  smp_fetch_stk,                                                               \
+	  2,                                                                           \
+	  { ARGT_SINT, ARGT_SINT, ARGT_TAB },                                          \
+	  NULL,                                                                        \
+	  SMP_T_SINT,                                                                  \
+	  SMP_USE_INTRN,                                                               \
+	  F_SCARG | F_IDX | (f) },                                                     \
+	{                                                                              \
+		"src_" n, smp_fetch_stk, 1, { ARGT_SINT, ARGT_TAB }, NULL, SMP_T_SINT, \
+			SMP_USE_L4CLI, F_SRC | F_IDX | (f)                             \
+	}
 
 static const struct sample_fetch stk_fetches[] = {
 	ALL("bytes_in_rate", F(OP_GET, STK_DT_BYTES_IN_RATE)),
@@ -276,8 +306,14 @@ static const struct sample_fetch stk_fetches[] = {
 	IDX("get_gpt", F(OP_GET, STK_DT_GPT)),
 	IDX("gpc_rate", F(OP_GET, STK_DT_GPC_RATE)),
 	IDX("inc_gpc", F(OP_INC, STK_DT_GPC)),
-	{ "sc_tracked", smp_fetch_stk, 1, { ARGT_SINT, ARGT_TAB }, NULL, SMP_T_BOOL,
-	  SMP_USE_INTRN, F_SCARG | F(OP_TRACKED, 0) },
+	{ "sc_tracked",
+	  smp_fetch_stk,
+	  1,
+	  { ARGT_SINT, ARGT_TAB },
+	  NULL,
+	  SMP_T_BOOL,
+	  SMP_USE_INTRN,
+	  F_SCARG | F(OP_TRACKED, 0) },
 	SCN(0, "tracked", F(OP_TRACKED, 0)),
 	SCN(1, "tracked", F(OP_TRACKED, 0)),
 	SCN(2, "tracked", F(OP_TRACKED, 0)),
@@ -286,9 +322,21 @@ static const struct sample_fetch stk_fetches[] = {
 	SCN(1, "trackers", F(OP_TRACKERS, 0)),
 	SCN(2, "trackers", F(OP_TRACKERS, 0)),
 	SRC("updt_conn_cnt", F(OP_UPDT, STK_DT_CONN_CNT)),
-	{ "table_cnt", smp_fetch_table_cnt, 0, { ARGT_TAB }, NULL, SMP_T_SINT, SMP_USE_INTRN,
+	{ "table_cnt",
+	  smp_fetch_table_cnt,
+	  0,
+	  { ARGT_TAB },
+	  NULL,
+	  SMP_T_SINT,
+	  SMP_USE_INTRN,
 	  F(OP_CNT, 0) },
-	{ "table_avl", smp_fetch_table_cnt, 0, { ARGT_TAB }, NULL, SMP_T_SINT, SMP_USE_INTRN,
+	{ "table_avl",
+	  smp_fetch_table_cnt,
+	  0,
+	  { ARGT_TAB },
+	  NULL,
+	  SMP_T_SINT,
+	  SMP_USE_INTRN,
 	  F(OP_AVL, 0) },
 	{ NULL, NULL, 0, { 0 }, NULL, 0, 0, 0 },
 };
@@ -316,7 +364,7 @@ static int stk_peek_cb(void *arg, struct stktable *t, struct stksess *ts)
 
 static int smp_conv_table(const struct arg *args, struct sample *smp, void *private)
 {
-	int p = (int)(intptr_t)private, ai = 0;
+	int p = (int)(intptr_t) private, ai = 0;
 	struct stk_op o = { .op = F_OP(p), .dt = F_DT(p), .now = now_ms() };
 	struct stktable *t;
 	struct stk_key k;
@@ -354,20 +402,38 @@ static int smp_conv_table(const struct arg *args, struct sample *smp, void *priv
 	return 1;
 }
 
-#define CV(n, f) { "table_" n, smp_conv_table, 1, { ARGT_TAB }, NULL, SMP_T_ANY, SMP_T_SINT, \
-		   (void *)(intptr_t)(f) }
-#define CVI(n, f) { "table_" n, smp_conv_table, 2, { ARGT_SINT, ARGT_TAB }, NULL, SMP_T_ANY, \
-		    SMP_T_SINT, (void *)(intptr_t)(F_IDX | (f)) }
+#define CV(n, f)                                                                          \
+	{                                                                                 \
+		"table_" n, smp_conv_table, 1, { ARGT_TAB }, NULL, SMP_T_ANY, SMP_T_SINT, \
+			(void *)(intptr_t)(f)                                             \
+	}
+#define CVI(n, f)                                                                        \
+	{                                                                                \
+		"table_" n, smp_conv_table, 2, { ARGT_SINT, ARGT_TAB }, NULL, SMP_T_ANY, \
+			SMP_T_SINT, (void *)(intptr_t)(F_IDX | (f))                      \
+	}
 
 static const struct sample_conv stk_convs[] = {
-	{ "in_table", smp_conv_table, 1, { ARGT_TAB }, NULL, SMP_T_ANY, SMP_T_BOOL,
+	{ "in_table",
+	  smp_conv_table,
+	  1,
+	  { ARGT_TAB },
+	  NULL,
+	  SMP_T_ANY,
+	  SMP_T_BOOL,
 	  (void *)(intptr_t)F(CV_IN, 0) },
 	CV("bytes_in_rate", F(OP_GET, STK_DT_BYTES_IN_RATE)),
 	CV("bytes_out_rate", F(OP_GET, STK_DT_BYTES_OUT_RATE)),
 	CV("conn_cnt", F(OP_GET, STK_DT_CONN_CNT)),
 	CV("conn_cur", F(OP_GET, STK_DT_CONN_CUR)),
 	CV("conn_rate", F(OP_GET, STK_DT_CONN_RATE)),
-	{ "table_expire", smp_conv_table, 1, { ARGT_TAB, ARGT_SINT }, NULL, SMP_T_ANY, SMP_T_SINT,
+	{ "table_expire",
+	  smp_conv_table,
+	  1,
+	  { ARGT_TAB, ARGT_SINT },
+	  NULL,
+	  SMP_T_ANY,
+	  SMP_T_SINT,
 	  (void *)(intptr_t)F(CV_EXPIRE, 0) },
 	CVI("gpc", F(OP_GET, STK_DT_GPC)),
 	CVI("gpc_rate", F(OP_GET, STK_DT_GPC_RATE)),
@@ -383,7 +449,13 @@ static const struct sample_conv stk_convs[] = {
 	CV("http_fail_rate", F(OP_GET, STK_DT_HTTP_FAIL_RATE)),
 	CV("http_req_cnt", F(OP_GET, STK_DT_HTTP_REQ_CNT)),
 	CV("http_req_rate", F(OP_GET, STK_DT_HTTP_REQ_RATE)),
-	{ "table_idle", smp_conv_table, 1, { ARGT_TAB, ARGT_SINT }, NULL, SMP_T_ANY, SMP_T_SINT,
+	{ "table_idle",
+	  smp_conv_table,
+	  1,
+	  { ARGT_TAB, ARGT_SINT },
+	  NULL,
+	  SMP_T_ANY,
+	  SMP_T_SINT,
 	  (void *)(intptr_t)F(CV_IDLE, 0) },
 	CV("kbytes_in", F(OP_KB, STK_DT_BYTES_IN_CNT)),
 	CV("kbytes_out", F(OP_KB, STK_DT_BYTES_OUT_CNT)),

@@ -496,7 +496,7 @@ static int stream_assign_and_connect(struct stream *s, struct server *avoid, boo
 
 int stream_connect_server(struct stream *s)
 {
-	if (unlikely(!list_empty(&s->be->stick_rules)))
+	if (unlikely(stk_used) && !list_empty(&s->be->stick_rules))
 		stk_process_sticking_rules(s);
 	s->conn_retries = s->be->retries;
 	return stream_assign_and_connect(s, NULL, false);

@@ -28,6 +28,8 @@
 #include <stream/stream.h>
 #include <stream/tcp_rules.h>
 
+bool tcp_req_content_used;
+bool tcp_res_content_used;
 static __thread bool rules_partial;
 static __thread struct stream sess_strm; /* the stand-in of connection and session rules */
 
@@ -45,12 +47,12 @@ static bool has_rules(const struct proxy *px, size_t ofs)
 	return px->defpx && !list_empty((const void *)((const char *)px->defpx + ofs));
 }
 
-bool tcp_has_req_content(const struct proxy *px)
+bool tcp_px_has_req_content(const struct proxy *px)
 {
 	return has_rules(px, offsetof(struct proxy, tcp_req_cont_rules));
 }
 
-bool tcp_has_res_content(const struct proxy *px)
+bool tcp_px_has_res_content(const struct proxy *px)
 {
 	return has_rules(px, offsetof(struct proxy, tcp_res_cont_rules));
 }
@@ -59,8 +61,8 @@ bool tcp_has_res_content(const struct proxy *px)
  * ACT_RET_CONT when all ran or one accepted, ACT_RET_YIELD with *resume set when one
  * waits (a condition or a key that may still change), or the result of the rule that
  * ended the set. */
-static enum act_return tcp_run_list(struct list *list, struct proxy *px, struct stream *s,
-				    int from, bool final, struct act_rule **resume)
+static enum act_return tcp_run_list(struct list *list, struct proxy *px, struct stream *s, int from,
+				    bool final, struct act_rule **resume)
 {
 	struct act_rule *r = *resume ? *resume : list_elem(list->next, struct act_rule, list);
 	struct smp_ctx ctx;
@@ -102,9 +104,7 @@ static bool rule_in(const struct list *list, const struct act_rule *r)
 {
 	const struct act_rule *x;
 
-	list_for_each_entry(x, list, list)
-		if (x == r)
-			return true;
+	list_for_each_entry(x, list, list) if (x == r) return true;
 	return false;
 }
 
@@ -179,8 +179,8 @@ int tcp_req_content(struct stream *s, struct proxy *px, bool final, int *ret)
 	struct act_rule *resume = s->tcp_next;
 	enum act_return r;
 
-	r = tcp_run_set(px, offsetof(struct proxy, tcp_req_cont_rules), s, ACT_F_TCP_REQ_CNT,
-			final, &resume);
+	r = tcp_run_set(px, offsetof(struct proxy, tcp_req_cont_rules), s, ACT_F_TCP_REQ_CNT, final,
+			&resume);
 	s->tcp_next = resume;
 	if (r == ACT_RET_CONT)
 		return TCP_RULES_CONT;
@@ -213,14 +213,12 @@ int tcp_res_content(struct stream *s, struct proxy *px, int *ret)
 
 /* ---- actions ---- */
 
-static enum act_return act_accept(struct act_rule *r, struct proxy *px, struct stream *s,
-				  int from)
+static enum act_return act_accept(struct act_rule *r, struct proxy *px, struct stream *s, int from)
 {
 	return ACT_RET_STOP;
 }
 
-static enum act_return act_reject(struct act_rule *r, struct proxy *px, struct stream *s,
-				  int from)
+static enum act_return act_reject(struct act_rule *r, struct proxy *px, struct stream *s, int from)
 {
 	struct linger nolinger = { .l_onoff = 1, .l_linger = 0 };
 
@@ -251,8 +249,7 @@ static enum act_return act_silent_drop(struct act_rule *r, struct proxy *px, str
 }
 
 /* tcp-response content close: the server connection is not kept after this response. */
-static enum act_return act_close(struct act_rule *r, struct proxy *px, struct stream *s,
-				 int from)
+static enum act_return act_close(struct act_rule *r, struct proxy *px, struct stream *s, int from)
 {
 	s->flags |= SF_BACK_CLOSE;
 	return ACT_RET_STOP;
@@ -268,8 +265,10 @@ static int parse_simple(char **args, int *pos, int nargs, const struct act_parse
 {
 	const char *name = args[*pos - 1];
 
-	r->action = !strcmp(name, "accept") ? act_accept : !strcmp(name, "reject") ? act_reject :
-		    !strcmp(name, "close") ? act_close : act_silent_drop;
+	r->action = !strcmp(name, "accept")   ? act_accept
+		    : !strcmp(name, "reject") ? act_reject
+		    : !strcmp(name, "close")  ? act_close
+					      : act_silent_drop;
 	if (r->action != act_accept)
 		r->flags |= ACT_FL_FINAL;
 	return 0;
@@ -282,7 +281,8 @@ static int parse_switch_mode(char **args, int *pos, int nargs, const struct act_
 	const char *mode = act_next_word(args, pos, nargs);
 
 	if (!mode || strcmp(mode, "http")) {
-		snprintf(err, errsz, "'switch-mode' expects a mode as argument, only 'http' is "
+		snprintf(err, errsz,
+			 "'switch-mode' expects a mode as argument, only 'http' is "
 			 "supported");
 		return -1;
 	}

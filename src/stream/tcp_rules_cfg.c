@@ -20,8 +20,10 @@ static int tcp_cfg_delay(struct cfg_ctx *ctx, int *ms)
 	int d;
 
 	if (!*v || parse_time_ms(v, 1, &d) || d < 0) {
-		cfg_alert(ctx, "'%s inspect-delay' expects a positive delay in milliseconds, in "
-			  "%s '%s'", ctx->args[0], proxy_type_str(ctx->px), ctx->px->id);
+		cfg_alert(ctx,
+			  "'%s inspect-delay' expects a positive delay in milliseconds, in "
+			  "%s '%s'",
+			  ctx->args[0], proxy_type_str(ctx->px), ctx->px->id);
 		return -1;
 	}
 	*ms = d;
@@ -53,7 +55,9 @@ static int kw_tcp_request(struct cfg_ctx *ctx)
 	}
 	snprintf(what, sizeof(what), "tcp-request %s", set);
 	if (!strcmp(set, "inspect-delay"))
-		return tcp_cfg_anon_defaults(ctx, what) ? -1 : tcp_cfg_delay(ctx, &px->tcp_inspect_delay);
+		return tcp_cfg_anon_defaults(ctx, what)
+			       ? -1
+			       : tcp_cfg_delay(ctx, &px->tcp_inspect_delay);
 	if (!strcmp(set, "connection")) {
 		from = ACT_F_TCP_REQ_CON;
 		l = &px->tcp_req_conn_rules;
@@ -64,8 +68,10 @@ static int kw_tcp_request(struct cfg_ctx *ctx)
 		from = ACT_F_TCP_REQ_CNT;
 		l = &px->tcp_req_cont_rules;
 	} else {
-		cfg_alert(ctx, "'tcp-request' expects 'inspect-delay', 'connection', or 'content' "
-			  "in %s '%s' (got '%s')", proxy_type_str(px), px->id, set);
+		cfg_alert(ctx,
+			  "'tcp-request' expects 'inspect-delay', 'connection', or 'content' "
+			  "in %s '%s' (got '%s')",
+			  proxy_type_str(px), px->id, set);
 		return -1;
 	}
 	if (tcp_cfg_anon_defaults(ctx, what))
@@ -79,6 +85,8 @@ static int kw_tcp_request(struct cfg_ctx *ctx)
 		return -1;
 	if (from != ACT_F_TCP_REQ_CNT)
 		tcp_rules_enable_sess();
+	else
+		tcp_req_content_used = true;
 	return 0;
 }
 
@@ -92,19 +100,24 @@ static int kw_tcp_response(struct cfg_ctx *ctx)
 		return -1;
 	snprintf(what, sizeof(what), "tcp-response %s", set);
 	if (strcmp(set, "inspect-delay") && strcmp(set, "content")) {
-		cfg_alert(ctx, "'tcp-response' expects 'inspect-delay' or 'content' in %s '%s' "
-			  "(got '%s')", proxy_type_str(px), px->id, set);
+		cfg_alert(ctx,
+			  "'tcp-response' expects 'inspect-delay' or 'content' in %s '%s' "
+			  "(got '%s')",
+			  proxy_type_str(px), px->id, set);
 		return -1;
 	}
 	if (tcp_cfg_anon_defaults(ctx, what))
 		return -1;
 	if (!(px->cap & (PR_CAP_BE | PR_CAP_DEF))) {
-		cfg_alert(ctx, "%s is only allowed in 'backend' sections or 'defaults' section with "
-			  "a name", what);
+		cfg_alert(ctx,
+			  "%s is only allowed in 'backend' sections or 'defaults' section with "
+			  "a name",
+			  what);
 		return -1;
 	}
 	if (!strcmp(set, "inspect-delay"))
 		return tcp_cfg_delay(ctx, &px->tcp_res_inspect_delay);
+	tcp_res_content_used = true;
 	return act_rule_parse_line(ctx, 2, ACT_F_TCP_RES_CNT, what, &px->tcp_res_cont_rules);
 }
 
