@@ -106,9 +106,8 @@ struct stream {
 	struct vars vars_res;     /* res.* variables */
 	struct stk_trk *stk;      /* stick counters tracked, pending stick stores (stream/
 				   * stktable_act.c), or NULL */
-	struct server *srv_force; /* stick match: the server to use while it has a free slot */
-	struct act_rule *tcp_next; /* tcp-request content: the rule to run again after a wait */
-	uint64_t inspect_exp;     /* tcp-request inspect-delay: end of the wait, 0: none yet */
+	struct act_rule *tcp_next; /* tcp-request content: the rule to run again after a wait
+				    * (its inspect-delay runs on <tmr>) */
 	uint16_t hdr_cap;         /* capacity of each table in <hdrs> */
 	char scratch[64];         /* X-Forwarded-For value and other small rewrites */
 	struct h1_hdr hdrs[];     /* 2 * hdr_cap entries: request table then response table */

@@ -133,15 +133,10 @@ int backend_assign(struct stream *s, struct server *avoid, bool front_of_queue)
 	bool all_full = false;
 	struct server *srv = NULL;
 
-	/* stick match: the stored server first, while it has a free slot (without per-server
-	 * queues, a full one is left to the load balancer); not counted as a pick */
-	struct server *force = avoid ? NULL : s->srv_force;
-
 	/* the pick saw a free slot, but another thread may take it first: the slot is
 	 * taken with a CAS against maxconn, and a lost race picks again */
 	for (int tries = 0; tries < 4; tries++) {
-		srv = unlikely(force) ? force : lb_pick(be, avoid, &all_full);
-		force = NULL;
+		srv = lb_pick(be, avoid, &all_full);
 		if (!srv || srv_take_slot(srv))
 			break;
 		srv = NULL;
@@ -151,8 +146,7 @@ int backend_assign(struct stream *s, struct server *avoid, bool front_of_queue)
 		s->srv = srv;
 		HA_ATOMIC_UPDATE_MAX(&be->beconn_max, HA_ATOMIC_INC(&be->beconn));
 		s->flags |= SF_HAS_SLOT;
-		/* HAProxy hands a dequeued stream the released slot */
-		if (!front_of_queue && srv != s->srv_force)
+		if (!front_of_queue) /* HAProxy hands a dequeued stream the released slot */
 			CNT_INC(srv->cnt, cum_lbconn);
 		return ASSIGN_OK;
 	}
@@ -174,6 +168,16 @@ int backend_assign(struct stream *s, struct server *avoid, bool front_of_queue)
 	if (!all_full)
 		backend_kick(be);
 	return ASSIGN_QUEUED;
+}
+
+bool backend_take_server(struct stream *s, struct server *srv)
+{
+	if (!srv_take_slot(srv))
+		return false;
+	s->srv = srv;
+	HA_ATOMIC_UPDATE_MAX(&s->be->beconn_max, HA_ATOMIC_INC(&s->be->beconn));
+	s->flags |= SF_HAS_SLOT;
+	return true;
 }
 
 int backend_unqueue(struct stream *s)

@@ -182,15 +182,12 @@ static int req_inspect(struct stream *s, struct proxy *px, bool expired, int *re
 	if (r == TCP_RULES_GONE)
 		return 0;
 	if (r == TCP_RULES_CONT) {
-		s->inspect_exp = 0;
 		timer_del(&s->tmr);
 		s->state = SS_REQ_HDRS;
 		return 1;
 	}
-	if (!s->inspect_exp) {
-		s->inspect_exp = tick_add(px->tcp_inspect_delay);
-		timer_set(&s->tmr, s->inspect_exp);
-	}
+	if (!s->tmr.expire) /* the first wait of this rule set */
+		timer_set(&s->tmr, tick_add(px->tcp_inspect_delay));
 	s->state = SS_REQ_INSPECT;
 	*ret = 0;
 	return 0;

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <backend/backend.h>
 #include <backend/server-t.h>
 #include <base/atomic.h>
 #include <base/pool.h>
@@ -454,24 +455,36 @@ static void stick_store_add(struct stream *s, struct stktable *t, const struct s
 	trk->nb_store++;
 }
 
-/* The server stored for <k> in <t> and usable in <be>, or NULL. */
+struct stick_srv {
+	const char *name;
+	int32_t id;
+};
+
+static int stick_srv_read(void *arg, struct stktable *t, struct stksess *ts)
+{
+	struct stick_srv *ss = arg;
+	const char **name = stksess_data(t, ts, STK_DT_SERVER_KEY, 0);
+	int32_t *id = stksess_data(t, ts, STK_DT_SERVER_ID, 0);
+
+	ss->name = name ? *name : NULL;
+	ss->id = id ? *id : 0;
+	return 1;
+}
+
+/* The server stored for <k> in <t> and usable in <be>, or NULL: by name when the entry
+ * has one (server_key), else by id. */
 static struct server *stick_find_server(struct stktable *t, const struct stk_key *k,
 					struct proxy *be)
 {
-	struct stksess *ts = stktable_lookup(t, k, now_ms());
-	const char *name = NULL;
+	struct stick_srv ss = { NULL, 0 };
+	const char *name;
 	struct server *srv;
-	int32_t id = 0;
+	int32_t id;
 
-	if (!ts)
+	if (!stktable_with_key(t, k, now_ms(), stick_srv_read, &ss))
 		return NULL;
-	stksess_lock(t, ts);
-	if (stksess_data(t, ts, STK_DT_SERVER_KEY, 0))
-		name = *(const char **)stksess_data(t, ts, STK_DT_SERVER_KEY, 0);
-	if (stksess_data(t, ts, STK_DT_SERVER_ID, 0))
-		id = *(int32_t *)stksess_data(t, ts, STK_DT_SERVER_ID, 0);
-	stksess_unlock(t, ts);
-	stktable_release(t, ts, false, now_ms());
+	name = ss.name;
+	id = ss.id;
 	for (srv = be->srv; srv; srv = srv->next)
 		if (name ? !strcmp(srv->id, name) : srv->puid == id)
 			break;
@@ -493,9 +506,11 @@ void stk_process_sticking_rules(struct stream *s)
 			continue;
 		if (r->flags & STK_RULE_STORE)
 			stick_store_add(s, r->t, &k);
-		if ((r->flags & STK_RULE_MATCH) && !s->srv_force &&
+		/* the first usable server found is the one; a full one is left to the
+		 * load balancer (no per-server queue yet) */
+		if ((r->flags & STK_RULE_MATCH) && !(s->flags & SF_HAS_SLOT) &&
 		    (srv = stick_find_server(r->t, &k, s->be)))
-			s->srv_force = srv;
+			backend_take_server(s, srv);
 	}
 }
 

@@ -126,6 +126,15 @@ static enum act_return tcp_run_set(struct proxy *px, size_t ofs, struct stream *
 
 /* ---- connection and session rules ---- */
 
+/* The stand-in stream's own state goes: its variables and rewrite room. */
+static void tcp_sess_strm_done(struct stream *s)
+{
+	vars_prune(&s->vars_txn);
+	vars_prune(&s->vars_req);
+	vars_prune(&s->vars_res);
+	b_release(&s->rw);
+}
+
 static int tcp_sess_accept(struct conn *c)
 {
 	struct proxy *fe = c->px;
@@ -152,12 +161,12 @@ static int tcp_sess_accept(struct conn *c)
 		CNT_INC(fe->fe_cnt, denied_sess);
 		goto refused;
 	}
-	vars_prune(&s->vars_txn);
+	tcp_sess_strm_done(s);
 	if (c->stk)
 		stk_sess_start(c);
 	return 0;
 refused:
-	vars_prune(&s->vars_txn);
+	tcp_sess_strm_done(s);
 	return -1;
 }
 
