@@ -1,5 +1,6 @@
-/* Stick tables: entries, their keys, their data, eviction and expiry. Key conversion and
- * the data types' names are in stktable_data.c; the configuration in stktable_cfg.c.
+/* Stick tables: the tables, their entries (lookup, creation, references), eviction,
+ * expiry and walks. Keys, data types, data access and rates are in stktable_data.c; the
+ * configuration in stktable_cfg.c; tracking in stktable_act.c.
  *
  * Concurrency. A table is shared by every thread of every group. An entry's counters must
  * be exact for the whole process ("the 101st request in the period is the first refused,
@@ -11,7 +12,12 @@
  * I/O; streams tracking different keys meet only when their keys share a shard (1 in 64),
  * and those tracking the same key serialize on the very counters they must agree on. No
  * global lock is taken on the request path: the table-wide entry count is one atomic,
- * changed only when entries are created or freed.
+ * changed only when entries are created or freed. Per-group tables summed on read were
+ * rejected: a read would either lock every group's copy or see a stale sum, and the
+ * limit would let through more than 100 requests as soon as two groups count at once.
+ * What remains, as in HAProxy, is that a count and a later read are two steps: requests
+ * of one key running at the same instant may read each other's increments, so they can
+ * only be refused early, never late (test_rate_limit_under_concurrent_clients).
  *
  * Memory. Entries are malloc()ed (their size is the table's) on first sight of a key. An
  * entry held by someone (ref > 0) is out of the LRU list and is neither evicted nor
