@@ -15,6 +15,7 @@
 #include <sample/acl.h>
 #include <sample/logfmt.h>
 #include <stream/action.h>
+#include <stream/stktable.h>
 #include <stream/stream.h>
 
 /* Rules are not allowed in anonymous defaults sections (HAProxy 2.6+). */
@@ -162,6 +163,7 @@ static void rules_free_proxy(struct proxy *px)
 	act_rules_free(&px->tcp_req_sess_rules);
 	act_rules_free(&px->tcp_req_cont_rules);
 	act_rules_free(&px->tcp_res_cont_rules);
+	stick_rules_free(px);
 	acl_free_list(&px->acls);
 }
 
@@ -238,7 +240,7 @@ int rules_check_all(void)
 		errs += rules_check_proxy(px);
 		px->rule_sets = rules_sets_of(px);
 	}
-	return errs;
+	return errs + stktable_check_all();
 }
 
 static const struct cfg_kw rules_kws[] = {

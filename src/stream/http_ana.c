@@ -23,7 +23,9 @@
 #include <sample/logfmt.h>
 #include <proxy/proxy.h>
 #include <stream/action.h>
+#include <stream/stktable_act.h>
 #include <stream/stream.h>
+#include <stream/tcp_rules.h>
 #include <string.h>
 
 static void h1_limits_get(struct h1_limits *lim)
@@ -121,6 +123,8 @@ static int req_rule_reply(struct stream *s, struct proxy *px, enum act_return r,
 		CNT_INC(s->fe->fe_cnt, denied_req);
 		if (px != s->fe)
 			CNT_INC(px->be_cnt, denied_req);
+		if (unlikely(stk_tracking(s)))
+			stk_count_http(s, STK_DT_HTTP_ERR_CNT);
 		return stream_reply_http(s, last->arg.reply, &ctx);
 	case ACT_RET_ERR:
 		stream_count_rewrite_failed(s);
@@ -155,58 +159,56 @@ static int run_req_rules(struct stream *s, struct proxy *px, int *ret)
 
 static int ana_request_rules(struct stream *s);
 
-/* The request headers are complete and valid: run the request analyzers. */
-static int ana_request(struct stream *s)
+/* True when the request cannot grow any more for the tcp-request content rules: nothing
+ * left to receive (its body is all in), the buffer is full, or the client is gone. */
+static bool req_complete(struct stream *s)
 {
-	struct h1_msg *m = &s->req;
-	struct proxy *fe = s->fe;
+	struct conn *f = s->front;
+	uint64_t have = f->ibuf.data - s->req.hdr_len;
 
-	CNT_INC(fe->fe_cnt, cum_req);
-	freq_ctr_inc(&fe->req_rate, now_ms());
-	s->flags |= SF_REQ_COUNTED;
-	s->meth = (uint8_t)http_meth_id(m->meth);
-	HA_OWNER_INC(&activity[tid].streams);
-	if ((m->flags & H1_MF_CONN_CLO) || (!(m->flags & H1_MF_VER_11) && !(m->flags & H1_MF_CONN_KAL)) ||
-	    (fe->options & PR_O_HTTP_CLO) || th_ctx->stopping)
-		s->flags |= SF_FRONT_CLOSE;
-	if ((m->flags & H1_MF_FORCE_CLOSE) && !global.h1_keep_open_on_insecure_te)
-		s->flags |= SF_FRONT_CLOSE | SF_BACK_CLOSE;
-	if (m->flags & H1_MF_CHNK)
-		h1_xfer_init(&s->reqx, XFER_CHUNKED, 0);
-	else if (m->flags & H1_MF_CLEN)
-		h1_xfer_init(&s->reqx, XFER_CLEN, m->body_len);
-	else
-		h1_xfer_init(&s->reqx, XFER_NONE, 0);
+	if (f->flags & (CO_FL_RD_EOF | CO_FL_ERROR))
+		return true;
+	if (!b_room(&f->ibuf) || (f->ibuf.head && b_room(&f->ibuf) < 1024))
+		return true; /* full (receiving more would move the parsed headers) */
+	if (s->req.flags & H1_MF_CHNK) {
+		struct h1_chunk ck = { 0 };
+		int done = 0;
 
-	if (fe->monitor_uri.len && ist_eq(h1_uri_pathq(m->uri), fe->monitor_uri)) {
-		CNT_INC(fe->fe_cnt, intercepted);
-		return stream_reply_error(s, 200, false);
+		return h1_chunk_scan(&ck, b_head(&f->ibuf) + s->req.hdr_len, (size_t)have,
+				     global.tune_bufsize, &done) < 0 || done;
 	}
-	if ((fe->options & PR_O_BUF_REQ) && !s->reqx.done) {
-		/* the rules see the whole body (req.body...): wait for it first */
-		s->flags |= SF_BODY_RULES;
-		s->state = SS_REQ_BODY_WAIT;
-		return 1;
-	}
-	return ana_request_rules(s);
+	return !(s->req.flags & H1_MF_CLEN) || have >= s->req.body_len;
 }
 
-/* The request rules and the backend choice, the body being in the buffer when the
- * frontend buffers requests; then the body wait of a backend that does, or the connection
- * to a server. */
-static int ana_request_rules(struct stream *s)
+/* Runs the tcp-request content rules of <px> (the frontend's while s->be is NULL, then the
+ * backend's); <expired> when the inspect-delay is over. Returns 1 when they are done, 0
+ * with *ret set otherwise (waiting: state SS_REQ_INSPECT, or the stream is gone). */
+static int req_inspect(struct stream *s, struct proxy *px, bool expired, int *ret)
 {
-	struct proxy *fe = s->fe, *be;
+	bool final = expired || !px->tcp_inspect_delay || req_complete(s);
+	int r = tcp_req_content(s, px, final, ret);
+
+	if (r == TCP_RULES_GONE)
+		return 0;
+	if (r == TCP_RULES_CONT) {
+		timer_del(&s->tmr);
+		s->state = SS_REQ_HDRS;
+		return 1;
+	}
+	if (!s->tmr.expire) /* the first wait of this rule set */
+		timer_set(&s->tmr, tick_add(px->tcp_inspect_delay));
+	s->state = SS_REQ_INSPECT;
+	*ret = 0;
+	return 0;
+}
+
+/* The backend is chosen and its content rules ran: its request rules, then the server.
+ * Inlined into both callers: the plain path keeps the cost of one function. */
+static inline __attribute__((always_inline)) int ana_request_be(struct stream *s)
+{
+	struct proxy *fe = s->fe, *be = s->be;
 	int ret;
 
-	if (!run_req_rules(s, fe, &ret))
-		return ret;
-	be = choose_backend(s);
-	if (!be)
-		return stream_reply_error(s, 503, false);
-	s->be = be;
-	CNT_INC(be->be_cnt, cum_sess);
-	freq_ctr_inc(&be->be_sess_rate, now_ms());
 	if (be != fe && !run_req_rules(s, be, &ret))
 		return ret;
 	if ((fe->options | be->options) & (PR_O_HTTP_SCL | PR_O_HTTP_CLO))
@@ -221,6 +223,90 @@ static int ana_request_rules(struct stream *s)
 		return 1;
 	}
 	return stream_connect_server(s);
+}
+
+/* The frontend's request rules (the body being in the buffer when the frontend buffers
+ * requests), the backend choice and the backend's content rules. */
+static int ana_request_rules(struct stream *s)
+{
+	struct proxy *fe = s->fe, *be;
+	int ret;
+
+	if (!run_req_rules(s, fe, &ret))
+		return ret;
+	be = choose_backend(s);
+	if (!be)
+		return stream_reply_error(s, 503, false);
+	s->be = be;
+	CNT_INC(be->be_cnt, cum_sess);
+	freq_ctr_inc(&be->be_sess_rate, now_ms());
+	if (be != fe && unlikely(tcp_has_req_content(be)) && !req_inspect(s, be, false, &ret))
+		return ret;
+	return ana_request_be(s);
+}
+
+/* The frontend's content rules let the request in: count it, run the frontend's request
+ * rules, choose the backend and run its content rules. */
+static inline __attribute__((always_inline)) int ana_request_http(struct stream *s)
+{
+	struct h1_msg *m = &s->req;
+	struct proxy *fe = s->fe;
+
+	CNT_INC(fe->fe_cnt, cum_req);
+	freq_ctr_inc(&fe->req_rate, now_ms());
+	s->flags |= SF_REQ_COUNTED;
+	s->meth = (uint8_t)http_meth_id(m->meth);
+	if (unlikely(stk_tracking(s)))
+		stk_count_http(s, STK_DT_HTTP_REQ_CNT);
+	HA_OWNER_INC(&activity[tid].streams);
+	if ((m->flags & H1_MF_CONN_CLO) || (!(m->flags & H1_MF_VER_11) && !(m->flags & H1_MF_CONN_KAL)) ||
+	    (fe->options & PR_O_HTTP_CLO) || th_ctx->stopping)
+		s->flags |= SF_FRONT_CLOSE;
+	if ((m->flags & H1_MF_FORCE_CLOSE) && !global.h1_keep_open_on_insecure_te)
+		s->flags |= SF_FRONT_CLOSE | SF_BACK_CLOSE;
+
+	if (fe->monitor_uri.len && ist_eq(h1_uri_pathq(m->uri), fe->monitor_uri)) {
+		CNT_INC(fe->fe_cnt, intercepted);
+		return stream_reply_error(s, 200, false);
+	}
+	if ((fe->options & PR_O_BUF_REQ) && !s->reqx.done) {
+		/* the rules see the whole body (req.body...): wait for it first */
+		s->flags |= SF_BODY_RULES;
+		s->state = SS_REQ_BODY_WAIT;
+		return 1;
+	}
+	return ana_request_rules(s);
+}
+
+/* The request headers are complete and valid: run the request analyzers. */
+static int ana_request(struct stream *s)
+{
+	struct h1_msg *m = &s->req;
+	int ret;
+
+	if (m->flags & H1_MF_CHNK)
+		h1_xfer_init(&s->reqx, XFER_CHUNKED, 0);
+	else if (m->flags & H1_MF_CLEN)
+		h1_xfer_init(&s->reqx, XFER_CLEN, m->body_len);
+	else
+		h1_xfer_init(&s->reqx, XFER_NONE, 0);
+	if (unlikely(tcp_has_req_content(s->fe)) && !req_inspect(s, s->fe, false, &ret))
+		return ret;
+	return ana_request_http(s);
+}
+
+int ana_inspect(struct stream *s, bool expired)
+{
+	struct buf *ib = &s->front->ibuf;
+	int ret;
+
+	/* more of the body may decide: read while it cannot move the parsed headers */
+	while (!(ib->head && b_room(ib) < 1024) && conn_recv(s->front) > 0)
+		;
+
+	if (!req_inspect(s, s->be ? s->be : s->fe, expired, &ret))
+		return ret;
+	return s->be ? ana_request_be(s) : ana_request_http(s);
 }
 
 int ana_wait_request(struct stream *s)
@@ -394,6 +480,9 @@ static int ana_response(struct stream *s)
 		s->flags |= SF_FRONT_CLOSE | SF_BACK_CLOSE;
 	if (s->srv)
 		CNT_INC(s->srv->cnt, rsp[status_class(m->status)]);
+	if (m->status >= 400 && unlikely(stk_tracking(s)) && m->status < 600 &&
+	    m->status != 501 && m->status != 505)
+		stk_count_http(s, m->status < 500 ? STK_DT_HTTP_ERR_CNT : STK_DT_HTTP_FAIL_CNT);
 	if ((m->flags & H1_MF_CONN_CLO) || (!(m->flags & H1_MF_VER_11) && !(m->flags & H1_MF_CONN_KAL)))
 		s->flags |= SF_BACK_CLOSE;
 	if (m->flags & H1_MF_FORCE_CLOSE)
@@ -401,6 +490,10 @@ static int ana_response(struct stream *s)
 	if (th_ctx->stopping)
 		s->flags |= SF_FRONT_CLOSE;
 
+	if (unlikely(tcp_has_res_content(s->be)) && tcp_res_content(s, s->be, &ret) != TCP_RULES_CONT)
+		return ret;
+	if (unlikely(stk_used) && (!list_empty(&s->be->store_rules) || (s->stk && s->stk->nb_store)))
+		stk_process_store_rules(s);
 	if (unlikely((s->fe->rule_sets | s->be->rule_sets) & (PR_RS_HTTP_RES | PR_RS_HTTP_AFTER)) &&
 	    !run_all_res_rules(s, &ret))
 		return ret;
