@@ -116,6 +116,17 @@ static bool hw_occ(const struct h1_msg *m, struct ist name, bool full, long long
 	struct hdr_walk w;
 	uint32_t n;
 
+	if (occ == -1) { /* the last one, the usual case: one walk */
+		struct ist last;
+		bool found = false;
+
+		hw_init(&w, m, name, full);
+		while (hw_next(&w, &last))
+			found = true;
+		if (found)
+			*v = last;
+		return found;
+	}
 	if (occ < 0) {
 		n = hw_count(m, name, full);
 		if ((unsigned long long)-occ > n)
