@@ -1,6 +1,6 @@
 # Build of the haproxy-compatible proxy. Targets: all (./haproxy), run, test, unit, asan,
 # integration, fuzz, fuzz-replay, bench, install, clean. Options: USE_OPENSSL, USE_PCRE2,
-# USE_PCRE2_JIT, USE_LUA, USE_ZLIB (1 by default, 0 to drop), CC, CPU, ARCH, DEBUG.
+# USE_PCRE2_JIT, USE_LUA, USE_ZLIB, USE_LIBCRYPT (1 by default, 0 to drop), CC, CPU, ARCH, DEBUG.
 
 ifeq ($(origin CC),default)
 CC := gcc
@@ -16,6 +16,7 @@ USE_PCRE2     ?= 1
 USE_PCRE2_JIT ?= 1
 USE_LUA       ?= 1
 USE_ZLIB      ?= 1
+USE_LIBCRYPT  ?= 1
 
 OPT_CFLAGS ?= -O2 -g
 WARN_CFLAGS := -Wall -Wextra -Werror -Wno-unused-parameter -Wshadow -Wstrict-prototypes
@@ -49,6 +50,10 @@ endif
 ifeq ($(USE_ZLIB),1)
 OPTIONS += USE_ZLIB=1
 LIBS    += -lz
+endif
+ifeq ($(USE_LIBCRYPT),1)
+OPTIONS += USE_LIBCRYPT=1
+LIBS    += -lcrypt
 endif
 LIBS += -lm -ldl
 

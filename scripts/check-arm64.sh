@@ -17,7 +17,7 @@ OBJDUMP=aarch64-linux-gnu-objdump
 QEMU=qemu-aarch64
 PROBE_SRC=scripts/check-arm64-probe.c
 PROBE_OBJ=$B/probe/atomic-probe.o
-NOLIBS=(USE_OPENSSL=0 USE_PCRE2=0 USE_LUA=0 USE_ZLIB=0)
+NOLIBS=(USE_OPENSSL=0 USE_PCRE2=0 USE_LUA=0 USE_ZLIB=0 USE_LIBCRYPT=0)
 XMAKE=("$MAKE" --no-print-directory -j"$(nproc)" BUILD="$B" CC="$XCC" "${NOLIBS[@]}")
 
 fails=0

@@ -7,7 +7,7 @@ set -euo pipefail
 
 PKGS=(
 	build-essential make gcc clang libclang-rt-dev pkg-config
-	libssl-dev libpcre2-dev liblua5.4-dev zlib1g-dev
+	libssl-dev libpcre2-dev liblua5.4-dev zlib1g-dev libcrypt-dev
 	python3 python3-pytest
 	curl socat wrk netcat-openbsd iproute2 procps util-linux openssl
 	nginx-light haproxy valgrind clang-format

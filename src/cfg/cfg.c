@@ -251,13 +251,16 @@ static bool cfg_directive(struct cfg_file_state *st, struct cfg_tokens *tok)
 }
 
 /* A keyword no module registered: a HAProxy keyword not implemented yet gets its reason,
- * anything else is unknown (likely a typo).
+ * anything else is unknown (likely a typo). Other sections (userlist) list no such words.
  */
 static void cfg_unknown_kw(const struct cfg_file_state *st, struct cfg_ctx *ctx)
 {
 	enum cfg_known_class cls = ctx->section == CFG_SEC_GLOBAL ? CFG_KNOWN_GLOBAL :
 				   CFG_KNOWN_PROXY;
-	const char *why = cfg_known_why(cls, ctx->args[0]);
+	const char *why = NULL;
+
+	if (ctx->section & (CFG_SEC_GLOBAL | CFG_SEC_PROXIES))
+		why = cfg_known_why(cls, ctx->args[0]);
 
 	if (why)
 		cfg_not_supported(ctx, why);

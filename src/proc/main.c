@@ -22,6 +22,8 @@
 #include <proc/version.h>
 #include <proxy/proxy.h>
 #include <stream/stream.h>
+#include <stream/userlist.h>
+#include <stream/userlist_cfg.h>
 #include <thread/thread_cfg.h>
 
 /* What the command line asked for; argv strings are referenced, never copied. */
@@ -292,7 +294,9 @@ static void main_load_config(void)
 
 	for (i = 0; i < opts.nb_cfg; i++)
 		cfg_load_path(opts.cfg_paths[i]);
-	if (cfg_errors || proxy_check_all() > 0 || rules_check_all() > 0 || cfg_errors ||
+	/* userlists first: the proxies' rules may need their groups */
+	if (cfg_errors || userlist_cfg_check() > 0 || proxy_check_all() > 0 ||
+	    rules_check_all() > 0 || cfg_errors ||
 	    thread_cfg_check() > 0) {
 		ha_alert("Fatal errors found in configuration.\n");
 		exit(1);
@@ -412,6 +416,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	ret = main_start();
+	userlist_deinit_all();
 	free(opts.cfg_paths);
 	free(opts.old_pids);
 	return ret;

@@ -64,6 +64,11 @@ static const struct version_feature version_features[] = {
 	{ "EPOLL", true },
 	{ "EVPORTS", false },
 	{ "KQUEUE", false },
+#ifdef USE_LIBCRYPT
+	{ "LIBCRYPT", true },
+#else
+	{ "LIBCRYPT", false },
+#endif
 	{ "LINUX_SPLICE", false },
 	{ "LINUX_TPROXY", false },
 #ifdef USE_LUA
