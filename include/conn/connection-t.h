@@ -60,6 +60,9 @@ struct conn {
 	struct vars vars;         /* front: the session's variables (sess.*), released through
 				   * conn_vars_release when the connection goes */
 	struct sockaddr_storage peer; /* front: client address; back: server address */
+	struct sockaddr_storage dst;  /* front: the local address the client reached, read on
+				       * first use (conn_get_dst) or set by set-dst;
+				       * ss_family is 0 until then */
 };
 
 #endif

@@ -15,6 +15,9 @@
 #include <sample/acl.h>
 #include <sample/logfmt.h>
 #include <stream/action.h>
+#include <stream/http_capture.h>
+#include <stream/http_err.h>
+#include <stream/px_ext.h>
 #include <stream/stream.h>
 
 /* Rules are not allowed in anonymous defaults sections (HAProxy 2.6+). */
@@ -162,6 +165,7 @@ static void rules_free_proxy(struct proxy *px)
 	act_rules_free(&px->tcp_req_sess_rules);
 	act_rules_free(&px->tcp_req_cont_rules);
 	act_rules_free(&px->tcp_res_cont_rules);
+	px_ext_free(px); /* captures, unique id, monitor fail, redirects, error lines */
 	acl_free_list(&px->acls);
 }
 
@@ -182,9 +186,11 @@ int rules_check_all(void)
 
 	for (px = proxy_defaults_first(); px; px = px->next)
 		errs += rules_check_proxy(px);
-	for (px = proxies; px; px = px->next)
+	for (px = proxies; px; px = px->next) {
 		errs += rules_check_proxy(px);
-	return errs;
+		http_capture_layout(px);
+	}
+	return errs + http_err_check_all();
 }
 
 static const struct cfg_kw rules_kws[] = {

@@ -21,6 +21,9 @@
 #include <sample/logfmt.h>
 #include <proxy/proxy.h>
 #include <stream/action.h>
+#include <stream/http_capture.h>
+#include <stream/http_px.h>
+#include <stream/http_redir.h>
 #include <stream/stream.h>
 #include <string.h>
 
@@ -117,6 +120,9 @@ static int req_rule_reply(struct stream *s, struct proxy *px, enum act_return r,
 		if (px != s->fe)
 			CNT_INC(px->be_cnt, denied_req);
 		return stream_reply_http(s, last->arg.reply, &ctx);
+	case ACT_RET_YIELD: /* the rule runs again on client data or at its deadline */
+		s->state = SS_REQ_RULE_WAIT;
+		return 0;
 	case ACT_RET_ERR:
 		stream_count_rewrite_failed(s);
 		return stream_reply_error(s, 500, false);
@@ -124,34 +130,70 @@ static int req_rule_reply(struct stream *s, struct proxy *px, enum act_return r,
 		return stream_reply_error(s, 400, false);
 	case ACT_RET_ABRT:
 		return stream_abort(s);
-	default: /* DONE: the action answered itself */
-		return 1;
+	default: /* DONE: the action wrote its reply */
+		return stream_reply_done(s);
 	}
 }
 
-/* Runs the request rules of <px> (those of its named defaults section first). Returns 1
- * to go on, 0 with the step result in *ret otherwise. */
+/* Runs the request rules of <px> (those of its named defaults section first), then its
+ * legacy "redirect" rules. A yielded rule is resumed first. Returns 1 to go on, 0 with
+ * the step result in *ret otherwise. */
 static int run_req_rules(struct stream *s, struct proxy *px, int *ret)
 {
 	struct act_rule *last = NULL;
 	enum act_return r = ACT_RET_CONT;
+	bool own = s->resume_list == &px->http_req_rules;
 
-	if (px->defpx && !list_empty(&px->defpx->http_req_rules))
+	if (!own && px->defpx && !list_empty(&px->defpx->http_req_rules))
 		r = act_rules_run(&px->defpx->http_req_rules, px, s, ACT_F_HTTP_REQ, &last);
 	if (r == ACT_RET_CONT && !(last && last->action))
 		r = act_rules_run(&px->http_req_rules, px, s, ACT_F_HTTP_REQ, &last);
 	if (r == ACT_RET_CONT)
-		return 1;
+		return !http_redirect_legacy(s, px, ret);
 	*ret = req_rule_reply(s, px, r, last);
 	return 0;
+}
+
+/* The request rule stages, from where they stopped (ana_stage): the frontend's rules, the
+ * backend choice, the backend's rules; then the headers the proxy adds, and the server. */
+int ana_req_rules(struct stream *s)
+{
+	struct proxy *fe = s->fe, *be;
+	int ret;
+
+	if (s->ana_stage == ANA_FE_RULES) {
+		if (!run_req_rules(s, fe, &ret))
+			return ret;
+		be = choose_backend(s);
+		if (!be)
+			return stream_reply_error(s, 503, false);
+		s->be = be;
+		CNT_INC(be->be_cnt, cum_sess);
+		s->ana_stage = ANA_BE_RULES;
+	}
+	be = s->be;
+	if (be != fe && !run_req_rules(s, be, &ret))
+		return ret;
+	if ((fe->options | be->options) & (PR_O_HTTP_SCL | PR_O_HTTP_CLO))
+		s->flags |= SF_BACK_CLOSE;
+	if (http_unique_id_header(s) < 0 ||
+	    (((fe->options | be->options) & PR_O_FWDFOR) && add_forwardfor(s) < 0)) {
+		stream_count_rewrite_failed(s);
+		return stream_reply_error(s, 500, false);
+	}
+	s->reqx.no_delay = !!((fe->options | be->options) & PR_O_HTTP_NO_DELAY);
+	if (((fe->options | be->options) & PR_O_BUF_REQ) && !s->reqx.done) {
+		s->state = SS_REQ_BODY_WAIT;
+		return 1;
+	}
+	return stream_connect_server(s);
 }
 
 /* The request headers are complete and valid: run the request analyzers. */
 static int ana_request(struct stream *s)
 {
 	struct h1_msg *m = &s->req;
-	struct proxy *fe = s->fe, *be;
-	int ret;
+	struct proxy *fe = s->fe;
 
 	CNT_INC(fe->fe_cnt, cum_req);
 	s->flags |= SF_REQ_COUNTED;
@@ -170,29 +212,11 @@ static int ana_request(struct stream *s)
 
 	if (fe->monitor_uri.len && ist_eq(h1_uri_pathq(m->uri), fe->monitor_uri)) {
 		CNT_INC(fe->fe_cnt, intercepted);
-		return stream_reply_error(s, 200, false);
+		return stream_reply_error(s, http_monitor_status(s), false);
 	}
-	if (!run_req_rules(s, fe, &ret))
-		return ret;
-	be = choose_backend(s);
-	if (!be)
-		return stream_reply_error(s, 503, false);
-	s->be = be;
-	CNT_INC(be->be_cnt, cum_sess);
-	if (be != fe && !run_req_rules(s, be, &ret))
-		return ret;
-	if ((fe->options | be->options) & (PR_O_HTTP_SCL | PR_O_HTTP_CLO))
-		s->flags |= SF_BACK_CLOSE;
-	if (((fe->options | be->options) & PR_O_FWDFOR) && add_forwardfor(s) < 0) {
-		stream_count_rewrite_failed(s);
-		return stream_reply_error(s, 500, false);
-	}
-	s->reqx.no_delay = !!((fe->options | be->options) & PR_O_HTTP_NO_DELAY);
-	if (((fe->options | be->options) & PR_O_BUF_REQ) && !s->reqx.done) {
-		s->state = SS_REQ_BODY_WAIT;
-		return 1;
-	}
-	return stream_connect_server(s);
+	http_capture_request(s);
+	s->ana_stage = ANA_FE_RULES;
+	return ana_req_rules(s);
 }
 
 int ana_wait_request(struct stream *s)
@@ -262,20 +286,26 @@ int ana_wait_body(struct stream *s)
 }
 
 /* Response rules of <px> (its named defaults section's first) for rule set <from>:
- * deny turns the response into an error. Returns 1 to go on. */
+ * deny turns the response into an error; a yielded rule is resumed first. Returns 1 to
+ * go on. */
 static int run_res_rules(struct stream *s, struct proxy *px, int from, int *ret)
 {
 	struct act_rule *last = NULL;
 	enum act_return r = ACT_RET_CONT;
 	struct smp_ctx ctx;
+	bool own = s->resume_list == rules_of(px, from);
 
-	if (px->defpx && !list_empty(rules_of(px->defpx, from)))
+	if (!own && px->defpx && !list_empty(rules_of(px->defpx, from)))
 		r = act_rules_run(rules_of(px->defpx, from), px, s, from, &last);
 	if (r == ACT_RET_CONT && !(last && last->action))
 		r = act_rules_run(rules_of(px, from), px, s, from, &last);
 	switch (r) {
 	case ACT_RET_CONT:
 		return 1;
+	case ACT_RET_YIELD: /* run again when the server sends more or at the deadline */
+		s->flags |= SF_RSP_RULE_WAIT;
+		*ret = 0;
+		return 0;
 	case ACT_RET_DENY:
 		act_smp_ctx(&ctx, s, px, from);
 		if (strcmp(last->kw, "return")) {
@@ -296,8 +326,8 @@ static int run_res_rules(struct stream *s, struct proxy *px, int from, int *ret)
 	case ACT_RET_ABRT:
 		*ret = stream_abort(s);
 		return 0;
-	default:
-		*ret = 1;
+	default: /* DONE: the action wrote its reply */
+		*ret = stream_reply_done(s);
 		return 0;
 	}
 }
@@ -314,15 +344,55 @@ static const char *rsp_conn_hdr(const struct stream *s, bool tunnel)
 	return (s->req.flags & H1_MF_VER_11) ? NULL : "keep-alive";
 }
 
+/* The response rule sets in order, from where they stopped (rsp_set): the backend's then
+ * the frontend's http-response rules, then their http-after-response rules; then the
+ * headers go to the client. */
+static int ana_rsp_rules(struct stream *s)
+{
+	static const struct {
+		bool be;
+		uint8_t from;
+	} sets[] = {
+		{ true, ACT_F_HTTP_RES },
+		{ false, ACT_F_HTTP_RES },
+		{ true, ACT_F_HTTP_AFTER },
+		{ false, ACT_F_HTTP_AFTER },
+	};
+	struct h1_msg *m = &s->rsp;
+	struct conn *f = s->front, *b = s->back;
+	bool tunnel = s->rspx.mode == XFER_TUNNEL;
+	int ret;
+
+	s->flags &= ~SF_RSP_RULE_WAIT;
+	s->ana_stage = ANA_RSP_RULES;
+	for (; s->rsp_set < sizeof(sets) / sizeof(sets[0]); s->rsp_set++) {
+		if (!sets[s->rsp_set].be && s->fe == s->be)
+			continue;
+		if (!run_res_rules(s, sets[s->rsp_set].be ? s->be : s->fe, sets[s->rsp_set].from,
+				   &ret))
+			return ret;
+	}
+	if (h1_write_response(&f->obuf, m, rsp_conn_hdr(s, tunnel)) < 0)
+		return stream_server_error(s, 502);
+	b_del(&b->ibuf, m->hdr_len);
+	s->flags |= SF_RSP_HDRS_SENT;
+	s->status = m->status;
+	s->rspx.no_delay = !!((s->fe->options | s->be->options) & PR_O_HTTP_NO_DELAY);
+	if (tunnel) {
+		h1_xfer_init(&s->reqx, XFER_TUNNEL, 0);
+		s->flags &= ~SF_REQ_DONE;
+		s->state = SS_TUNNEL;
+	}
+	return 1;
+}
+
 /* The response headers are complete: choose framing and modes, run the rules, and
  * serialize them towards the client. */
 static int ana_response(struct stream *s)
 {
 	struct h1_msg *m = &s->rsp;
-	struct conn *f = s->front, *b = s->back;
 	bool tunnel = false;
 	enum xfer_mode mode;
-	int ret;
 
 	if (m->status == 101 && (s->req.flags & H1_MF_CONN_UPG))
 		tunnel = true;
@@ -348,28 +418,12 @@ static int ana_response(struct stream *s)
 		s->flags |= SF_FRONT_CLOSE | SF_BACK_CLOSE;
 	if (th_ctx->stopping)
 		s->flags |= SF_FRONT_CLOSE;
-
-	if (!run_res_rules(s, s->be, ACT_F_HTTP_RES, &ret))
-		return ret;
-	if (s->fe != s->be && !run_res_rules(s, s->fe, ACT_F_HTTP_RES, &ret))
-		return ret;
-	if (!run_res_rules(s, s->be, ACT_F_HTTP_AFTER, &ret))
-		return ret;
-	if (s->fe != s->be && !run_res_rules(s, s->fe, ACT_F_HTTP_AFTER, &ret))
-		return ret;
-	if (h1_write_response(&f->obuf, m, rsp_conn_hdr(s, tunnel)) < 0)
-		return stream_server_error(s, 502);
-	b_del(&b->ibuf, m->hdr_len);
-	s->flags |= SF_RSP_HDRS_SENT;
-	s->status = m->status;
+	/* the framing is known before the rules: wait-for-body reads it */
 	h1_xfer_init(&s->rspx, mode, m->body_len);
-	s->rspx.no_delay = !!((s->fe->options | s->be->options) & PR_O_HTTP_NO_DELAY);
-	if (tunnel) {
-		h1_xfer_init(&s->reqx, XFER_TUNNEL, 0);
-		s->flags &= ~SF_REQ_DONE;
-		s->state = SS_TUNNEL;
-	}
-	return 1;
+	s->rsp_ver = (m->flags & H1_MF_VER_11) ? 11 : 10;
+	http_capture_response(s);
+	s->rsp_set = 0;
+	return ana_rsp_rules(s);
 }
 
 int ana_wait_response(struct stream *s)
@@ -378,6 +432,8 @@ int ana_wait_response(struct stream *s)
 	struct h1_limits lim;
 	int ret;
 
+	if (s->flags & SF_RSP_RULE_WAIT)
+		return ana_rsp_rules(s); /* a response rule waits (wait-for-body) */
 	h1_limits_get(&lim);
 	for (;;) {
 		if (b->ibuf.data) {
