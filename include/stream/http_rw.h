@@ -27,6 +27,8 @@ static inline void rwb_begin(struct rw_build *b, struct stream *s)
 
 static inline void rwb_put(struct rw_build *b, struct ist v)
 {
+	if (!v.len)
+		return;
 	if (!b->ok || v.len > b->room - b->len) {
 		b->ok = false;
 		return;

@@ -13,7 +13,8 @@ static bool put(char *out, size_t outsz, size_t *o, const char *p, size_t n)
 {
 	if (n > outsz - *o)
 		return false;
-	memcpy(out + *o, p, n);
+	if (n)
+		memcpy(out + *o, p, n);
 	*o += n;
 	return true;
 }

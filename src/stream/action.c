@@ -157,7 +157,9 @@ static void act_list_names(uint8_t from, char *buf, size_t sz)
 		for (const struct action_kw *k = l->kws; k->kw && o + 1 < sz; k++)
 			if (k->from & from)
 				o += (size_t)snprintf(buf + o, sz - o, "%s'%s%s'", o ? ", " : "",
-						      k->kw, k->prefix ? "*" : "");
+						      k->kw,
+						      !k->prefix ? "" :
+						      k->kw[strlen(k->kw) - 1] == '(' ? "*)" : "*");
 }
 
 /* HAProxy actions this proxy knows but does not run: each is refused with its reason. */

@@ -306,7 +306,7 @@ static int parse_del_hdr(char **args, int *pos, int nargs, const struct act_pars
 static const struct action_kw http_act_kws[] = {
 	{ "allow", ACT_F_HTTP_ANY, 0, parse_allow },
 	{ "deny", ACT_F_HTTP_REQ | ACT_F_HTTP_RES, 0, parse_deny },
-	{ "return", ACT_F_HTTP_ANY, 0, parse_return },
+	{ "return", ACT_F_HTTP_REQ | ACT_F_HTTP_RES, 0, parse_return },
 	{ "set-header", ACT_F_HTTP_ANY, 0, parse_set_hdr },
 	{ "add-header", ACT_F_HTTP_ANY, 0, parse_set_hdr },
 	{ "del-header", ACT_F_HTTP_ANY, 0, parse_del_hdr },

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include <base/buf.h>
 #include <conn/connection.h>
 #include <event/loop.h>
 #include <http/status.h>
@@ -45,19 +46,22 @@ static enum act_return act_auth(struct act_rule *r, struct proxy *px, struct str
 	if (ret > 0)
 		return ACT_RET_ABRT; /* an empty errorfile: close without answering */
 	if (ret < 0 || http_local_parse(s, (uint32_t)start) < 0)
-		return ACT_RET_ERR;
+		goto fail;
 	rwb_begin(&b, s);
 	rwb_put(&b, IST("Basic realm=\""));
 	rwb_put(&b, realm);
 	rwb_put(&b, IST("\""));
 	if (!rwb_end(&b, s, &v))
-		return ACT_RET_ERR;
+		goto fail;
 	/* the page's own challenges are replaced by this one */
 	http_hdr_del(&s->rsp, hdr);
 	if (http_hdr_add(s, &s->rsp, hdr, v) < 0 || http_local_rebuild(s, (uint32_t)start) < 0)
-		return ACT_RET_ERR;
+		goto fail;
 	s->status = status;
 	return ACT_RET_DONE;
+fail:
+	s->front->obuf.data = (uint32_t)start; /* the page written so far goes */
+	return ACT_RET_ERR;
 }
 
 static void act_auth_release(struct act_rule *r)

@@ -279,8 +279,11 @@ static enum act_return wait_body_expired(struct stream *s, bool req)
 			CNT_INC(s->srv->cnt, failed_resp);
 	}
 	start = stream_reply_start(s);
-	if (start < 0 || stream_put_error_page(s, status, false) != 0)
+	if (start < 0 || stream_put_error_page(s, status, false) != 0) {
+		if (start >= 0)
+			s->front->obuf.data = (uint32_t)start;
 		return ACT_RET_ABRT;
+	}
 	s->err_status = status;
 	s->status = status;
 	return ACT_RET_DONE;

@@ -100,7 +100,8 @@ static void cap_store(struct ist *view, char *dst, uint32_t max, struct ist v)
 {
 	size_t n = v.len < max ? v.len : max;
 
-	memmove(dst, v.ptr, n);
+	if (n)
+		memmove(dst, v.ptr, n);
 	*view = ist2(dst, n);
 }
 

@@ -224,16 +224,18 @@ static int kw_global_set_var(struct cfg_ctx *ctx)
 	}
 	if (fmt) {
 		struct lf_expr lf = { 0 };
-		char *out = smp_trash();
+		char *out;
 		int n;
 
 		if (lf_compile(&lf, ctx->args[2], &pc, err, sizeof(err)) < 0) {
 			cfg_alert(ctx, "%s.", err);
 			return -1;
 		}
+		out = smp_trash();
 		n = out ? lf_render(&lf, &sctx, out, smp_trash_size()) : -1;
 		lf_free(&lf);
 		if (n < 0) {
+			smp_trash_deinit_thread();
 			cfg_alert(ctx, "'%s': the value does not fit.", ctx->args[0]);
 			return -1;
 		}
@@ -250,13 +252,18 @@ static int kw_global_set_var(struct cfg_ctx *ctx)
 		}
 		ret = sample_process(e, &smp) ? 0 : 1;
 		sample_expr_free(e);
-		if (ret) /* nothing found: the variable stays unset, as in HAProxy */
+		if (ret) { /* nothing found: the variable stays unset, as in HAProxy */
+			smp_trash_deinit_thread();
 			return 0;
+		}
 	}
-	if (!vars_set(&sctx, &d, &smp)) {
+	if (!vars_set(&sctx, &d, &smp))
+		ret = -1;
+	/* the scratch chunks were sized by the tune.bufsize known so far: let the threads
+	 * allocate them again once the configuration is complete */
+	smp_trash_deinit_thread();
+	if (ret < 0)
 		cfg_alert(ctx, "'%s': cannot set variable '%s'.", ctx->args[0], ctx->args[1]);
-		return -1;
-	}
 	return ret;
 }
 
