@@ -14,7 +14,8 @@
 # WARMUP (2), CONNS (50), PROXY_CPU (0), CLIENT_CPU (1), PORT (18080), CG_REQUESTS (20000),
 # CALLGRIND (1; 0 skips it), THREADS_BENCH (1; 0 skips the 2-thread part), RPS_BENCH (1; 0
 # skips the wrk runs), IDLE_BENCH (1; 0 skips the idle part), IDLE_CONNS (3000), IDLE_RUNS
-# (3). Results are also written under bench/out/. With 2+ CPUs it then runs nbthread 2, ours
+# (3), RULES_BENCH (1; 0 skips the rules and large-list lookups part), RULES_CG_REQUESTS
+# (5000). Results are also written under bench/out/. With 2+ CPUs it then runs nbthread 2, ours
 # vs theirs, and ours with 1 thread vs 2 threads in 1 group vs 2 groups of 1 thread,
 # everything sharing all CPUs.
 # Only the idle part: RPS_BENCH=0 THREADS_BENCH=0 CALLGRIND=0 bench/run.sh
@@ -300,6 +301,101 @@ if [ "$CALLGRIND" != 0 ]; then
 	     END { if (v["theirs"] > 0)
 			printf "ratio ours/theirs instructions/request: %.3f\n", v["ours"] / v["theirs"] }' \
 		"$TMP/ir.txt"
+fi
+
+# --- rules: 100 ACL-guarded rules that do not match, and lookups in large lists ----------
+# write_rules_cfg FILE: the benchmark config plus 100 http-request rules of mixed kinds
+# (path_beg, hdr(host), src in a network list, a regex), none of which matches.
+write_rules_cfg() {
+	local i
+	write_cfg "$1" 1
+	for i in $(seq 0 9); do
+		echo "10.$i.0.0/16"
+		echo "192.168.$i.0/24"
+	done >"$TMP/nets.lst"
+	for i in $(seq 0 99); do
+		case $((i % 10)) in
+		0 | 1 | 2 | 3) echo "	http-request deny if { path_beg /never$i/ }" ;;
+		4 | 5 | 6) echo "	http-request deny if { hdr(host) -i never$i.example }" ;;
+		7 | 8) echo "	http-request deny if { src -f $TMP/nets.lst }" ;;
+		9) echo "	http-request deny if { path_reg ^/never$i/[a-z]+\$ }" ;;
+		esac
+	done >"$TMP/rules.inc"
+	sed -i "/^\tdefault_backend be/r $TMP/rules.inc" "$1"
+}
+
+# write_list_cfg FILE KIND N: a frontend whose one rule looks the client up in a list of N
+# networks (KIND=ip) or the Host header up in a map of N keys (KIND=map), without a hit.
+write_list_cfg() {
+	local f=$1 kind=$2 n=$3
+	write_cfg "$f" 1
+	python3 - "$kind" "$n" "$TMP/list-$kind-$n" <<'PYEOF'
+import random, sys
+kind, n, path = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+rnd = random.Random(n)
+with open(path, "w") as out:
+    for i in range(n):
+        if kind == "ip":
+            out.write("10.%d.%d.0/24\n" % (rnd.randrange(256), rnd.randrange(256)))
+        else:
+            out.write("host%d.example backend%d\n" % (i, i % 7))
+PYEOF
+	if [ "$kind" = ip ]; then
+		sed -i "s|^\tdefault_backend be|\thttp-request deny if { src -f $TMP/list-ip-$n }\n&|" "$f"
+	else
+		sed -i "s|^\tdefault_backend be|\thttp-request set-header X-M %[req.hdr(host),map_str($TMP/list-map-$n,none)]\n&|" "$f"
+	fi
+}
+
+# Ir per request of binary $1 on config $2.
+rules_ir() {
+	local bin=$1 cfg=$2 n=${RULES_CG_REQUESTS:-5000} f b t
+	f="$TMP/cgr.$(basename "$bin")"
+	proxy_start "$bin" "valgrind -q --tool=callgrind --callgrind-out-file=$f.0" 120 "$cfg"
+	proxy_stop
+	proxy_start "$bin" "valgrind -q --tool=callgrind --callgrind-out-file=$f.n" 120 "$cfg"
+	taskset -c "$CLIENT_CPU" python3 "$KACLIENT" run 127.0.0.1 "$PORT" "$n" ||
+		die "$bin: client failed under callgrind ($cfg)"
+	proxy_stop
+	b=$(awk '/^(summary|totals):/ { s = $2 } END { print s }' "$f.0")
+	t=$(awk '/^(summary|totals):/ { s = $2 } END { print s }' "$f.n")
+	awk -v b="$b" -v t="$t" -v n="$n" 'BEGIN { printf "%.0f", (t - b) / n }'
+}
+
+if [ "${RULES_BENCH:-1}" != 0 ] && command -v valgrind >/dev/null; then
+	echo
+	echo "rules: instructions per request (callgrind) with 100 non-matching ACL-guarded" \
+		"rules (40 path_beg, 30 hdr(host), 20 src -f list, 10 path_reg) vs none:"
+	write_rules_cfg "$TMP/rules.cfg"
+	"$OURS" -c -q -f "$TMP/rules.cfg" || die "$OURS rejects $TMP/rules.cfg"
+	for side in ours theirs; do
+		bin=$OURS
+		[ $side = theirs ] && bin=$THEIRS
+		none=$(rules_ir "$bin" "$CFG")
+		with=$(rules_ir "$bin" "$TMP/rules.cfg")
+		echo "$side $none $with" >>"$TMP/rules.txt"
+		printf '%-6s  no rules %6d  100 rules %6d  => %d instructions for 100 rules\n' \
+			"$side" "$none" "$with" $((with - none))
+	done
+	awk '{ d[$1] = $3 - $2; w[$1] = $3 }
+	     END { if (d["theirs"] > 0) printf "ratio ours/theirs: rules cost %.3f, whole " \
+			"request with rules %.3f\n", d["ours"] / d["theirs"], w["ours"] / w["theirs"] }' \
+		"$TMP/rules.txt"
+	echo
+	echo "lookups: instructions per request with one rule looking the client address up in" \
+		"N networks (src -f) and the Host header in a map of N keys (map_str), no hit:"
+	for kind in ip map; do
+		for n in 1000 10000 100000; do
+			write_list_cfg "$TMP/list-$kind-$n.cfg" $kind $n
+			line="$kind N=$n"
+			for side in ours theirs; do
+				bin=$OURS
+				[ $side = theirs ] && bin=$THEIRS
+				line="$line  $side $(rules_ir "$bin" "$TMP/list-$kind-$n.cfg")"
+			done
+			echo "$line"
+		done
+	done
 fi
 
 # --- idle connections: memory and burst ------------------------------------------------

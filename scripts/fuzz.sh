@@ -2,7 +2,7 @@
 # Builds and runs the libFuzzer targets tests/fuzz/fuzz_T.c.
 #   scripts/fuzz.sh fuzz SECONDS T...         fuzz each target for SECONDS on its corpus
 #   scripts/fuzz.sh fuzz-replay SECONDS T...  only replay tests/fuzz/corpus/T/* (no fuzzing)
-# Each target names the sources it links on a first-lines "// FUZZ_SRCS: a.c b.c" comment, and
+# Each target names the sources it links on first-lines "// FUZZ_SRCS: a.c b.c" comments, and
 # may add compiler and linker flags on a "// FUZZ_FLAGS: -DUSE_X -lx" one.
 # Binaries go to tests/fuzz/bin/T; new inputs found while fuzzing to tests/fuzz/bin/T.corpus/.
 set -euo pipefail
@@ -33,7 +33,7 @@ CFLAGS=(-O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 build() {
 	local t=$1 src=tests/fuzz/fuzz_$1.c srcs flags
 	[ -f "$src" ] || { echo "$0: no target $src" >&2; return 1; }
-	srcs=$(head -n 5 "$src" | sed -n 's|^// FUZZ_SRCS:||p' | head -n 1)
+	srcs=$(head -n 5 "$src" | sed -n 's|^// FUZZ_SRCS:||p' | tr '\n' ' ')
 	flags=$(head -n 5 "$src" | sed -n 's|^// FUZZ_FLAGS:||p' | head -n 1)
 	mkdir -p tests/fuzz/bin
 	# shellcheck disable=SC2086 # the source and flag lists are word-split on purpose

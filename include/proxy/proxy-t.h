@@ -38,6 +38,11 @@ enum pr_mode {
 #define PR_O_HTTP_NO_DELAY 0x00000080 /* option http-no-delay: never MSG_MORE */
 #define PR_O_IDLE_CLOSE_RSP 0x00000100 /* option idle-close-on-response: on a graceful stop,
 					 * idle connections wait for their next request */
+/* proxy->rule_sets */
+#define PR_RS_HTTP_REQ   0x01
+#define PR_RS_HTTP_RES   0x02
+#define PR_RS_HTTP_AFTER 0x04
+
 #define PR_O_HTTP_MODE_MASK (PR_O_HTTP_KAL | PR_O_HTTP_SCL | PR_O_HTTP_CLO)
 
 /* Timeouts in milliseconds; 0 means "not set". */
@@ -101,6 +106,8 @@ struct proxy {
 	int tcp_inspect_delay;    /* tcp-request inspect-delay, ms (0: none) */
 	int tcp_res_inspect_delay; /* tcp-response inspect-delay, ms */
 	struct proxy *defpx;      /* the named defaults section whose rules run first, or NULL */
+	uint32_t rule_sets;       /* PR_RS_*: rule sets with at least one rule here or in
+				   * defpx (set at check time: an empty set costs nothing) */
 	void *rules_ext;          /* stream/: what the rule layers add (captures, stick rules,
 				   * unique-id...), freed by proxy_ext_free_hook */
 

@@ -51,6 +51,9 @@ int pat_read_lines(const char *path, int (*fn)(char *line, int lineno, void *arg
  * method's type in place when needed. Any thread. */
 struct pattern *pat_match(const struct pat_set *ps, struct sample *smp);
 
+/* One pattern of a scanned method against <smp>, already cast to the method's type. */
+bool pat_test_one(const struct pat_set *ps, const struct pattern *p, const struct sample *smp);
+
 /* map_regm: the match's groups for the value's \N references. */
 struct regex_match;
 struct pattern *pat_match_regm(const struct pat_set *ps, struct sample *smp,

@@ -6,6 +6,7 @@
 #ifndef SAMPLE_SAMPLE_H
 #define SAMPLE_SAMPLE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sample/sample-t.h>
 
@@ -46,6 +47,8 @@ struct smp_parse_ctx {
 struct sample_expr *sample_parse_expr(const char *str, const char **endp,
 				      const struct smp_parse_ctx *pc, char *err, size_t errsz);
 void sample_expr_free(struct sample_expr *expr);
+/* True when <a> and <b> compute the same thing (same fetch, converters and arguments). */
+bool sample_expr_equal(const struct sample_expr *a, const struct sample_expr *b);
 
 /* Parses "(a,b,...)" at *str (after a keyword) into an ARGT_STOP-terminated array per
  * <types>; names of proxies, servers, tables and userlists are queued for
@@ -85,7 +88,7 @@ int smp_trash_init_thread(void);
 void smp_trash_deinit_thread(void);
 
 /* Checks that a fetch with <use> may run where <where> says; 0 or -1 with the name of
- * the missing information in err. */
+ * the missing information in err ("HTTP response headers"). */
 int sample_check_use(uint32_t use, uint32_t where, char *err, size_t errsz);
 
 #endif

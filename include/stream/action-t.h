@@ -19,6 +19,7 @@ struct regex;
 struct act_rule;
 struct errorfile;
 struct act_parse;
+struct cond_index;
 
 /* What an action function returns to the rule runner. */
 enum act_return {
@@ -78,9 +79,18 @@ struct http_reply {
 	int nb_hdrs;
 };
 
+/* A run of rules whose conditions are indexed together (sample/cond_index.h); hung on
+ * its first rule. */
+struct act_block {
+	struct cond_index *ci;
+	unsigned int n;
+	struct act_rule **rules;  /* the n rules, in order */
+};
+
 struct act_rule {
 	struct list list;         /* member of a proxy's rule list */
 	struct acl_cond *cond;    /* NULL: always */
+	struct act_block *block;  /* first rule of an indexed run, or NULL */
 	enum act_return (*action)(struct act_rule *rule, struct proxy *px, struct stream *s,
 				  int from);
 	void (*release)(struct act_rule *rule); /* frees arg (NULL: nothing to free) */

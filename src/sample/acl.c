@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cfg/cfg.h>
+#include <proxy/proxy_cfg.h>
 #include <sample/acl.h>
 #include <sample/pattern.h>
 #include <sample/sample.h>
@@ -132,9 +134,11 @@ static int acl_parse_flags(char **args, int nargs, int i, struct acl_flags *f, c
 		} else if (!strcmp(w, "-m")) {
 			if (i + 1 >= nargs || (f->match = pat_match_by_name(args[i + 1])) < 0 ||
 			    f->match == PAT_MATCH_REGM) {
-				snprintf(err, errsz, "'-m' must be followed by a match method among "
-					 "found, bool, int, ip, bin, len, str, beg, sub, dir, dom, "
-					 "end, reg (got '%s')", i + 1 < nargs ? args[i + 1] : "");
+				if (i + 1 >= nargs)
+					snprintf(err, errsz, "missing matching method after '-m'");
+				else
+					snprintf(err, errsz, "unknown matching method '%s' when "
+						 "parsing ACL expression", args[i + 1]);
 				return -1;
 			}
 			i++;
@@ -215,8 +219,11 @@ struct acl_expr *acl_parse_expr(char **args, int nargs, const struct smp_parse_c
 		if (acl_load_file(&e->pat, args[f.files[k]], f.pflags & ACL_F_MAPFILE, err, errsz) < 0)
 			goto fail;
 	for (; i < nargs; i++) {
+		int word_op = PAT_OP_NONE;
+
 		if ((match == PAT_MATCH_INT || match == PAT_MATCH_LEN) &&
-		    (op = pat_int_op_by_name(args[i])) != PAT_OP_NONE) {
+		    (word_op = pat_int_op_by_name(args[i])) != PAT_OP_NONE) {
+			op = word_op;
 			if (i + 1 >= nargs) {
 				snprintf(err, errsz, "missing value after operator '%s'", args[i]);
 				goto fail;
@@ -427,6 +434,7 @@ static struct acl *acl_parse_anon(char **args, int nargs, int *i, const struct s
 				  char *err, size_t errsz)
 {
 	int start = *i + 1, end = start;
+	struct smp_parse_ctx epc;
 	struct acl_expr *e;
 	struct acl *a;
 
@@ -436,7 +444,12 @@ static struct acl *acl_parse_anon(char **args, int nargs, int *i, const struct s
 		snprintf(err, errsz, "missing '}' after the anonymous ACL");
 		return NULL;
 	}
-	e = acl_parse_expr(args + start, end - start, pc, err, errsz);
+	/* where the fetches may run is checked for the whole ACL (a warning), not here */
+	if (pc) {
+		epc = *pc;
+		epc.where = 0;
+	}
+	e = acl_parse_expr(args + start, end - start, pc ? &epc : NULL, err, errsz);
 	if (!e)
 		return NULL;
 	a = acl_new(NULL);
@@ -457,20 +470,46 @@ static void cond_end_suite(struct acl_cond *c, struct acl_suite ***tail, struct 
 	*tail = &s->next;
 }
 
-static int cond_check_use(struct acl *a, const struct smp_parse_ctx *pc, char *err,
-			  size_t errsz)
+/* "frontend http-request header rule", as HAProxy names where a rule runs. */
+static void rule_place(const struct smp_parse_ctx *pc, char *buf, size_t sz)
 {
-	char why[128];
+	const char *set = pc->where_name ? pc->where_name : "";
+
+	snprintf(buf, sz, "%s %s%s", pc->px ? proxy_type_str(pc->px) : "proxy", set,
+		 !strncmp(set, "http-", 5) ? " header rule" : " rule");
+}
+
+/* HAProxy warns (and the condition never holds) when an ACL needs information that does
+ * not exist where the rule runs. */
+static void cond_check_use(const struct acl *a, const struct smp_parse_ctx *pc)
+{
+	const struct acl_expr *bad = NULL;
+	char why[128], place[128];
+	int nbad = 0, n = 0;
 
 	if (!pc || !pc->where || sample_check_use(a->use, pc->where, why, sizeof(why)) == 0)
-		return 0;
-	if (a->name)
-		snprintf(err, errsz, "acl '%s' will never match in a '%s' rule because %s", a->name,
-			 pc->where_name ? pc->where_name : "this", why);
+		return;
+	for (const struct acl_expr *e = a->exprs; e; e = e->next, n++) {
+		if (sample_check_use(e->smp->fetch->use, pc->where, why, sizeof(why)) == 0)
+			continue;
+		if (!bad)
+			bad = e;
+		nbad++;
+	}
+	if (!bad)
+		return;
+	rule_place(pc, place, sizeof(place));
+	if (!a->name)
+		ha_warning("parsing [%s:%d] : anonymous acl will never match because it uses "
+			   "keyword '%s' which is incompatible with '%s'\n", pc->file, pc->line,
+			   bad->smp->fetch->kw, place);
+	else if (nbad == n)
+		ha_warning("parsing [%s:%d] : acl '%s' will never match because it only involves "
+			   "keywords that are incompatible with '%s'\n", pc->file, pc->line,
+			   a->name, place);
 	else
-		snprintf(err, errsz, "anonymous acl will never match in a '%s' rule because %s",
-			 pc->where_name ? pc->where_name : "this", why);
-	return -1;
+		ha_warning("parsing [%s:%d] : acl '%s' involves keyword '%s' which is incompatible "
+			   "with '%s'\n", pc->file, pc->line, a->name, bad->smp->fetch->kw, place);
 }
 
 struct acl_cond *acl_cond_parse(char **args, int nargs, struct list *acls,
@@ -527,11 +566,7 @@ struct acl_cond *acl_cond_parse(char **args, int nargs, struct list *acls,
 				goto fail;
 			}
 		}
-		if (cond_check_use(a, pc, err, errsz) < 0) {
-			if (!a->name)
-				acl_free(a);
-			goto fail;
-		}
+		cond_check_use(a, pc);
 		ns = suite_add_term(s, a, neg);
 		if (!ns) {
 			if (!a->name)

@@ -465,6 +465,11 @@ static bool pat_test(const struct pat_set *ps, const struct pattern *p, const st
 	return false;
 }
 
+bool pat_test_one(const struct pat_set *ps, const struct pattern *p, const struct sample *smp)
+{
+	return pat_test(ps, p, smp);
+}
+
 struct pattern *pat_match(const struct pat_set *ps, struct sample *smp)
 {
 	static struct pattern found = { 0 };

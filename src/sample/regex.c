@@ -150,6 +150,7 @@ static void rx_err(char *err, size_t errsz, const char *msg)
 struct regex {
 	pcre2_code *code; /* read-only once compiled */
 	bool jit;	  /* JIT code available: matched by pcre2_jit_match() */
+	uint32_t minlen;  /* no subject shorter than this can match (PCRE2's own bound) */
 	char pattern[];	  /* the source text */
 };
 
@@ -203,12 +204,17 @@ struct regex *regex_comp(const char *pattern, uint32_t flags, char *err, size_t 
 	}
 	memcpy(re->pattern, pattern, plen + 1);
 	re->jit = false;
+	re->minlen = 0;
 	re->code = pcre2_compile((PCRE2_SPTR)pattern, plen, opts, &code, &off, NULL);
 	if (!re->code) {
 		rx_comp_err(err, errsz, code, off);
 		free(re);
 		return NULL;
 	}
+	/* a search on a shorter subject is answered without calling PCRE2 (a hundred
+	 * instructions saved per call: many rule conditions see short paths) */
+	if (pcre2_pattern_info(re->code, PCRE2_INFO_MINLENGTH, &re->minlen) != 0)
+		re->minlen = 0;
 #ifdef USE_PCRE2_JIT
 	/* A JIT failure (no executable memory, unsupported) leaves the interpreter, which
 	 * gives the same results.
@@ -298,6 +304,8 @@ int regex_search(const struct regex *re, const char *s, size_t len, struct regex
 /* See sample/regex.h. */
 bool regex_exec(const struct regex *re, const char *s, size_t len)
 {
+	if (len < re->minlen)
+		return false;
 	return rx_run(re, s, len, 0) > 0;
 }
 

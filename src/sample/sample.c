@@ -343,6 +343,55 @@ int smp_to_text(const struct sample *smp, char *out, size_t outsz)
 	return (int)n;
 }
 
+/* ---- comparison ---- */
+
+static bool arg_equal(const struct arg *a, const struct arg *b)
+{
+	if (a->type != b->type || a->unresolved != b->unresolved)
+		return false;
+	switch (a->type) {
+	case ARGT_SINT:
+	case ARGT_TIME:
+	case ARGT_SIZE:
+		return a->data.sint == b->data.sint;
+	case ARGT_IPV4:
+	case ARGT_MSK4:
+		return a->data.ipv4.s_addr == b->data.ipv4.s_addr;
+	case ARGT_IPV6:
+	case ARGT_MSK6:
+		return !memcmp(&a->data.ipv6, &b->data.ipv6, sizeof(a->data.ipv6));
+	case ARGT_VAR:
+		return a->data.var.scope == b->data.var.scope && a->data.var.id == b->data.var.id;
+	case ARGT_STR:
+		return ist_eq(a->data.str, b->data.str);
+	}
+	if (a->unresolved || a->owns == ARG_OWN_STR)
+		return a->owns == b->owns && ist_eq(a->data.str, b->data.str);
+	/* resolved names, maps, regexes: the same object */
+	return !memcmp(&a->data, &b->data, sizeof(a->data));
+}
+
+static bool args_equal(const struct arg *a, const struct arg *b)
+{
+	if (!a || !b)
+		return a == b;
+	for (; a->type != ARGT_STOP || b->type != ARGT_STOP; a++, b++)
+		if (!arg_equal(a, b))
+			return false;
+	return true;
+}
+
+bool sample_expr_equal(const struct sample_expr *a, const struct sample_expr *b)
+{
+	if (a->fetch != b->fetch || a->nconv != b->nconv || !args_equal(a->args, b->args))
+		return false;
+	for (int i = 0; i < a->nconv; i++)
+		if (a->conv[i].conv != b->conv[i].conv ||
+		    !args_equal(a->conv[i].args, b->conv[i].args))
+			return false;
+	return true;
+}
+
 /* ---- evaluation ---- */
 
 int sample_process(const struct sample_expr *expr, struct sample *smp)
@@ -397,8 +446,7 @@ int sample_check_use(uint32_t use, uint32_t where, char *err, size_t errsz)
 	for (size_t i = 0; i < sizeof(use_names) / sizeof(use_names[0]); i++) {
 		if (!(use & use_names[i].use) || (use_names[i].where & w))
 			continue;
-		snprintf(err, errsz, "it needs '%s' which is not available here",
-			 use_names[i].name);
+		snprintf(err, errsz, "%s", use_names[i].name);
 		return -1;
 	}
 	return 0;
@@ -431,6 +479,7 @@ void sample_expr_free(struct sample_expr *expr)
 static int parse_fetch(struct sample_expr *e, const char **p, const struct smp_parse_ctx *pc,
 		       char *err, size_t errsz)
 {
+	const char *start = *p;
 	size_t n = kw_len(*p);
 	int nb;
 
@@ -453,8 +502,8 @@ static int parse_fetch(struct sample_expr *e, const char **p, const struct smp_p
 		char why[128];
 
 		if (sample_check_use(e->fetch->use, pc->where, why, sizeof(why)) < 0) {
-			snprintf(err, errsz, "fetch method '%s' extracts information from "
-				 "a place that is not available here: %s", e->fetch->kw, why);
+			snprintf(err, errsz, "sample fetch <%s> may not be reliably used here "
+				 "because it needs '%s' which is not available here", start, why);
 			return -1;
 		}
 	}

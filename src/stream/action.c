@@ -12,6 +12,7 @@
 #include <proxy/proxy_cfg.h>
 #include <proxy/proxy-t.h>
 #include <sample/acl.h>
+#include <sample/cond_index.h>
 #include <sample/logfmt.h>
 #include <stream/action.h>
 #include <stream/stream.h>
@@ -66,10 +67,20 @@ struct sample_expr *act_parse_expr(const char *text, const struct act_parse *ap,
 	return sample_parse_expr(text, NULL, &ap->pc, err, errsz);
 }
 
+static void act_block_free(struct act_block *b)
+{
+	if (!b)
+		return;
+	cond_index_free(b->ci);
+	free(b->rules);
+	free(b);
+}
+
 void act_rule_free(struct act_rule *r)
 {
 	if (!r)
 		return;
+	act_block_free(r->block);
 	if (r->release)
 		r->release(r);
 	acl_cond_free(r->cond);
@@ -87,6 +98,65 @@ void act_rules_free(struct list *rules)
 	}
 }
 
+#define ACT_BLOCK_MIN 2 /* shortest run of rules worth an index */
+
+/* Hangs an index on the first rule of rules[0..n). Returns 0 or -1 (no memory: the rules
+ * then run one by one, which is only slower). */
+static int act_block_make(struct act_rule **rules, unsigned int n)
+{
+	struct act_block *b = calloc(1, sizeof(*b));
+	struct acl_cond **conds = calloc(n, sizeof(*conds));
+
+	if (!b || !conds)
+		goto fail;
+	b->rules = malloc(n * sizeof(*b->rules));
+	if (!b->rules)
+		goto fail;
+	for (unsigned int i = 0; i < n; i++) {
+		b->rules[i] = rules[i];
+		conds[i] = rules[i]->cond;
+	}
+	b->n = n;
+	b->ci = cond_index_build(conds, n);
+	if (!b->ci)
+		goto fail;
+	free(conds);
+	rules[0]->block = b;
+	return 0;
+fail:
+	free(conds);
+	act_block_free(b);
+	return -1;
+}
+
+/* Finds the runs of consecutive rules with indexable conditions and indexes each. */
+static void act_rules_index(struct list *rules)
+{
+	struct act_rule **run = NULL, *r;
+	unsigned int n = 0, cap = 0;
+
+	list_for_each_entry(r, rules, list) {
+		if (r->cond && cond_indexable(r->cond)) {
+			if (n == cap) {
+				struct act_rule **nr = realloc(run, (cap ? cap * 2 : 16) * sizeof(*nr));
+
+				if (!nr)
+					break;
+				run = nr;
+				cap = cap ? cap * 2 : 16;
+			}
+			run[n++] = r;
+			continue;
+		}
+		if (n >= ACT_BLOCK_MIN)
+			act_block_make(run, n);
+		n = 0;
+	}
+	if (n >= ACT_BLOCK_MIN)
+		act_block_make(run, n);
+	free(run);
+}
+
 int act_rules_check(struct list *rules, struct proxy *px)
 {
 	struct act_rule *r;
@@ -102,6 +172,8 @@ int act_rules_check(struct list *rules, struct proxy *px)
 			errs++;
 		}
 	}
+	if (!errs)
+		act_rules_index(rules);
 	return errs;
 }
 
@@ -298,8 +370,21 @@ enum act_return act_rules_run(struct list *list, struct proxy *px, struct stream
 	     r = list_elem(r->list.next, struct act_rule, list)) {
 		enum act_return ret;
 
-		if (r->cond && !acl_cond_true(r->cond, &ctx))
+		if (r->block) {
+			/* an indexed run: rules before the first match cannot match */
+			const struct act_block *b = r->block;
+			unsigned int pos = cond_index_first(b->ci, &ctx);
+
+			if (pos >= b->n) {
+				r = b->rules[b->n - 1];
+				continue;
+			}
+			/* the rules after it are evaluated one by one: the action may have
+			 * changed what they look at */
+			r = b->rules[pos];
+		} else if (r->cond && !acl_cond_true(r->cond, &ctx)) {
 			continue;
+		}
 	run:
 		ret = r->action(r, px, s, from);
 		if (ret == ACT_RET_CONT)

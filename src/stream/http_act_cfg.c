@@ -179,15 +179,68 @@ static int rules_check_proxy(struct proxy *px)
 	       act_rules_check(&px->tcp_res_cont_rules, px);
 }
 
+/* Which HTTP rule sets <px> runs, its defaults section's included. */
+static uint32_t rules_sets_of(const struct proxy *px)
+{
+	uint32_t rs = 0;
+
+	for (; px; px = px->defpx) {
+		rs |= list_empty(&px->http_req_rules) ? 0 : PR_RS_HTTP_REQ;
+		rs |= list_empty(&px->http_res_rules) ? 0 : PR_RS_HTTP_RES;
+		rs |= list_empty(&px->http_after_rules) ? 0 : PR_RS_HTTP_AFTER;
+		if (px->cap & PR_CAP_DEF)
+			break;
+	}
+	return rs;
+}
+
+static bool rules_any(const struct proxy *px)
+{
+	return !list_empty(&px->http_req_rules) || !list_empty(&px->http_res_rules) ||
+	       !list_empty(&px->http_after_rules) || !list_empty(&px->tcp_req_conn_rules) ||
+	       !list_empty(&px->tcp_req_sess_rules) || !list_empty(&px->tcp_req_cont_rules) ||
+	       !list_empty(&px->tcp_res_cont_rules);
+}
+
+/* A defaults section with rules may serve frontends or backends, not both (HAProxy 2.6):
+ * its rules would run twice on one request. */
+static int rules_check_defaults_users(void)
+{
+	int errs = 0;
+
+	for (struct proxy *def = proxy_defaults_first(); def; def = def->next) {
+		uint32_t seen = 0;
+
+		if (!rules_any(def))
+			continue;
+		for (struct proxy *px = proxies; px; px = px->next) {
+			uint32_t side = px->cap & (PR_CAP_FE | PR_CAP_BE);
+
+			if (px->defpx != def || side == (PR_CAP_FE | PR_CAP_BE))
+				continue;
+			seen |= side;
+			if (seen != (PR_CAP_FE | PR_CAP_BE))
+				continue;
+			ha_alert("parsing [%s:%d]: frontends and backends cannot inherit from the "
+				 "same defaults section if it defines TCP/HTTP rules (defaults "
+				 "section at %s:%d).\n", px->file, px->line, def->file, def->line);
+			errs++;
+			break;
+		}
+	}
+	return errs;
+}
+
 int rules_check_all(void)
 {
-	int errs = sample_resolve_args();
+	int errs = sample_resolve_args() + rules_check_defaults_users();
 	struct proxy *px;
 
 	for (px = proxy_defaults_first(); px; px = px->next)
 		errs += rules_check_proxy(px);
 	for (px = proxies; px; px = px->next) {
 		errs += rules_check_proxy(px);
+		px->rule_sets = rules_sets_of(px);
 		http_capture_layout(px);
 	}
 	return errs + http_err_check_all();

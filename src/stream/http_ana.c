@@ -42,6 +42,8 @@ static struct proxy *choose_backend(struct stream *s)
 	struct switching_rule *r;
 	struct smp_ctx ctx;
 
+	if (list_empty(&fe->switching_rules))
+		goto no_rule;
 	act_smp_ctx(&ctx, s, fe, ACT_F_HTTP_REQ);
 	list_for_each_entry(r, &fe->switching_rules, list) {
 		char name[256];
@@ -61,6 +63,7 @@ static struct proxy *choose_backend(struct stream *s)
 			return be;
 		break;
 	}
+no_rule:
 	if (fe->defbe)
 		return fe->defbe;
 	return (fe->cap & PR_CAP_BE) ? fe : NULL;
@@ -144,6 +147,8 @@ static int run_req_rules(struct stream *s, struct proxy *px, int *ret)
 	enum act_return r = ACT_RET_CONT;
 	bool own = s->resume_list == &px->http_req_rules;
 
+	if (likely(!(px->rule_sets & PR_RS_HTTP_REQ))) /* no rule costs nothing */
+		return !http_redirect_legacy(s, px, ret);
 	if (!own && px->defpx && !list_empty(&px->defpx->http_req_rules))
 		r = act_rules_run(&px->defpx->http_req_rules, px, s, ACT_F_HTTP_REQ, &last);
 	if (r == ACT_RET_CONT && !(last && last->action))
@@ -352,11 +357,12 @@ static int ana_rsp_rules(struct stream *s)
 	static const struct {
 		bool be;
 		uint8_t from;
+		uint32_t set;
 	} sets[] = {
-		{ true, ACT_F_HTTP_RES },
-		{ false, ACT_F_HTTP_RES },
-		{ true, ACT_F_HTTP_AFTER },
-		{ false, ACT_F_HTTP_AFTER },
+		{ true, ACT_F_HTTP_RES, PR_RS_HTTP_RES },
+		{ false, ACT_F_HTTP_RES, PR_RS_HTTP_RES },
+		{ true, ACT_F_HTTP_AFTER, PR_RS_HTTP_AFTER },
+		{ false, ACT_F_HTTP_AFTER, PR_RS_HTTP_AFTER },
 	};
 	struct h1_msg *m = &s->rsp;
 	struct conn *f = s->front, *b = s->back;
@@ -366,10 +372,12 @@ static int ana_rsp_rules(struct stream *s)
 	s->flags &= ~SF_RSP_RULE_WAIT;
 	s->ana_stage = ANA_RSP_RULES;
 	for (; s->rsp_set < sizeof(sets) / sizeof(sets[0]); s->rsp_set++) {
-		if (!sets[s->rsp_set].be && s->fe == s->be)
-			continue;
-		if (!run_res_rules(s, sets[s->rsp_set].be ? s->be : s->fe, sets[s->rsp_set].from,
-				   &ret))
+		struct proxy *px = sets[s->rsp_set].be ? s->be : s->fe;
+
+		if ((!sets[s->rsp_set].be && s->fe == s->be) ||
+		    likely(!(px->rule_sets & sets[s->rsp_set].set)))
+			continue; /* no rule costs nothing */
+		if (!run_res_rules(s, px, sets[s->rsp_set].from, &ret))
 			return ret;
 	}
 	if (h1_write_response(&f->obuf, m, rsp_conn_hdr(s, tunnel)) < 0)

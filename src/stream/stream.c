@@ -97,11 +97,15 @@ static void stream_count_conn_failed(struct stream *s, struct server *srv)
 static void stream_free(struct stream *s)
 {
 	timer_del(&s->tmr);
-	http_capture_free(s);
-	b_release(&s->rw);
-	vars_prune(&s->vars_txn);
-	vars_prune(&s->vars_req);
-	vars_prune(&s->vars_res);
+	if (unlikely(s->caps != NULL))
+		http_capture_free(s);
+	if (unlikely(!b_is_null(&s->rw)))
+		b_release(&s->rw);
+	if (unlikely(s->vars_txn.head || s->vars_req.head || s->vars_res.head)) {
+		vars_prune(&s->vars_txn);
+		vars_prune(&s->vars_req);
+		vars_prune(&s->vars_res);
+	}
 	/* a queued stream is only freed from its expiry or its wake-up, which both leave
 	 * the queue state at Q_NONE: a wake-up in flight never finds freed memory */
 	backend_unqueue(s);

@@ -1,0 +1,468 @@
+/* IPv4/IPv6 network sets (sample/iptree.h): one path-compressed binary trie per family,
+ * nodes in a growable array linked by 32-bit indices, entries (data, idx) in another. Insert
+ * runs at config time; lookups only read and may run on any thread without a lock.
+ */
+#include <arpa/inet.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <base/compiler.h>
+#include <sample/iptree.h>
+
+/* Why a binary trie: multibit tries (DIR-24-8, poptrie) walk fewer nodes but take tens of
+ * MB, or need a build step after the last insert that this insert-as-you-parse API has no
+ * place for; a sorted array of ranges needs the same step. The binary trie grows in place,
+ * holds at most 2n-1 nodes of 16 (IPv4) or 32 (IPv6) bytes, and a walk is bounded by the
+ * address width: ~log2(n) dependent loads, so 100k networks cost a few more cache misses
+ * than 1k (unit test iptree_scale prints both), never a scan.
+ *
+ * Index 0 of the node and entry arrays is never used: 0 means "no child" / "no entry".
+ */
+
+struct ipt_ent {
+	void *data;   /* the caller's, from the first insert of this network */
+	unsigned idx; /* smallest idx inserted for this network */
+};
+
+/* 16 bytes: IPv4 lists are the big ones, so plen shares a word with the entry number */
+#define IPT4_ENT_MAX ((1U << 26) - 1)
+
+struct ipt_node4 {
+	uint32_t key;	/* network in host order, bits past plen zero */
+	uint32_t ch[2]; /* children, by bit <plen> of their key; 0: none */
+	uint32_t meta;	/* entry << 6 | plen (0..32); entry 0 where two branches part */
+};
+
+struct ipt_key6 {
+	uint64_t hi; /* bytes 0..7 of the address, most significant first */
+	uint64_t lo; /* bytes 8..15 */
+};
+
+struct ipt_node6 {
+	struct ipt_key6 key;
+	uint32_t ch[2];
+	uint32_t ent;
+	uint8_t plen; /* 0..128 */
+};
+
+struct iptree {
+	struct ipt_node4 *n4;
+	struct ipt_node6 *n6;
+	struct ipt_ent *ent;
+	uint32_t n4_used, n4_cap, root4;
+	uint32_t n6_used, n6_cap, root6;
+	uint32_t ent_used, ent_cap;
+};
+
+/* Returns <arr> (of *cap elements of <size> bytes) grown to hold at least <need>
+ * elements, updating *cap; returns NULL on failure, leaving <arr> and *cap as they were.
+ */
+static void *ipt_grow(void *arr, uint32_t *cap, uint64_t need, size_t size)
+{
+	uint64_t ncap = *cap + *cap / 2;
+	void *p;
+
+	if (need > UINT32_MAX)
+		return NULL;
+	if (ncap < need)
+		ncap = need < 16 ? 16 : need;
+	if (ncap > UINT32_MAX)
+		ncap = UINT32_MAX;
+	if (ncap > SIZE_MAX / size)
+		return NULL;
+	p = realloc(arr, (size_t)ncap * size);
+	if (p)
+		*cap = (uint32_t)ncap;
+	return p;
+}
+
+/* Makes room for two more nodes of the family (<v6>) and one more entry, so that an insert
+ * never reallocates while it holds pointers into the arrays. Returns 0 or -1.
+ */
+static int ipt_reserve(struct iptree *t, bool v6)
+{
+	void *p;
+
+	if (!v6 && t->ent_used >= IPT4_ENT_MAX)
+		return -1;
+	if (!v6 && (uint64_t)t->n4_used + 2 > t->n4_cap) {
+		p = ipt_grow(t->n4, &t->n4_cap, (uint64_t)t->n4_used + 2, sizeof(*t->n4));
+		if (!p)
+			return -1;
+		t->n4 = p;
+	}
+	if (v6 && (uint64_t)t->n6_used + 2 > t->n6_cap) {
+		p = ipt_grow(t->n6, &t->n6_cap, (uint64_t)t->n6_used + 2, sizeof(*t->n6));
+		if (!p)
+			return -1;
+		t->n6 = p;
+	}
+	if (t->ent_used + 1ULL > t->ent_cap) {
+		p = ipt_grow(t->ent, &t->ent_cap, t->ent_used + 1ULL, sizeof(*t->ent));
+		if (!p)
+			return -1;
+		t->ent = p;
+	}
+	return 0;
+}
+
+/* Records network data/idx on node entry *ent: a new entry when the node had none, else
+ * the first data stays and idx becomes the smaller one. Room was reserved.
+ */
+static void ipt_set_ent(struct iptree *t, uint32_t *ent, void *data, unsigned idx)
+{
+	if (*ent) {
+		if (idx < t->ent[*ent].idx)
+			t->ent[*ent].idx = idx;
+		return;
+	}
+	*ent = t->ent_used++;
+	t->ent[*ent].data = data;
+	t->ent[*ent].idx = idx;
+}
+
+/* idx of entry <e>, UINT_MAX for none. */
+static inline unsigned ipt_idx(const struct iptree *t, uint32_t e)
+{
+	return e ? t->ent[e].idx : UINT_MAX;
+}
+
+/* Entry <cand> replaces <best> on a walk: always for the longest match, when its idx is
+ * smaller for the first match.
+ */
+static inline bool ipt_better(const struct iptree *t, uint32_t best, uint32_t cand, bool first)
+{
+	return !first || !best || t->ent[cand].idx < t->ent[best].idx;
+}
+
+/* ---- IPv4 ---- */
+
+static inline uint32_t ipt4_mask(unsigned plen)
+{
+	return plen ? ~0U << (32 - plen) : 0;
+}
+
+/* Bit <pos> (0 = most significant, pos < 32) of <k>. */
+static inline unsigned ipt4_bit(uint32_t k, unsigned pos)
+{
+	return (k >> (31 - pos)) & 1;
+}
+
+/* Length of the common prefix of <a> and <b>, at most <max>. */
+static inline unsigned ipt4_common(uint32_t a, uint32_t b, unsigned max)
+{
+	unsigned c = a ^ b ? (unsigned)__builtin_clz(a ^ b) : 32;
+
+	return MIN(c, max);
+}
+
+static inline unsigned ipt4_plen(const struct ipt_node4 *n)
+{
+	return n->meta & 63;
+}
+
+static inline uint32_t ipt4_ent(const struct ipt_node4 *n)
+{
+	return n->meta >> 6;
+}
+
+/* Takes a reserved node for key/plen with entry <ent>; returns its index. */
+static uint32_t ipt4_node(struct iptree *t, uint32_t key, unsigned plen, uint32_t ent)
+{
+	struct ipt_node4 *n = &t->n4[t->n4_used];
+
+	n->key = key;
+	n->ch[0] = n->ch[1] = 0;
+	n->meta = ent << 6 | plen;
+	return t->n4_used++;
+}
+
+int iptree_insert4(struct iptree *t, struct in_addr net, int plen, void *data, unsigned idx)
+{
+	uint32_t key, cur, e, glue, *link = &t->root4;
+	struct ipt_node4 *n;
+	unsigned p = (unsigned)plen, c, np;
+
+	if (plen < 0 || plen > 32 || ipt_reserve(t, false))
+		return -1;
+	key = ntohl(net.s_addr) & ipt4_mask(p);
+	while ((cur = *link)) {
+		n = &t->n4[cur];
+		np = ipt4_plen(n);
+		c = ipt4_common(key, n->key, MIN(p, np));
+		if (c == np && c == p) {
+			e = ipt4_ent(n);
+			ipt_set_ent(t, &e, data, idx);
+			n->meta = e << 6 | np;
+			return 0;
+		}
+		if (c == np) {
+			link = &n->ch[ipt4_bit(key, c)];
+			continue;
+		}
+		/* <n> leaves the path at bit c: the new network, or a fork, goes above it */
+		e = 0;
+		ipt_set_ent(t, &e, data, idx);
+		if (c == p) {
+			*link = ipt4_node(t, key, p, e);
+			t->n4[*link].ch[ipt4_bit(n->key, c)] = cur;
+			return 0;
+		}
+		glue = ipt4_node(t, key & ipt4_mask(c), c, 0);
+		t->n4[glue].ch[ipt4_bit(n->key, c)] = cur;
+		t->n4[glue].ch[ipt4_bit(key, c)] = ipt4_node(t, key, p, e);
+		*link = glue;
+		return 0;
+	}
+	e = 0;
+	ipt_set_ent(t, &e, data, idx);
+	*link = ipt4_node(t, key, p, e);
+	return 0;
+}
+
+/* Walks the IPv4 trie along <a> (host order). Returns the entry of the longest network
+ * containing it, or with <first> the one with the smallest idx; 0 if none.
+ */
+static inline uint32_t ipt4_walk(const struct iptree *t, uint32_t a, bool first)
+{
+	uint32_t cur = t->root4, best = 0, e;
+	const struct ipt_node4 *n;
+	unsigned plen;
+
+	while (cur) {
+		n = &t->n4[cur];
+		plen = ipt4_plen(n);
+		if ((a ^ n->key) & ipt4_mask(plen))
+			break;
+		e = ipt4_ent(n);
+		if (e && ipt_better(t, best, e, first))
+			best = e;
+		if (plen == 32)
+			break;
+		cur = n->ch[ipt4_bit(a, plen)];
+	}
+	return best;
+}
+
+/* ---- IPv6 ---- */
+
+static inline uint64_t ipt6_mask64(unsigned plen)
+{
+	return plen ? ~0ULL << (64 - plen) : 0;
+}
+
+static inline struct ipt_key6 ipt6_mask(struct ipt_key6 k, unsigned plen)
+{
+	k.hi &= ipt6_mask64(MIN(plen, 64));
+	k.lo &= ipt6_mask64(plen > 64 ? plen - 64 : 0);
+	return k;
+}
+
+/* True if <a> lies in network <k>/<plen>. */
+static inline bool ipt6_in(struct ipt_key6 a, struct ipt_key6 k, unsigned plen)
+{
+	return !((a.hi ^ k.hi) & ipt6_mask64(MIN(plen, 64))) &&
+	       !((a.lo ^ k.lo) & ipt6_mask64(plen > 64 ? plen - 64 : 0));
+}
+
+/* Bit <pos> (0 = most significant, pos < 128) of <k>. */
+static inline unsigned ipt6_bit(struct ipt_key6 k, unsigned pos)
+{
+	return pos < 64 ? (k.hi >> (63 - pos)) & 1 : (k.lo >> (127 - pos)) & 1;
+}
+
+static inline unsigned ipt6_common(struct ipt_key6 a, struct ipt_key6 b, unsigned max)
+{
+	unsigned c;
+
+	if (a.hi != b.hi)
+		c = (unsigned)__builtin_clzll(a.hi ^ b.hi);
+	else if (a.lo != b.lo)
+		c = 64 + (unsigned)__builtin_clzll(a.lo ^ b.lo);
+	else
+		c = 128;
+	return MIN(c, max);
+}
+
+static struct ipt_key6 ipt6_key(const struct in6_addr *a)
+{
+	struct ipt_key6 k = { 0, 0 };
+	int i;
+
+	for (i = 0; i < 8; i++) {
+		k.hi = k.hi << 8 | a->s6_addr[i];
+		k.lo = k.lo << 8 | a->s6_addr[8 + i];
+	}
+	return k;
+}
+
+/* ::ffff:a.b.c.d for IPv4 address <a> (host order). */
+static inline struct ipt_key6 ipt6_mapped(uint32_t a)
+{
+	struct ipt_key6 k = { 0, 0xffff00000000ULL | a };
+
+	return k;
+}
+
+/* True when <k> embeds an IPv4 address, which goes to *v4: ::ffff:a.b.c.d, ::a.b.c.d,
+ * 2002:AABB:CCDD::/48 (HAProxy 2.6 tries these three forms in its IPv4 tree).
+ */
+static bool ipt6_embedded4(struct ipt_key6 k, uint32_t *v4)
+{
+	if (k.hi == 0 && (k.lo >> 32 == 0xffff || k.lo >> 32 == 0)) {
+		*v4 = (uint32_t)k.lo;
+		return true;
+	}
+	if (k.hi >> 48 == 0x2002) {
+		*v4 = (uint32_t)(k.hi >> 16);
+		return true;
+	}
+	return false;
+}
+
+static uint32_t ipt6_node(struct iptree *t, struct ipt_key6 key, unsigned plen, uint32_t ent)
+{
+	struct ipt_node6 *n = &t->n6[t->n6_used];
+
+	n->key = key;
+	n->plen = (uint8_t)plen;
+	n->ch[0] = n->ch[1] = 0;
+	n->ent = ent;
+	return t->n6_used++;
+}
+
+int iptree_insert6(struct iptree *t, const struct in6_addr *net, int plen, void *data, unsigned idx)
+{
+	uint32_t cur, e, glue, *link = &t->root6;
+	struct ipt_node6 *n;
+	struct ipt_key6 key;
+	unsigned p = (unsigned)plen, c;
+
+	if (plen < 0 || plen > 128 || ipt_reserve(t, true))
+		return -1;
+	key = ipt6_mask(ipt6_key(net), p);
+	while ((cur = *link)) {
+		n = &t->n6[cur];
+		c = ipt6_common(key, n->key, MIN(p, n->plen));
+		if (c == n->plen && c == p) {
+			ipt_set_ent(t, &n->ent, data, idx);
+			return 0;
+		}
+		if (c == n->plen) {
+			link = &n->ch[ipt6_bit(key, c)];
+			continue;
+		}
+		e = 0;
+		ipt_set_ent(t, &e, data, idx);
+		if (c == p) {
+			*link = ipt6_node(t, key, p, e);
+			t->n6[*link].ch[ipt6_bit(n->key, c)] = cur;
+			return 0;
+		}
+		glue = ipt6_node(t, ipt6_mask(key, c), c, 0);
+		t->n6[glue].ch[ipt6_bit(n->key, c)] = cur;
+		t->n6[glue].ch[ipt6_bit(key, c)] = ipt6_node(t, key, p, e);
+		*link = glue;
+		return 0;
+	}
+	e = 0;
+	ipt_set_ent(t, &e, data, idx);
+	*link = ipt6_node(t, key, p, e);
+	return 0;
+}
+
+/* ipt4_walk() for the IPv6 trie. */
+static inline uint32_t ipt6_walk(const struct iptree *t, struct ipt_key6 a, bool first)
+{
+	uint32_t cur = t->root6, best = 0;
+	const struct ipt_node6 *n;
+
+	while (cur) {
+		n = &t->n6[cur];
+		if (!ipt6_in(a, n->key, n->plen))
+			break;
+		if (n->ent && ipt_better(t, best, n->ent, first))
+			best = n->ent;
+		if (n->plen == 128)
+			break;
+		cur = n->ch[ipt6_bit(a, n->plen)];
+	}
+	return best;
+}
+
+/* ---- public API ---- */
+
+struct iptree *iptree_new(void)
+{
+	struct iptree *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return NULL;
+	t->n4_used = t->n6_used = t->ent_used = 1;
+	return t;
+}
+
+void iptree_free(struct iptree *t)
+{
+	if (!t)
+		return;
+	free(t->n4);
+	free(t->n6);
+	free(t->ent);
+	free(t);
+}
+
+void *iptree_lookup4(const struct iptree *t, struct in_addr a)
+{
+	uint32_t h = ntohl(a.s_addr), e;
+
+	e = ipt4_walk(t, h, false);
+	if (!e)
+		e = ipt6_walk(t, ipt6_mapped(h), false);
+	return e ? t->ent[e].data : NULL;
+}
+
+void *iptree_lookup6(const struct iptree *t, const struct in6_addr *a)
+{
+	struct ipt_key6 k = ipt6_key(a);
+	uint32_t e, v4;
+
+	e = ipt6_walk(t, k, false);
+	if (!e && ipt6_embedded4(k, &v4))
+		e = ipt4_walk(t, v4, false);
+	return e ? t->ent[e].data : NULL;
+}
+
+unsigned iptree_first_idx4(const struct iptree *t, struct in_addr a)
+{
+	uint32_t h = ntohl(a.s_addr);
+	unsigned i4 = ipt_idx(t, ipt4_walk(t, h, true));
+	unsigned i6 = ipt_idx(t, ipt6_walk(t, ipt6_mapped(h), true));
+
+	return MIN(i4, i6);
+}
+
+unsigned iptree_first_idx6(const struct iptree *t, const struct in6_addr *a)
+{
+	struct ipt_key6 k = ipt6_key(a);
+	unsigned i6 = ipt_idx(t, ipt6_walk(t, k, true)), i4 = UINT_MAX;
+	uint32_t v4;
+
+	if (ipt6_embedded4(k, &v4))
+		i4 = ipt_idx(t, ipt4_walk(t, v4, true));
+	return MIN(i4, i6);
+}
+
+size_t iptree_count(const struct iptree *t)
+{
+	return t->ent_used - 1;
+}
+
+size_t iptree_mem_usage(const struct iptree *t)
+{
+	return sizeof(*t) + (size_t)t->n4_cap * sizeof(*t->n4) +
+	       (size_t)t->n6_cap * sizeof(*t->n6) + (size_t)t->ent_cap * sizeof(*t->ent);
+}
