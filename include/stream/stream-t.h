@@ -80,8 +80,8 @@ enum stream_state {
 #define SF_EARLY_HINTS    0x10000 /* 103 responses were written to the client */
 #define SF_RSP_RULE_WAIT  0x20000 /* a response rule yielded (wait-for-body): the parsed
 				   * response stays in s->rsp until it runs again */
-#define SF_TARPIT         0x40000 /* the request was tarpitted (counted as denied) */
-#define SF_AFTER_LOCAL    0x80000 /* a local reply is going through http-after-response */
+#define SF_AFTER_LOCAL    0x80000 /* http-after-response runs on a reply of the proxy (the
+				   * response in s->rsp is that reply) */
 #define SF_EH_OPEN        0x100000 /* a 103 response is being built by early-hint rules */
 
 /* stream->log_level: set-log-level, a syslog level (0..7) plus one */

@@ -50,8 +50,7 @@ out:
 /* True when <px> or its defaults section has http-after-response rules. */
 static bool has_after_rules(const struct proxy *px)
 {
-	return px && (!list_empty(&px->http_after_rules) ||
-		      (px->defpx && !list_empty(&px->defpx->http_after_rules)));
+	return px && (px->rule_sets & PR_RS_HTTP_AFTER);
 }
 
 /* Runs the after-response rules of <px> (its defaults section's first). */
