@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <sys/socket.h>
 #include <base/compiler.h>
+#include <base/freq_ctr-t.h>
 #include <base/list.h>
 #include <stats/counters-t.h>
 
@@ -34,6 +35,7 @@ struct server {
 	int cur_conns;            /* connections in use (atomic) */
 	int cur_conns_max;        /* highest cur_conns (atomic, show stat smax) */
 	struct be_counters *cnt;  /* runtime: one block per thread group */
+	struct freq_ctr sess_rate; /* runtime: streams assigned per second (srv_sess_rate) */
 	/* runtime: per thread, only touched by its thread */
 	struct srv_per_thread *per_thr; /* idle connections, allocated by runtime_prepare */
 };

@@ -5,6 +5,7 @@
 #define CONN_CONNECTION_T_H
 
 #include <stdint.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 #include <base/buf-t.h>
 #include <base/list.h>
@@ -33,6 +34,7 @@ struct server;
 				 * sent before may still be read (an early response) */
 #define CO_FL_RDHUP      0x1000 /* EPOLLRDHUP seen: the peer's FIN is queued after any data,
 				 * so a short read must not end the reading */
+#define CO_FL_LOCAL_SET  0x4000 /* <local> holds the socket's address (conn_addr.c) */
 
 /* I/O results besides byte counts */
 #define CO_AGAIN (-2)           /* would block */
@@ -60,9 +62,11 @@ struct conn {
 	struct vars vars;         /* front: the session's variables (sess.*), released through
 				   * conn_vars_release when the connection goes */
 	struct sockaddr_storage peer; /* front: client address; back: server address */
-	struct sockaddr_storage dst;  /* front: the local address the client reached, read on
-				       * first use (conn_get_dst) or set by set-dst;
-				       * ss_family is 0 until then */
+	union {                   /* the socket's own address once asked for (dst, bc_src),
+				   * CO_FL_LOCAL_SET: IPv4 or IPv6 only */
+		struct sockaddr_in in;
+		struct sockaddr_in6 in6;
+	} local;
 };
 
 #endif

@@ -45,10 +45,6 @@ void conn_shutw(struct conn *c);
 /* Updates readiness flags from epoll <events>. */
 void conn_update_events(struct conn *c, uint32_t events);
 
-/* The local (destination) address of front connection <c>: what set-dst gave, else the
- * socket's, read once. NULL when it cannot be known. */
-const struct sockaddr_storage *conn_get_dst(struct conn *c);
-
 /* Set by the sample layer (vars.c): frees a connection's sess.* variables. */
 struct vars;
 extern void (*conn_vars_release)(struct vars *v);

@@ -141,6 +141,8 @@ struct proxy {
 	int queue_max;            /* highest number of queued streams (show stat qmax) */
 	struct freq_ctr sess_rate; /* sessions per second (rate-limit sessions, show stat) */
 	uint32_t sess_rate_max;   /* highest sess_rate seen at an accept */
+	struct freq_ctr req_rate; /* frontend: HTTP requests per second (fe_req_rate) */
+	struct freq_ctr be_sess_rate; /* backend: streams that chose it per second (be_sess_rate) */
 	/* runtime: traffic counters, one block per thread group (runtime_prepare) */
 	struct fe_counters *fe_cnt;
 	struct be_counters *be_cnt;

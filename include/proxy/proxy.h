@@ -5,6 +5,9 @@
 #include <proxy/proxy-t.h>
 
 extern struct proxy *proxies;  /* all frontends/backends/listens, config order */
+/* The id HAProxy gives the first proxy (fe_id, be_id): 2 when the runtime API is
+ * configured (its internal proxy takes 1), else 1; the others follow in config order. */
+extern int proxy_first_id;
 
 /* The defaults sections, most recent first, linked by ->next. */
 struct proxy *proxy_defaults_first(void);

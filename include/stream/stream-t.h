@@ -73,12 +73,15 @@ enum stream_state {
 				   * no more request bytes, its response may still come */
 #define SF_REQ_COUNTED    0x1000  /* counted in the frontend's requests: its final status
 				   * is counted at the end */
-#define SF_SOFT_RW        0x2000  /* strict-mode off: a failed rewrite is counted, not fatal;
+#define SF_BODY_RULES    0x2000  /* option http-buffer-request on the frontend: the body is
+				   * awaited before the request rules, which then run (as
+				   * HAProxy's body analyzer precedes them) */
+#define SF_SOFT_RW        0x4000  /* strict-mode off: a failed rewrite is counted, not fatal;
 				   * reset when a rule set starts */
-#define SF_NO_L7_RETRY    0x4000  /* disable-l7-retry: only connection failures are retried */
-#define SF_RULE_EXPIRED   0x8000  /* the deadline of a yielded rule passed (s->tmr) */
-#define SF_EARLY_HINTS    0x10000 /* 103 responses were written to the client */
-#define SF_RSP_RULE_WAIT  0x20000 /* a response rule yielded (wait-for-body): the parsed
+#define SF_NO_L7_RETRY    0x8000  /* disable-l7-retry: only connection failures are retried */
+#define SF_RULE_EXPIRED   0x10000 /* the deadline of a yielded rule passed (s->tmr) */
+#define SF_EARLY_HINTS    0x20000 /* 103 responses were written to the client */
+#define SF_RSP_RULE_WAIT  0x40000 /* a response rule yielded (wait-for-body): the parsed
 				   * response stays in s->rsp until it runs again */
 #define SF_AFTER_LOCAL    0x80000 /* http-after-response runs on a reply of the proxy (the
 				   * response in s->rsp is that reply) */
@@ -107,6 +110,7 @@ struct stream {
 	int err_status;           /* status of the error being sent, 0 if none */
 	int status;               /* status of the response sent to the client, 0 if none */
 	uint16_t tid;             /* thread owning the stream (its front connection's) */
+	uint8_t meth;             /* enum http_meth of the request, kept for response rules */
 	uint64_t req_start;       /* ms, when the request started (for timeout http-request) */
 	struct timer tmr;         /* queue, turnaround, http-request deadline */
 	struct list queue;        /* in a group queue of the backend while queued */

@@ -46,6 +46,11 @@ bool userlist_user_in_groups(const struct userlist *ul, const char *user, size_t
  */
 const char *userlist_first_group(const struct userlist *ul, const char *user, size_t ulen);
 
+/* The name of the <n>th group (from 0, in declaration order) of <user>, or NULL past the
+ * last one or when the user does not exist (http_auth_group walks them). Any thread.
+ */
+const char *userlist_user_group(const struct userlist *ul, const char *user, size_t ulen, int n);
+
 /* Decodes the Authorization value <v>/<len> ("Basic <base64 of user:pass>", scheme
  * case-insensitive) into <buf>/<bufsz>; <user> and <pass> then point into <buf> (split at
  * the first ':', either may be empty, the password may hold any byte). Returns 0, or -1

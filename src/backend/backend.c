@@ -10,6 +10,7 @@
 #include <base/atomic.h>
 #include <base/tinfo.h>
 #include <event/inbox.h>
+#include <base/freq_ctr.h>
 #include <event/loop.h>
 #include <mux/h1.h>
 #include <stats/counters.h>
@@ -148,6 +149,7 @@ int backend_assign(struct stream *s, struct server *avoid, bool front_of_queue)
 		s->flags |= SF_HAS_SLOT;
 		if (!front_of_queue) /* HAProxy hands a dequeued stream the released slot */
 			CNT_INC(srv->cnt, cum_lbconn);
+		freq_ctr_inc(&srv->sess_rate, now_ms());
 		return ASSIGN_OK;
 	}
 	if (!all_full)

@@ -12,6 +12,7 @@
 #include <base/addr.h>
 #include <base/parse.h>
 #include <cfg/cfg.h>
+#include <proxy/proxy.h>
 #include "cli_int.h"
 
 struct cli_bind *cli_binds;
@@ -234,6 +235,9 @@ static int cli_cfg_stats(struct cfg_ctx *ctx)
 {
 	const char *sub = ctx->nargs > 1 ? ctx->args[1] : "";
 
+	/* HAProxy creates its runtime API proxy here: it takes proxy id 1 */
+	if (!strcmp(sub, "socket") || !strcmp(sub, "timeout") || !strcmp(sub, "maxconn"))
+		proxy_first_id = 2;
 	if (strcmp(sub, "socket") == 0)
 		return cli_cfg_socket(ctx);
 	if (strcmp(sub, "timeout") == 0)

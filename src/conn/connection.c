@@ -60,7 +60,6 @@ struct conn *conn_new(int fd, void (*iocb)(struct fd_handler *, uint32_t),
 	if (!c)
 		return NULL;
 	memset(c, 0, offsetof(struct conn, peer));
-	c->dst.ss_family = 0; /* read on first use */
 	c->h.fd = fd;
 	c->h.iocb = iocb;
 	c->tmr.cb = tmr_cb;
@@ -208,17 +207,4 @@ void conn_shutw(struct conn *c)
 		return;
 	c->flags |= CO_FL_WR_SHUT;
 	shutdown(c->h.fd, SHUT_WR);
-}
-
-const struct sockaddr_storage *conn_get_dst(struct conn *c)
-{
-	socklen_t len = sizeof(c->dst);
-
-	if (c->dst.ss_family)
-		return &c->dst;
-	if (c->h.fd < 0 || getsockname(c->h.fd, (struct sockaddr *)&c->dst, &len) < 0) {
-		c->dst.ss_family = 0;
-		return NULL;
-	}
-	return &c->dst;
 }

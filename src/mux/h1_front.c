@@ -11,6 +11,7 @@
 #include <base/buf.h>
 #include <conn/connection.h>
 #include <conn/listener.h>
+#include <base/freq_ctr.h>
 #include <event/loop.h>
 #include <mux/h1.h>
 #include <proxy/proxy-t.h>
@@ -70,6 +71,7 @@ static void front_count_probe(struct conn *c)
 	if (c->nb_req)
 		return; /* an idle keep-alive connection: nothing was expected */
 	CNT_INC(c->px->fe_cnt, cum_req);
+	freq_ctr_inc(&c->px->req_rate, now_ms());
 	CNT_INC(c->px->fe_cnt, failed_req);
 	CNT_INC(c->px->fe_cnt, rsp[4]);
 }

@@ -13,6 +13,7 @@
 #include <stream/action-t.h>
 
 struct proxy *proxies;                /* frontends, backends, listens in config order */
+int proxy_first_id = 1;
 static struct proxy *proxies_tail;
 static struct proxy *defaults_list;   /* defaults sections, most recent first */
 static struct proxy *defaults_last;   /* the last defaults section declared */

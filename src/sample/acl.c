@@ -29,7 +29,7 @@ static const struct acl_kw acl_kws[] = {
 	DERIV("path", "path"),
 	DERIV("url", "url"),
 	DERIV("base", "base"),
-	DERIV("hdr", "hdr"),
+	DERIV("hdr", "req.hdr"), /* the ACL keyword is request-only, the fetch is not */
 	DERIV("shdr", "shdr"),
 	DERIV("cook", "cook"),
 	DERIV("scook", "scook"),
@@ -46,6 +46,8 @@ static const struct acl_kw acl_kws[] = {
 	{ "cook_cnt", "cook_cnt", PAT_MATCH_INT },
 	{ "urlp_val", "urlp_val", PAT_MATCH_INT },
 	{ "req.ssl_sni_end", "req.ssl_sni", PAT_MATCH_END },
+	{ "ssl_fc_sni_end", "ssl_fc_sni", PAT_MATCH_END },
+	{ "ssl_fc_sni_reg", "ssl_fc_sni", PAT_MATCH_REG },
 	{ NULL, NULL, 0 },
 };
 

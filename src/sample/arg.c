@@ -172,6 +172,8 @@ static int arg_convert(struct arg *a, int type, const char *s, int pos, const ch
 	case ARGT_IPV6:
 		return inet_pton(AF_INET6, s, &a->data.ipv6) == 1 ? 0 : -2;
 	case ARGT_MSK6:
+		if (strchr(s, ':')) /* "ffff:ff00::" */
+			return inet_pton(AF_INET6, s, &a->data.ipv6) == 1 ? 0 : -2;
 		if (parse_long(s, 0, 128, &bits) < 0)
 			goto bad;
 		memset(&a->data.ipv6, 0, sizeof(a->data.ipv6));
@@ -260,6 +262,10 @@ struct arg *arg_parse_list(const char **str, uint8_t arg_min, const uint8_t *typ
 				goto fail;
 			}
 			p++;
+		}
+		if (*p != ')') { /* an empty optional argument followed by more, or the end */
+			snprintf(err, errsz, "missing closing ')' after arguments to '%s'", kw);
+			goto fail;
 		}
 		p++;
 	}

@@ -202,10 +202,27 @@ struct ist lf_text(const struct lf_expr *lf)
 	return lf->nb ? lf->nodes[0].text : ist2("", 0);
 }
 
-/* Copies <s> into out, escaping '"', '\\' and ']' with a backslash when <esc>. */
-static int lf_put(char *out, size_t outsz, size_t *o, struct ist s, bool esc)
+/* lf_put() modes */
+#define LF_PUT_RAW    0 /* literal text of the format */
+#define LF_PUT_SAMPLE 1 /* a sample: control bytes become %XX, as HAProxy writes them */
+#define LF_PUT_ESC    2 /* a sample under "+E": '"', '\\' and ']' are backslashed too */
+
+static int lf_putc(char *out, size_t outsz, size_t *o, char c)
 {
-	if (!esc) {
+	if (*o >= outsz)
+		return -1;
+	out[(*o)++] = c;
+	return 0;
+}
+
+/* Copies <s> into out[*o..outsz) per <mode>. A sample never carries a line break or
+ * another control byte (TAB excepted) into the output: HAProxy writes them "%0A", which
+ * also keeps a rendered header value on its line. */
+static int lf_put(char *out, size_t outsz, size_t *o, struct ist s, int mode)
+{
+	static const char hex[] = "0123456789ABCDEF";
+
+	if (mode == LF_PUT_RAW) {
 		if (s.len > outsz - *o)
 			return -1;
 		memcpy(out + *o, s.ptr, s.len);
@@ -213,16 +230,19 @@ static int lf_put(char *out, size_t outsz, size_t *o, struct ist s, bool esc)
 		return 0;
 	}
 	for (size_t i = 0; i < s.len; i++) {
-		char c = s.ptr[i];
+		unsigned char c = (unsigned char)s.ptr[i];
 
-		if (c == '"' || c == '\\' || c == ']') {
-			if (*o >= outsz)
+		if ((c < 0x20 && c != '\t') || c == 0x7f) {
+			if (lf_putc(out, outsz, o, '%') < 0 || lf_putc(out, outsz, o, hex[c >> 4]) < 0 ||
+			    lf_putc(out, outsz, o, hex[c & 15]) < 0)
 				return -1;
-			out[(*o)++] = '\\';
+			continue;
 		}
-		if (*o >= outsz)
+		if (mode == LF_PUT_ESC && (c == '"' || c == '\\' || c == ']') &&
+		    lf_putc(out, outsz, o, '\\') < 0)
 			return -1;
-		out[(*o)++] = c;
+		if (lf_putc(out, outsz, o, (char)c) < 0)
+			return -1;
 	}
 	return 0;
 }
@@ -235,9 +255,10 @@ static int lf_render_expr(const struct lf_node *n, const struct smp_ctx *ctx, ch
 	if (!sample_process(n->expr, &smp) || !sample_cast(&smp, SMP_T_STR)) {
 		if (!(n->flags & LF_F_MANDATORY))
 			return 0;
-		return lf_put(out, outsz, o, IST("-"), false);
+		return lf_put(out, outsz, o, IST("-"), LF_PUT_RAW);
 	}
-	return lf_put(out, outsz, o, smp.data.u.str, n->flags & LF_F_ESC);
+	return lf_put(out, outsz, o, smp.data.u.str,
+		      (n->flags & LF_F_ESC) ? LF_PUT_ESC : LF_PUT_SAMPLE);
 }
 
 static int lf_render_tag(const struct lf_node *n, const struct smp_ctx *ctx, char *out,
@@ -258,7 +279,7 @@ static int lf_render_tag(const struct lf_node *n, const struct smp_ctx *ctx, cha
 	*o += (size_t)len;
 	if (!len && (n->flags & LF_F_MANDATORY)) {
 		*o = start;
-		return lf_put(out, outsz, o, IST("-"), false);
+		return lf_put(out, outsz, o, IST("-"), LF_PUT_RAW);
 	}
 	if (q) {
 		if (*o >= outsz)
@@ -277,7 +298,7 @@ int lf_render(const struct lf_expr *lf, const struct smp_ctx *ctx, char *out, si
 		const struct lf_node *n = &lf->nodes[i];
 
 		if (n->type == LF_TEXT)
-			rc = lf_put(out, outsz, &o, n->text, false);
+			rc = lf_put(out, outsz, &o, n->text, LF_PUT_RAW);
 		else if (n->type == LF_EXPR)
 			rc = lf_render_expr(n, ctx, out, outsz, &o);
 		else

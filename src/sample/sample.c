@@ -12,6 +12,7 @@
 
 #include <base/compiler.h>
 #include <proc/global-t.h>
+#include <sample/conv.h>
 #include <sample/sample.h>
 
 static struct sample_fetch_kw_list *fetch_kws;
@@ -133,25 +134,33 @@ static int c_ip2str(struct sample *smp)
 	return 1;
 }
 
-/* HAProxy's str-to-int: an optional sign then digits, stopping at the first other
- * character; no digit at all fails. */
+/* HAProxy's str-to-int (read_int64): an optional sign then digits, stopping at the first
+ * other character and saturating at the 64-bit limits; text without digits is 0, only an
+ * empty string fails. */
 static int c_str2int(struct sample *smp)
 {
-	const char *p = smp->data.u.str.ptr, *e = p + smp->data.u.str.len;
-	unsigned long long v = 0;
-	bool neg = false;
+	const char *end;
 
-	if (p < e && (*p == '-' || *p == '+'))
-		neg = *p++ == '-';
-	if (p >= e || *p < '0' || *p > '9')
+	if (!smp->data.u.str.len)
 		return 0;
-	for (; p < e && *p >= '0' && *p <= '9'; p++) {
-		v = v * 10 + (unsigned)(*p - '0');
-		if (v > (unsigned long long)LLONG_MAX + neg)
-			return 0;
-	}
-	smp->data.u.sint = neg ? (long long)(0 - v) : (long long)v;
+	smp->data.u.sint = conv_read_int64(smp->data.u.str.ptr, smp->data.u.str.len, &end);
 	smp->data.type = SMP_T_SINT;
+	return 1;
+}
+
+/* int and bool to bin: the 8 bytes of the value in network order, as HAProxy does */
+static int c_int2bin(struct sample *smp)
+{
+	uint64_t v = (uint64_t)smp->data.u.sint;
+	char *t = smp_trash();
+
+	if (!t)
+		return 0;
+	for (int i = 7; i >= 0; i--, v >>= 8)
+		t[i] = (char)(v & 0xff);
+	smp->data.u.str = ist2(t, 8);
+	smp->data.type = SMP_T_BIN;
+	smp->flags &= ~SMP_F_CONST;
 	return 1;
 }
 
@@ -245,10 +254,11 @@ int sample_cast(struct sample *smp, int to)
 				c_ip4to6(smp);
 			return 1;
 		}
-		if (!c_int2str(smp))
+		if (to == SMP_T_BIN)
+			return c_int2bin(smp);
+		if (to != SMP_T_STR)
 			return 0;
-		smp->data.type = to == SMP_T_BIN ? SMP_T_BIN : SMP_T_STR;
-		return to == SMP_T_STR || to == SMP_T_BIN;
+		return c_int2str(smp);
 	case SMP_T_IPV4:
 		if (to == SMP_T_IPV6) {
 			c_ip4to6(smp);
@@ -428,6 +438,8 @@ static const struct use_name use_names[] = {
 	{ SMP_USE_HRQHV, SMP_VAL_REQ_CNT | SMP_VAL_HRQ_HDR | SMP_VAL_LOG_END,
 	  "HTTP request headers" },
 	{ SMP_USE_HRQBO, SMP_VAL_REQ_CNT | SMP_VAL_HRQ_HDR, "HTTP request body" },
+	{ SMP_USE_BKEND, SMP_VAL_BE | SMP_VAL_RES_CNT | SMP_VAL_HRS_HDR | SMP_VAL_LOG_END |
+				 SMP_VAL_CHECK, "backend" },
 	{ SMP_USE_SERVR, SMP_VAL_RES_CNT | SMP_VAL_HRS_HDR | SMP_VAL_LOG_END | SMP_VAL_CHECK,
 	  "server" },
 	{ SMP_USE_L6RES, SMP_VAL_RES_CNT | SMP_VAL_HRS_HDR, "response buffer contents" },
@@ -437,19 +449,30 @@ static const struct use_name use_names[] = {
 	{ SMP_USE_L4CLI, ~(uint32_t)(SMP_VAL_CFG | SMP_VAL_CHECK), "client connection" },
 };
 
+/* As in HAProxy, a fetch is valid where any of the sources it declares is available
+ * ("hdr" reads the request in request rules and the response in response rules). Only
+ * SMP_USE_BKEND looks at the SMP_VAL_BE modifier: the rule's proxy has a backend side. */
 int sample_check_use(uint32_t use, uint32_t where, char *err, size_t errsz)
 {
 	uint32_t w = where & ~SMP_VAL_BE;
+	const char *missing = NULL;
 
-	if (!w)
+	if (!w || (use & SMP_USE_INTRN))
 		return 0;
 	for (size_t i = 0; i < sizeof(use_names) / sizeof(use_names[0]); i++) {
-		if (!(use & use_names[i].use) || (use_names[i].where & w))
+		const struct use_name *u = &use_names[i];
+
+		if (!(use & u->use))
 			continue;
-		snprintf(err, errsz, "%s", use_names[i].name);
-		return -1;
+		if (u->where & (u->use == SMP_USE_BKEND ? where : w))
+			return 0;
+		if (!missing)
+			missing = u->name;
 	}
-	return 0;
+	if (!missing)
+		return 0;
+	snprintf(err, errsz, "%s", missing);
+	return -1;
 }
 
 /* ---- parsing ---- */
@@ -521,6 +544,8 @@ static int parse_conv(struct sample_expr *e, const char **p, int *type,
 	if (!c) {
 		if (!n)
 			snprintf(err, errsz, "missing converter after ','");
+		else if (conv_unsupported(*p, n))
+			snprintf(err, errsz, "converter '%.*s' is not supported yet", (int)n, *p);
 		else
 			snprintf(err, errsz, "unknown converter '%.*s'", (int)n, *p);
 		return -1;
@@ -540,8 +565,13 @@ static int parse_conv(struct sample_expr *e, const char **p, int *type,
 	ce->args = arg_parse_list(p, c->arg_min, c->arg_types, c->kw, pc, &nb, err, errsz);
 	if (nb < 0)
 		return -1;
-	if (c->val && c->val(ce->args, c->private, err, errsz) < 0)
+	if (c->val && c->val(ce->args, c->private, err, errsz) < 0) {
+		char msg[512];
+
+		snprintf(msg, sizeof(msg), "%s", err);
+		snprintf(err, errsz, "invalid args in converter '%s' : %s", c->kw, msg);
 		return -1;
+	}
 	if (c->out_type != SMP_T_ANY)
 		*type = c->out_type;
 	return 0;

@@ -177,10 +177,11 @@ int act_rules_check(struct list *rules, struct proxy *px)
 	return errs;
 }
 
-/* SMP_VAL_* where a rule of <from> runs. */
+/* SMP_VAL_* where a rule of <from> runs; SMP_VAL_BE when the proxy has a backend side
+ * (listen and defaults sections included), where backend fetches are valid. */
 static uint32_t act_where(uint8_t from, const struct proxy *px)
 {
-	uint32_t be = (px->cap & PR_CAP_BE) && !(px->cap & PR_CAP_FE) ? SMP_VAL_BE : 0;
+	uint32_t be = (px->cap & (PR_CAP_BE | PR_CAP_DEF)) ? SMP_VAL_BE : 0;
 
 	switch (from) {
 	case ACT_F_HTTP_REQ:

@@ -12,6 +12,7 @@
 
 #include <base/buf.h>
 #include <base/parse.h>
+#include <conn/conn_addr.h>
 #include <conn/connection.h>
 #include <event/loop.h>
 #include <http/h1.h>
@@ -168,7 +169,7 @@ static enum act_return act_set_addr(struct act_rule *r, struct proxy *px, struct
 {
 	long long part = r->arg.gen.i[0];
 	struct conn *f = s->front;
-	struct sockaddr_storage *ss;
+	struct sockaddr_storage *ss, dst;
 	struct smp_ctx ctx;
 	struct sample smp;
 
@@ -177,18 +178,32 @@ static enum act_return act_set_addr(struct act_rule *r, struct proxy *px, struct
 	smp.ctx = &ctx;
 	if (part == ADDR_SRC || part == ADDR_SRC_PORT) {
 		ss = &f->peer;
-	} else {
-		conn_get_dst(f); /* what it was, when the socket can tell */
-		ss = &f->dst;
+	} else { /* the local address as the socket tells it, if it can */
+		const struct sockaddr *la = conn_local_addr(f);
+
+		memset(&dst, 0, sizeof(dst));
+		if (la)
+			memcpy(&dst, la, la->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6)
+								   : sizeof(struct sockaddr_in));
+		ss = &dst;
 	}
 	if (part == ADDR_SRC || part == ADDR_DST) {
-		if (sample_process_as(r->arg.gen.expr, &smp, SMP_T_ADDR) &&
-		    (smp.data.type == SMP_T_IPV4 || smp.data.type == SMP_T_IPV6))
-			ss_set_addr(ss, &smp);
-		return ACT_RET_CONT;
-	}
-	if (sample_process_as(r->arg.gen.expr, &smp, SMP_T_SINT))
+		if (!sample_process_as(r->arg.gen.expr, &smp, SMP_T_ADDR) ||
+		    (smp.data.type != SMP_T_IPV4 && smp.data.type != SMP_T_IPV6))
+			return ACT_RET_CONT;
+		ss_set_addr(ss, &smp);
+	} else {
+		if (!sample_process_as(r->arg.gen.expr, &smp, SMP_T_SINT))
+			return ACT_RET_CONT;
 		ss_set_port(ss, (uint16_t)smp.data.u.sint);
+	}
+	if (ss == &dst) { /* what the dst fetches read from now on */
+		if (dst.ss_family == AF_INET6)
+			memcpy(&f->local.in6, &dst, sizeof(f->local.in6));
+		else
+			memcpy(&f->local.in, &dst, sizeof(f->local.in));
+		f->flags |= CO_FL_LOCAL_SET;
+	}
 	return ACT_RET_CONT;
 }
 

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include <http/h1.h>
+#include <http/meth.h>
 #include <http/uri_norm.h>
 #include <sample/logfmt.h>
 #include <sample/regex.h>
@@ -73,9 +74,12 @@ static bool meth_is_token(struct ist v)
 	return true;
 }
 
-/* Points the request at the new method <m> and keeps the method flags in step. */
-static void req_set_method(struct h1_msg *m, struct ist meth)
+/* Points the request of <s> at the new method and keeps the method flags in step. */
+static void req_set_method(struct stream *s, struct ist meth)
 {
+	struct h1_msg *m = &s->req;
+
+	s->meth = (uint8_t)http_meth_id(meth);
 	m->meth = meth;
 	m->flags &= ~(H1_MF_METH_GET | H1_MF_METH_HEAD | H1_MF_METH_CONNECT);
 	if (ist_eq(meth, IST("GET")))
@@ -132,7 +136,7 @@ static enum act_return act_set_uri(struct act_rule *r, struct proxy *px, struct 
 		rwb_render(&b, &r->arg.gen.fmt, &ctx);
 		if (!b.ok || !meth_is_token(rwb_tail(&b, 0)) || !rwb_end(&b, s, &out))
 			return ACT_RET_ERR;
-		req_set_method(m, out);
+		req_set_method(s, out);
 		return ACT_RET_CONT;
 	default: /* URI_WHOLE */
 		rwb_render(&b, &r->arg.gen.fmt, &ctx);

@@ -9,8 +9,10 @@
 #include <sys/socket.h>
 #include <base/buf.h>
 #include <conn/connection.h>
+#include <base/freq_ctr.h>
 #include <event/loop.h>
 #include <http/h1.h>
+#include <http/meth.h>
 #include <http/status.h>
 #include <mux/h1.h>
 #include <proc/global-t.h>
@@ -174,6 +176,7 @@ int ana_req_rules(struct stream *s)
 			return stream_reply_error(s, 503, false);
 		s->be = be;
 		CNT_INC(be->be_cnt, cum_sess);
+		freq_ctr_inc(&be->be_sess_rate, now_ms());
 		s->ana_stage = ANA_BE_RULES;
 	}
 	be = s->be;
@@ -187,7 +190,7 @@ int ana_req_rules(struct stream *s)
 		return stream_reply_error(s, 500, false);
 	}
 	s->reqx.no_delay = !!((fe->options | be->options) & PR_O_HTTP_NO_DELAY);
-	if (((fe->options | be->options) & PR_O_BUF_REQ) && !s->reqx.done) {
+	if ((be->options & PR_O_BUF_REQ) && !s->reqx.done && !(fe->options & PR_O_BUF_REQ)) {
 		s->state = SS_REQ_BODY_WAIT;
 		return 1;
 	}
@@ -201,7 +204,9 @@ static int ana_request(struct stream *s)
 	struct proxy *fe = s->fe;
 
 	CNT_INC(fe->fe_cnt, cum_req);
+	freq_ctr_inc(&fe->req_rate, now_ms());
 	s->flags |= SF_REQ_COUNTED;
+	s->meth = (uint8_t)http_meth_id(m->meth);
 	HA_OWNER_INC(&activity[tid].streams);
 	if ((m->flags & H1_MF_CONN_CLO) || (!(m->flags & H1_MF_VER_11) && !(m->flags & H1_MF_CONN_KAL)) ||
 	    (fe->options & PR_O_HTTP_CLO) || th_ctx->stopping)
@@ -221,6 +226,12 @@ static int ana_request(struct stream *s)
 	}
 	http_capture_request(s);
 	s->ana_stage = ANA_FE_RULES;
+	if ((fe->options & PR_O_BUF_REQ) && !s->reqx.done) {
+		/* the rules see the whole body (req.body...): wait for it first */
+		s->flags |= SF_BODY_RULES;
+		s->state = SS_REQ_BODY_WAIT;
+		return 1;
+	}
 	return ana_req_rules(s);
 }
 
@@ -286,6 +297,10 @@ int ana_wait_body(struct stream *s)
 		if (f->flags & (CO_FL_RD_EOF | CO_FL_ERROR))
 			return stream_abort(s);
 		return 0;
+	}
+	if (s->flags & SF_BODY_RULES) {
+		s->flags &= ~SF_BODY_RULES;
+		return ana_req_rules(s);
 	}
 	return stream_connect_server(s);
 }

@@ -1,5 +1,5 @@
 /* Proxy and global keywords of the HTTP rule layer that are not rule actions:
- * "unique-id-format" / "unique-id-header" with the unique-id fetch (rendered once per
+ * "unique-id-format" / "unique-id-header" with the id behind the unique-id fetch (rendered once per
  * request), "monitor fail if|unless COND" and the status of monitor-uri requests, the
  * global "set-var" / "set-var-fmt" (evaluated while parsing), "expose-experimental-
  * directives", and the refusal of the keywords HAProxy 2.1 removed (block, reqadd,
@@ -13,6 +13,7 @@
 #include <proxy/proxy.h>
 #include <proxy/proxy_cfg.h>
 #include <sample/acl.h>
+#include <sample/fetch.h>
 #include <sample/logfmt.h>
 #include <sample/sample.h>
 #include <sample/vars.h>
@@ -120,17 +121,13 @@ int http_unique_id_header(struct stream *s)
 	return http_hdr_add(s, &s->req, name, v);
 }
 
-/* unique-id: the request's unique id, fails without unique-id-format */
-static int smp_fetch_uid(const struct arg *args, struct sample *smp, const struct sample_fetch *kw)
+/* The unique-id fetch (sample/fetch_http.c) asks through this hook: the id, or an empty
+ * view with a NULL pointer when the frontend has no format. */
+static struct ist unique_id_hook(struct stream *s)
 {
 	struct ist v;
 
-	if (!smp->ctx->strm || http_unique_id(smp->ctx->strm, &v) < 0)
-		return 0;
-	smp->data.type = SMP_T_STR;
-	smp->data.u.str = v;
-	smp->flags |= SMP_F_CONST;
-	return 1;
+	return http_unique_id(s, &v) < 0 ? ist2(NULL, 0) : v;
 }
 
 /* ---- monitor fail ---- */
@@ -333,12 +330,10 @@ static int kw_legacy(struct cfg_ctx *ctx)
 	return -1;
 }
 
-static const struct sample_fetch px_fetches[] = {
-	{ "unique-id", smp_fetch_uid, 0, { 0 }, NULL, SMP_T_STR, SMP_USE_INTRN, 0 },
-	{ NULL, NULL, 0, { 0 }, NULL, 0, 0, 0 },
-};
-
-SMP_REGISTER_FETCHES(px_fetches)
+__attribute__((constructor)) static void http_px_init(void)
+{
+	smp_unique_id_hook = unique_id_hook;
+}
 
 #define PXS CFG_SEC_PROXIES
 static const struct cfg_kw http_px_kws[] = {

@@ -309,14 +309,17 @@ int http_reply_write(struct buf *b, const struct http_reply *r, struct stream *s
 		if (put_hdr(b, r->hdrs[i].name, ist2(v, (size_t)vl)) < 0)
 			return -1;
 	}
-	/* the body is rendered after the headers, then moved behind them */
+	/* a log-format body is rendered in the buffer past room left for the last headers
+	 * (not in a scratch chunk: its expressions use those), then moved behind them */
 	body = r->type == HTTP_REPLY_RAW ? (char *)r->body.ptr : NULL;
 	blen = (int)r->body.len;
 	if (r->type == HTTP_REPLY_LOGFMT) {
-		body = smp_trash();
-		if (!body)
+		size_t gap = 64 + r->ctype.len;
+
+		if (b_room(b) < gap)
 			return -1;
-		blen = lf_render(&r->body_fmt, ctx, body, smp_trash_size());
+		body = b_tail(b) + gap;
+		blen = lf_render(&r->body_fmt, ctx, body, b_room(b) - gap);
 		if (blen < 0)
 			return -1;
 	}
@@ -327,5 +330,10 @@ int http_reply_write(struct buf *b, const struct http_reply *r, struct stream *s
 		return -1;
 	if (b_putblk(b, "\r\n", 2) < 0)
 		return -1;
+	if (r->type == HTTP_REPLY_LOGFMT && blen) {
+		memmove(b_tail(b), body, (size_t)blen);
+		b->data += (uint32_t)blen;
+		return 0;
+	}
 	return blen ? b_putblk(b, body, (uint32_t)blen) : 0;
 }

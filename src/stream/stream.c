@@ -9,6 +9,7 @@
 #include <base/buf.h>
 #include <base/pool.h>
 #include <conn/connection.h>
+#include <base/freq_ctr.h>
 #include <event/loop.h>
 #include <http/h1.h>
 #include <http/status.h>
@@ -74,6 +75,7 @@ static void stream_count_bad_req(struct stream *s)
 	if (!(s->flags & SF_REQ_COUNTED)) {
 		s->flags |= SF_REQ_COUNTED;
 		CNT_INC(s->fe->fe_cnt, cum_req);
+		freq_ctr_inc(&s->fe->req_rate, now_ms());
 	}
 	CNT_INC(s->fe->fe_cnt, failed_req);
 }

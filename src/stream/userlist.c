@@ -286,6 +286,17 @@ const char *userlist_first_group(const struct userlist *ul, const char *user, si
 	return ul->groups[__builtin_ctzll(u->groups)].name;
 }
 
+const char *userlist_user_group(const struct userlist *ul, const char *user, size_t ulen, int n)
+{
+	const struct userlist_user *u = userlist_user_get(ul, user, ulen);
+	uint64_t g = u ? u->groups : 0;
+
+	for (; g; g &= g - 1)
+		if (n-- == 0)
+			return ul->groups[__builtin_ctzll(g)].name;
+	return NULL;
+}
+
 /* The value of base64 digit <c>, or -1. */
 static int userlist_b64_digit(unsigned char c)
 {

@@ -93,15 +93,20 @@ def test_log_format_values_reach_the_server(proxy, backend, port):
              "http-request add-header X-Lit literal",
              "http-request set-var(txn.who) req.hdr(x-user)",
              "http-request set-header X-Who %[var(txn.who)]",
+             "http-request set-header X-Dec %[req.hdr(x-enc),url_dec]",
              "default_backend be"],
             ["backend be"] + server_lines([backend]))
     proxy(c, ports=[port])
-    assert get(port, "/p/q?z=1", [("Host", "h.example"), ("X-User", "bob")]).status == 200
+    assert get(port, "/p/q?z=1", [("Host", "h.example"), ("X-User", "bob"),
+                                  ("X-Enc", "a%0D%0AX-Injected:%201")]).status == 200
     req = backend.last()
     assert req.header("X-Path") == "/p/q"
     assert req.header("X-Mix") == "p=/p/q h=h.example 100%"
     assert req.header("X-Lit") == "literal"
     assert req.header("X-Who") == "bob"
+    # a decoded line break stays inside the value, written %0D%0A as HAProxy does
+    assert req.header("X-Dec") == "a%0D%0AX-Injected: 1"
+    assert req.header("X-Injected") is None
 
 
 def test_return_and_deny_replies(proxy, backend, port):

@@ -45,6 +45,9 @@ TEST(logfmt_render)
 	LF_IS("[%[var(txn.none)]]", "[]");
 	LF_IS("%[bool(1)]%[always_false]", "10");
 	LF_IS("", "");
+	/* control bytes of samples are written %XX (TAB and bytes >= 0x80 as they are) */
+	LF_IS("%[str(a%0D%0Ab%09c%7F%C3%A9),url_dec]", "a%0D%0Ab\tc%7F\xc3\xa9");
+	LF_IS("lit\t%[str(%01),url_dec]", "lit\t%01");
 }
 
 TEST(logfmt_const_and_errors)

@@ -279,6 +279,13 @@ TEST(userlist_groups)
 	CHECK(userlist_user_in_groups(ul2, "xdb", 3, m1)); /* two "groups" add up */
 	CHECK(userlist_user_in_groups(ul2, "xdb", 3, m2));
 	CHECK_STR(userlist_first_group(ul2, "xdb", 3), "G1");
+	/* every group of a user, in declaration order (http_auth_group under an ACL) */
+	CHECK_STR(userlist_user_group(ul2, "scott", 5, 0), "G1");
+	CHECK_STR(userlist_user_group(ul2, "scott", 5, 1), "G2");
+	CHECK(userlist_user_group(ul2, "scott", 5, 2) == NULL);
+	CHECK_STR(userlist_user_group(ul2, "tiger", 5, 0), "G1");
+	CHECK(userlist_user_group(ul2, "tiger", 5, 1) == NULL);
+	CHECK(userlist_user_group(ul2, "nobody", 6, 0) == NULL);
 
 	err[0] = 0;
 	CHECK(userlist_group_mask(ul, "G1,G9", err, sizeof(err)) == 0);

@@ -1,0 +1,169 @@
+/* Helpers shared by the converters: HAProxy's lenient integer reading, arguments that are
+ * "a number or a variable name", and variables read as strings. The converters themselves
+ * live in conv_num.c, conv_str.c, conv_codec.c and conv_hash.c; maps in map.c.
+ */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sample/conv.h>
+#include <sample/sample.h>
+#include <sample/vars.h>
+
+long long conv_read_int64(const char *s, size_t len, const char **end)
+{
+	const char *e = s + len;
+	unsigned long long v = 0, lim;
+	bool neg = false;
+
+	if (s < e && (*s == '-' || *s == '+'))
+		neg = *s++ == '-';
+	lim = neg ? (unsigned long long)LLONG_MAX + 1 : (unsigned long long)LLONG_MAX;
+	for (; s < e && *s >= '0' && *s <= '9'; s++) {
+		unsigned d = (unsigned)(*s - '0');
+
+		v = v > (lim - d) / 10 ? lim : v * 10 + d;
+	}
+	*end = s;
+	if (neg)
+		return v == (unsigned long long)LLONG_MAX + 1 ? LLONG_MIN : -(long long)v;
+	return (long long)v;
+}
+
+/* Replaces the string of <a> (owned) by <type>; the caller fills the data. */
+static void conv_arg_drop_str(struct arg *a, int type)
+{
+	if (a->owns == ARG_OWN_STR)
+		free((char *)a->data.str.ptr);
+	a->owns = ARG_OWN_NONE;
+	a->type = (uint8_t)type;
+}
+
+int conv_arg_int_or_var(struct arg *a, char *err, size_t errsz)
+{
+	struct var_desc d;
+	const char *s, *end;
+	long long v;
+	char verr[128];
+
+	if (a->type != ARGT_STR)
+		return 0; /* absent: the converter's default */
+	s = a->data.str.ptr;
+	if (strchr(s, '.') && vars_parse_desc(s, &d, verr, sizeof(verr)) == 0) {
+		conv_arg_drop_str(a, ARGT_VAR);
+		a->data.var = d;
+		return 0;
+	}
+	v = conv_read_int64(s, a->data.str.len, &end);
+	if (*end) {
+		snprintf(err, errsz, "expects an integer or a variable name");
+		return -1;
+	}
+	conv_arg_drop_str(a, ARGT_SINT);
+	a->data.sint = v;
+	return 0;
+}
+
+int conv_arg_opt_var(struct arg *a, char *err, size_t errsz)
+{
+	struct var_desc d;
+	char verr[160];
+
+	if (a->type != ARGT_STR || !a->data.str.len)
+		return 0;
+	if (vars_parse_desc(a->data.str.ptr, &d, verr, sizeof(verr)) < 0) {
+		snprintf(err, errsz, "failed to register variable name '%s': %s", a->data.str.ptr,
+			 verr);
+		return -1;
+	}
+	conv_arg_drop_str(a, ARGT_VAR);
+	a->data.var = d;
+	return 0;
+}
+
+int conv_arg_sint(const struct arg *a, const struct smp_ctx *ctx, long long *v)
+{
+	struct sample tmp = { .ctx = ctx };
+
+	if (a->type == ARGT_SINT) {
+		*v = a->data.sint;
+		return 1;
+	}
+	if (a->type != ARGT_VAR || !vars_get(ctx, &a->data.var, &tmp) ||
+	    !sample_cast(&tmp, SMP_T_SINT))
+		return 0;
+	*v = tmp.data.u.sint;
+	return 1;
+}
+
+int conv_var_str(const struct arg *a, const struct smp_ctx *ctx, struct ist *out)
+{
+	struct sample tmp = { .ctx = ctx };
+
+	if (a->type != ARGT_VAR || !vars_get(ctx, &a->data.var, &tmp))
+		return 0;
+	if (tmp.data.type != SMP_T_STR && tmp.data.type != SMP_T_BIN &&
+	    tmp.data.type != SMP_T_METH && !sample_cast(&tmp, SMP_T_STR))
+		return 0;
+	*out = tmp.data.u.str;
+	return 1;
+}
+
+/* HAProxy 2.6's converters that are not here yet. A name registered later by a module wins
+ * (this list is only read for names no module registered). */
+static const char *const conv_missing[] = {
+	"in_table",
+	"table_bytes_in_rate",
+	"table_bytes_out_rate",
+	"table_conn_cnt",
+	"table_conn_cur",
+	"table_conn_rate",
+	"table_expire",
+	"table_gpc",
+	"table_gpc_rate",
+	"table_gpc0",
+	"table_gpc0_rate",
+	"table_gpc1",
+	"table_gpc1_rate",
+	"table_gpt",
+	"table_gpt0",
+	"table_http_err_cnt",
+	"table_http_err_rate",
+	"table_http_fail_cnt",
+	"table_http_fail_rate",
+	"table_http_req_cnt",
+	"table_http_req_rate",
+	"table_idle",
+	"table_kbytes_in",
+	"table_kbytes_out",
+	"table_server_id",
+	"table_sess_cnt",
+	"table_sess_rate",
+	"table_trackers",
+	"capture-req",
+	"capture-res",
+	"debug",
+	"nbsrv",
+	"srv_queue",
+	"protobuf",
+	"ungrpc",
+	"jwt_header_query",
+	"jwt_payload_query",
+	"jwt_verify",
+	"aes_gcm_dec",
+	"fix_is_valid",
+	"fix_tag_value",
+	"mqtt_is_valid",
+	"mqtt_field_value",
+	"51d.single",
+	"da-csv-conv",
+};
+
+bool conv_unsupported(const char *name, size_t len)
+{
+	for (size_t i = 0; i < sizeof(conv_missing) / sizeof(conv_missing[0]); i++)
+		if (strlen(conv_missing[i]) == len && !memcmp(conv_missing[i], name, len))
+			return true;
+	return false;
+}
