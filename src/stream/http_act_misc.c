@@ -183,8 +183,9 @@ static enum act_return act_set_addr(struct act_rule *r, struct proxy *px, struct
 
 		memset(&dst, 0, sizeof(dst));
 		if (la)
-			memcpy(&dst, la, la->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6)
-								   : sizeof(struct sockaddr_in));
+			memcpy(&dst, la,
+			       la->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6)
+							 : sizeof(struct sockaddr_in));
 		ss = &dst;
 	}
 	if (part == ADDR_SRC || part == ADDR_DST) {
