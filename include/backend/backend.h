@@ -22,6 +22,11 @@
  */
 int backend_assign(struct stream *s, struct server *avoid, bool front_of_queue);
 
+/* Takes a slot of <srv> for <s> without the load balancer (a "stick match" found it):
+ * true with s->srv set and SF_HAS_SLOT, false when it is full (no per-server queue yet:
+ * the caller leaves the choice to backend_assign()). */
+bool backend_take_server(struct stream *s, struct server *srv);
+
 /* Gives back s's server slot and wakes the first queued stream, if any. */
 void backend_release_slot(struct stream *s);
 

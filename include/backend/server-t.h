@@ -18,6 +18,7 @@ struct srv_per_thread;
 #define SRV_F_DISABLED 0x0001 /* "disabled": administratively down (maintenance) */
 #define SRV_F_BACKUP   0x0002 /* "backup": used only when no active server is usable */
 #define SRV_F_CHECK    0x0004 /* "check" was given (health checks are not implemented yet) */
+#define SRV_F_NON_STICK 0x0008 /* "non-stick": "stick" rules never store this server */
 
 struct server {
 	struct server *next;      /* next server of the same backend, config order */

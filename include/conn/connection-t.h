@@ -13,6 +13,7 @@
 #include <sample/vars-t.h>
 
 struct stream;
+struct stk_trk;
 struct proxy;
 struct listener;
 struct server;
@@ -61,6 +62,8 @@ struct conn {
 	uint64_t bytes_out;       /* front: sent since the stream counters took them */
 	struct vars vars;         /* front: the session's variables (sess.*), released through
 				   * conn_vars_release when the connection goes */
+	struct stk_trk *stk;      /* front: stick counters tracked by the session (tcp-request
+				   * connection/session rules), released through conn_sess_ops */
 	struct sockaddr_storage peer; /* front: client address; back: server address */
 	union {                   /* the socket's own address once asked for (dst, bc_src),
 				   * CO_FL_LOCAL_SET: IPv4 or IPv6 only */

@@ -45,6 +45,20 @@ void conn_shutw(struct conn *c);
 /* Updates readiness flags from epoll <events>. */
 void conn_update_events(struct conn *c, uint32_t events);
 
+/* Set by the stream layer (stream/tcp_rules.c) when a frontend has tcp-request connection
+ * or session rules, or a session may track stick counters; NULL otherwise, which costs
+ * the front side nothing. */
+struct conn_sess_ops {
+	/* a front connection was accepted: runs the connection and session rules; returns 0,
+	 * or -1 when they refused it (the caller closes it at once) */
+	int (*accept)(struct conn *c);
+	/* a front connection closed or timed out before its first request byte */
+	void (*probe)(struct conn *c);
+	/* a front connection whose session tracks counters (c->stk) is freed */
+	void (*release)(struct conn *c);
+};
+extern const struct conn_sess_ops *conn_sess_ops;
+
 /* Set by the sample layer (vars.c): frees a connection's sess.* variables. */
 struct vars;
 extern void (*conn_vars_release)(struct vars *v);

@@ -17,6 +17,7 @@ struct server;
 struct lb_ops;
 struct acl_cond;
 struct lf_expr;
+struct stktable;
 
 #define PR_CAP_FE   0x01  /* has a frontend side (frontend, listen) */
 #define PR_CAP_BE   0x02  /* has a backend side (backend, listen) */
@@ -110,6 +111,9 @@ struct proxy {
 				   * defpx (set at check time: an empty set costs nothing) */
 	void *rules_ext;          /* stream/: what the rule layers add (captures, stick rules,
 				   * unique-id...), freed by proxy_ext_free_hook */
+	struct stktable *table;   /* its "stick-table", or NULL (stream/stktable_cfg.c) */
+	struct list stick_rules;  /* "stick on|match|store-request" (struct stick_rule) */
+	struct list store_rules;  /* "stick store-response" */
 
 	/* servers and load balancing */
 	struct server *srv;       /* first server, config order */

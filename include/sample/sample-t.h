@@ -89,7 +89,7 @@ enum arg_type {
 	ARGT_SIZE,                /* size, bytes, with k/m/g suffixes */
 	ARGT_FE,                  /* frontend name, resolved at check time */
 	ARGT_BE,                  /* backend name, resolved at check time */
-	ARGT_TAB,                 /* stick table (a proxy's name), resolved at check time */
+	ARGT_TAB,                 /* stick table name, resolved at check time (stream/) */
 	ARGT_SRV,                 /* "backend/server", resolved at check time */
 	ARGT_USR,                 /* userlist name, resolved at check time */
 	ARGT_MAP,                 /* map file, loaded by the converter's check */
@@ -124,7 +124,8 @@ struct arg {
 		struct ist str;           /* owned, NUL-terminated */
 		struct in_addr ipv4;
 		struct in6_addr ipv6;
-		struct proxy *px;         /* FE, BE, TAB */
+		struct proxy *px;         /* FE, BE */
+		struct stktable *t;       /* TAB */
 		struct server *srv;
 		struct userlist *usr;
 		struct regex *reg;

@@ -18,6 +18,8 @@ struct fe_counters {
 	uint64_t bytes_out;       /* bytes sent to clients */
 	uint64_t denied_req;      /* requests denied by http-request deny (any proxy's rules) */
 	uint64_t denied_resp;     /* responses denied by http-response deny (any proxy's) */
+	uint64_t denied_conn;     /* connections refused by tcp-request connection rules */
+	uint64_t denied_sess;     /* sessions refused by tcp-request session rules */
 	uint64_t failed_req;      /* invalid, incomplete or timed out requests (400, 408...) */
 	uint64_t intercepted;     /* requests answered by the proxy (return, monitor-uri) */
 	uint64_t failed_rewrites; /* header rewrites that found no room (wrew) */

@@ -15,6 +15,8 @@
 struct conn;
 struct proxy;
 struct server;
+struct stk_trk;
+struct act_rule;
 
 /* How a message body is delimited on the wire (forwarded verbatim). */
 enum xfer_mode {
@@ -43,6 +45,8 @@ struct h1_xfer {
 
 enum stream_state {
 	SS_REQ_HDRS = 0,          /* waiting for the complete request headers */
+	SS_REQ_INSPECT,           /* tcp-request content rules wait for more data or their
+				   * inspect-delay (stream/tcp_rules.c) */
 	SS_REQ_BODY_WAIT,         /* option http-buffer-request: waiting for the body */
 	SS_QUEUED,                /* every usable server is full: waiting in the queue */
 	SS_CONNECTING,            /* back connection being established */
@@ -143,6 +147,10 @@ struct stream {
 	uint8_t rsp_ver;          /* version of the server's response: 10, 11, 0 when none */
 	uint32_t reply_off;       /* where the local reply being written starts in the front
 				   * output buffer (stream_reply_start) */
+	struct stk_trk *stk;      /* stick counters tracked, pending stick stores (stream/
+				   * stktable_act.c), or NULL */
+	struct act_rule *tcp_next; /* tcp-request content: the rule to run again after a wait
+				    * (its inspect-delay runs on <tmr>) */
 	uint16_t hdr_cap;         /* capacity of each table in <hdrs> */
 	char scratch[64];         /* X-Forwarded-For value and other small rewrites */
 	struct h1_hdr hdrs[];     /* 2 * hdr_cap entries: request table then response table */

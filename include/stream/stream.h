@@ -64,6 +64,9 @@ int ana_wait_request(struct stream *s);
 int ana_req_rules(struct stream *s);
 int ana_wait_body(struct stream *s);
 int ana_wait_response(struct stream *s);
+/* SS_REQ_INSPECT: runs the tcp-request content rules again (with <expired> when the
+ * inspect-delay is over) and goes on with the request when they are done. */
+int ana_inspect(struct stream *s, bool expired);
 
 /* http_ana.c: the reply of a rule (deny/return/auth...), counted per <kind>. */
 int stream_reply_http(struct stream *s, const struct http_reply *r, const struct smp_ctx *ctx);

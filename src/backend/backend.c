@@ -172,6 +172,16 @@ int backend_assign(struct stream *s, struct server *avoid, bool front_of_queue)
 	return ASSIGN_QUEUED;
 }
 
+bool backend_take_server(struct stream *s, struct server *srv)
+{
+	if (!srv_take_slot(srv))
+		return false;
+	s->srv = srv;
+	HA_ATOMIC_UPDATE_MAX(&s->be->beconn_max, HA_ATOMIC_INC(&s->be->beconn));
+	s->flags |= SF_HAS_SLOT;
+	return true;
+}
+
 int backend_unqueue(struct stream *s)
 {
 	struct px_queue *q;

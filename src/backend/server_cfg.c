@@ -66,8 +66,6 @@ static const char *const srv_later[][2] = {
 	{ "pool-purge-delay", "idle connection pool tuning is not implemented yet" },
 	{ "pool-low-conn", "idle connection pool tuning is not implemented yet" },
 	{ "max-reuse", "idle connection pool tuning is not implemented yet" },
-	{ "non-stick", "stick tables are not implemented yet" },
-	{ "stick", "stick tables are not implemented yet" },
 	{ "tcp-ut", "tcp-ut is not implemented yet" },
 	{ "ws", "WebSocket server selection is not implemented yet" },
 	{ "shard", "peers are not implemented yet" },
@@ -132,6 +130,11 @@ static int srv_parse_opt(struct cfg_ctx *ctx, struct server *srv, int *i)
 	}
 	if (!strcmp(opt, "disabled") || !strcmp(opt, "enabled")) {
 		srv->flags = opt[0] == 'd' ? srv->flags | SRV_F_DISABLED : srv->flags & ~SRV_F_DISABLED;
+		return 0;
+	}
+	if (!strcmp(opt, "non-stick") || !strcmp(opt, "stick")) {
+		srv->flags = opt[0] == 'n' ? srv->flags | SRV_F_NON_STICK :
+					     srv->flags & ~SRV_F_NON_STICK;
 		return 0;
 	}
 	if (!strcmp(opt, "backup") || !strcmp(opt, "no-backup")) {

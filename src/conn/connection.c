@@ -42,11 +42,14 @@ static inline void conn_gc_arm(void)
 }
 
 void (*conn_vars_release)(struct vars *v);
+const struct conn_sess_ops *conn_sess_ops;
 
 static void conn_release_cb(struct tasklet *tl)
 {
 	struct conn *c = container_of(tl, struct conn, tl);
 
+	if (unlikely(c->stk))
+		conn_sess_ops->release(c);
 	if (c->vars.head && conn_vars_release)
 		conn_vars_release(&c->vars);
 	pool_free(&pool_conn, c);

@@ -70,6 +70,8 @@ static void front_count_probe(struct conn *c)
 {
 	if (c->nb_req)
 		return; /* an idle keep-alive connection: nothing was expected */
+	if (unlikely(c->stk))
+		conn_sess_ops->probe(c);
 	CNT_INC(c->px->fe_cnt, cum_req);
 	freq_ctr_inc(&c->px->req_rate, now_ms());
 	CNT_INC(c->px->fe_cnt, failed_req);
@@ -181,6 +183,8 @@ int h1_front_accept(struct listener *li, int fd, const struct sockaddr_storage *
 	c->tl.process = front_tasklet;
 	timer_set(&c->tmr, front_idle_deadline(c));
 	HA_OWNER_INC(&activity[tid].conns_served);
+	if (unlikely(conn_sess_ops) && conn_sess_ops->accept(c) < 0)
+		front_close(c); /* refused by a tcp-request connection or session rule */
 	return 0;
 }
 

@@ -611,8 +611,12 @@ static enum acl_test_res acl_expr_exec(const struct acl_expr *e, const struct sm
 		}
 		if (pat_match(&e->pat, &smp))
 			return ACL_TEST_PASS;
-		if (!(smp.flags & SMP_F_NOT_LAST))
+		if (!(smp.flags & SMP_F_NOT_LAST)) {
+			/* no match yet on data that may still grow (req.len...): ask again */
+			if ((smp.flags & SMP_F_MAY_CHANGE) && !(ctx->opt & SMP_OPT_FINAL))
+				return ACL_TEST_MISS;
 			return ACL_TEST_FAIL;
+		}
 		smp.flags = SMP_F_ITER;
 	}
 }

@@ -33,6 +33,7 @@ struct ci_group {
 	const struct sample_expr *expr;
 	uint8_t match;
 	uint8_t icase;
+	uint8_t type;             /* sample type the method compares (pat_match_type) */
 	struct strtree *str;      /* STR, BEG: position of the first rule per key */
 	struct iptree *ip;        /* IP */
 	struct ci_scan *scan;     /* other methods, in position order */
@@ -149,6 +150,7 @@ static struct ci_group *ci_group_of(struct cond_index *ci, const struct acl_expr
 	g->expr = e->smp;
 	g->match = e->pat.match;
 	g->icase = icase;
+	g->type = (uint8_t)pat_match_type(e->pat.match);
 	g->first_any = CI_NONE;
 	return g;
 }
@@ -256,7 +258,9 @@ static unsigned int ci_group_match(const struct ci_group *g, struct sample *smp)
 {
 	if (g->match == PAT_MATCH_FOUND)
 		return g->first_any;
-	if (!sample_cast(smp, pat_match_type(g->match)))
+	if (smp->data.type != g->type &&
+	    !(g->type == SMP_T_ADDR && (smp->data.type == SMP_T_IPV4 || smp->data.type == SMP_T_IPV6)) &&
+	    !sample_cast(smp, g->type))
 		return CI_NONE;
 	switch (g->match) {
 	case PAT_MATCH_BOOL:
@@ -298,11 +302,16 @@ unsigned int cond_index_first(const struct cond_index *ci, const struct smp_ctx 
 		smp.it = smp.it2 = 0;
 		while (sample_process(x->expr, &smp)) {
 			for (unsigned int g = 0; g < x->ngroups; g++) {
+				struct sample *v = &smp;
 				unsigned int pos;
 
-				/* each method casts the value its own way */
-				tmp = smp;
-				pos = ci_group_match(&ci->groups[x->first + g], &tmp);
+				/* each method casts the value its own way: a copy when several
+				 * share it */
+				if (x->ngroups > 1) {
+					tmp = smp;
+					v = &tmp;
+				}
+				pos = ci_group_match(&ci->groups[x->first + g], v);
 				if (pos < best)
 					best = pos;
 			}

@@ -137,6 +137,13 @@ bool smp_hdr_next_value(struct ist *rest, bool *done, struct ist *val)
 
 	if (*done)
 		return false;
+	/* most values hold no quote: the comma is found by memchr() */
+	if (!memchr(s, '"', (size_t)(e - s))) {
+		p = memchr(s, ',', (size_t)(e - s));
+		if (!p)
+			p = e;
+		goto found;
+	}
 	for (p = s; p < e; p++) {
 		if (esc)
 			esc = false;
@@ -147,6 +154,7 @@ bool smp_hdr_next_value(struct ist *rest, bool *done, struct ist *val)
 		else if (!quoted && *p == ',')
 			break;
 	}
+found:
 	*val = trim_sp(s, p);
 	if (p < e) {
 		*rest = ist2(p + 1, (size_t)(e - p - 1));

@@ -145,7 +145,7 @@ static void stat_fill_fe(struct stat_line *l, const struct proxy *px)
 {
 	static const enum stat_col zeros[] = {
 		ST_req_rate, ST_req_rate_max, ST_comp_in, ST_comp_out, ST_comp_byp, ST_comp_rsp,
-		ST_dcon, ST_dses, ST_cache_lookups, ST_cache_hits, ST_NCOLS,
+		ST_cache_lookups, ST_cache_hits, ST_NCOLS,
 	};
 	struct fe_counters c;
 	/* a session starts at each accepted connection: both rates are the same */
@@ -163,7 +163,10 @@ static void stat_fill_fe(struct stat_line *l, const struct proxy *px)
 	st_int(l, ST_scur, HA_ATOMIC_LOAD_RLX(&px->feconn));
 	st_int(l, ST_smax, HA_ATOMIC_LOAD_RLX(&px->feconn_max));
 	st_int(l, ST_slim, stat_fe_maxconn(px));
-	st_u64(l, ST_stot, c.cum_conn);
+	/* sessions are the connections that tcp-request connection and session rules let in */
+	st_u64(l, ST_stot, c.cum_conn - c.denied_conn - c.denied_sess);
+	st_u64(l, ST_dcon, c.denied_conn);
+	st_u64(l, ST_dses, c.denied_sess);
 	st_u64(l, ST_bin, c.bytes_in);
 	st_u64(l, ST_bout, c.bytes_out);
 	st_u64(l, ST_dreq, c.denied_req);

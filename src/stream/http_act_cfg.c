@@ -18,6 +18,7 @@
 #include <stream/http_capture.h>
 #include <stream/http_err.h>
 #include <stream/px_ext.h>
+#include <stream/stktable.h>
 #include <stream/stream.h>
 
 /* Rules are not allowed in anonymous defaults sections (HAProxy 2.6+). */
@@ -166,6 +167,7 @@ static void rules_free_proxy(struct proxy *px)
 	act_rules_free(&px->tcp_req_cont_rules);
 	act_rules_free(&px->tcp_res_cont_rules);
 	px_ext_free(px); /* captures, unique id, monitor fail, redirects, error lines */
+	stick_rules_free(px);
 	acl_free_list(&px->acls);
 }
 
@@ -243,7 +245,7 @@ int rules_check_all(void)
 		px->rule_sets = rules_sets_of(px);
 		http_capture_layout(px);
 	}
-	return errs + http_err_check_all();
+	return errs + stktable_check_all() + http_err_check_all();
 }
 
 static const struct cfg_kw rules_kws[] = {

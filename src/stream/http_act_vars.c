@@ -183,9 +183,9 @@ static int parse_var(char **args, int *pos, int nargs, const struct act_parse *a
 }
 
 static const struct action_kw http_act_vars_kws[] = {
-	{ "set-var(", ACT_F_HTTP_ANY, 1, parse_var },
-	{ "set-var-fmt(", ACT_F_HTTP_ANY, 1, parse_var },
-	{ "unset-var(", ACT_F_HTTP_ANY, 1, parse_var },
+	{ "set-var(", ACT_F_HTTP_ANY | ACT_F_TCP_ANY, 1, parse_var },
+	{ "set-var-fmt(", ACT_F_HTTP_ANY | ACT_F_TCP_ANY, 1, parse_var },
+	{ "unset-var(", ACT_F_HTTP_ANY | ACT_F_TCP_ANY, 1, parse_var },
 	{ NULL, 0, 0, NULL },
 };
 

@@ -26,7 +26,9 @@
 #include <stream/http_capture.h>
 #include <stream/http_px.h>
 #include <stream/http_redir.h>
+#include <stream/stktable_act.h>
 #include <stream/stream.h>
+#include <stream/tcp_rules.h>
 #include <string.h>
 
 static void h1_limits_get(struct h1_limits *lim)
@@ -124,6 +126,8 @@ static int req_rule_reply(struct stream *s, struct proxy *px, enum act_return r,
 		CNT_INC(s->fe->fe_cnt, denied_req);
 		if (px != s->fe)
 			CNT_INC(px->be_cnt, denied_req);
+		if (unlikely(stk_tracking(s)))
+			stk_count_http(s, STK_DT_HTTP_ERR_CNT);
 		return stream_reply_http(s, last->arg.reply, &ctx);
 	case ACT_RET_YIELD: /* the rule runs again on client data or at its deadline */
 		s->state = SS_REQ_RULE_WAIT;
@@ -161,25 +165,58 @@ static int run_req_rules(struct stream *s, struct proxy *px, int *ret)
 	return 0;
 }
 
-/* The request rule stages, from where they stopped (ana_stage): the frontend's rules, the
- * backend choice, the backend's rules; then the headers the proxy adds, and the server. */
-int ana_req_rules(struct stream *s)
+static int ana_request_rules(struct stream *s);
+
+/* True when the request cannot grow any more for the tcp-request content rules: nothing
+ * left to receive (its body is all in), the buffer is full, or the client is gone. */
+static bool req_complete(struct stream *s)
 {
-	struct proxy *fe = s->fe, *be;
+	struct conn *f = s->front;
+	uint64_t have = f->ibuf.data - s->req.hdr_len;
+
+	if (f->flags & (CO_FL_RD_EOF | CO_FL_ERROR))
+		return true;
+	if (!b_room(&f->ibuf) || (f->ibuf.head && b_room(&f->ibuf) < 1024))
+		return true; /* full (receiving more would move the parsed headers) */
+	if (s->req.flags & H1_MF_CHNK) {
+		struct h1_chunk ck = { 0 };
+		int done = 0;
+
+		return h1_chunk_scan(&ck, b_head(&f->ibuf) + s->req.hdr_len, (size_t)have,
+				     global.tune_bufsize, &done) < 0 || done;
+	}
+	return !(s->req.flags & H1_MF_CLEN) || have >= s->req.body_len;
+}
+
+/* Runs the tcp-request content rules of <px> (the frontend's while s->be is NULL, then the
+ * backend's); <expired> when the inspect-delay is over. Returns 1 when they are done, 0
+ * with *ret set otherwise (waiting: state SS_REQ_INSPECT, or the stream is gone). */
+static int req_inspect(struct stream *s, struct proxy *px, bool expired, int *ret)
+{
+	bool final = expired || !px->tcp_inspect_delay || req_complete(s);
+	int r = tcp_req_content(s, px, final, ret);
+
+	if (r == TCP_RULES_GONE)
+		return 0;
+	if (r == TCP_RULES_CONT) {
+		timer_del(&s->tmr);
+		s->state = SS_REQ_HDRS;
+		return 1;
+	}
+	if (!s->tmr.expire) /* the first wait of this rule set */
+		timer_set(&s->tmr, tick_add(px->tcp_inspect_delay));
+	s->state = SS_REQ_INSPECT;
+	*ret = 0;
+	return 0;
+}
+
+/* The backend is chosen and its content rules ran: its request rules, then the server.
+ * Inlined into both callers: the plain path keeps the cost of one function. */
+static inline __attribute__((always_inline)) int ana_request_be(struct stream *s)
+{
+	struct proxy *fe = s->fe, *be = s->be;
 	int ret;
 
-	if (s->ana_stage == ANA_FE_RULES) {
-		if (!run_req_rules(s, fe, &ret))
-			return ret;
-		be = choose_backend(s);
-		if (!be)
-			return stream_reply_error(s, 503, false);
-		s->be = be;
-		CNT_INC(be->be_cnt, cum_sess);
-		freq_ctr_inc(&be->be_sess_rate, now_ms());
-		s->ana_stage = ANA_BE_RULES;
-	}
-	be = s->be;
 	if (be != fe && !run_req_rules(s, be, &ret))
 		return ret;
 	if ((fe->options | be->options) & (PR_O_HTTP_SCL | PR_O_HTTP_CLO))
@@ -197,8 +234,35 @@ int ana_req_rules(struct stream *s)
 	return stream_connect_server(s);
 }
 
-/* The request headers are complete and valid: run the request analyzers. */
-static int ana_request(struct stream *s)
+/* The frontend's request rules (the body being in the buffer when the frontend buffers
+ * requests), the backend choice and the backend's content rules. */
+static int ana_request_rules(struct stream *s)
+{
+	struct proxy *fe = s->fe, *be;
+	int ret;
+
+	if (!run_req_rules(s, fe, &ret))
+		return ret;
+	be = choose_backend(s);
+	if (!be)
+		return stream_reply_error(s, 503, false);
+	s->be = be;
+	s->ana_stage = ANA_BE_RULES;
+	CNT_INC(be->be_cnt, cum_sess);
+	freq_ctr_inc(&be->be_sess_rate, now_ms());
+	if (be != fe && unlikely(tcp_has_req_content(be)) && !req_inspect(s, be, false, &ret))
+		return ret;
+	return ana_request_be(s);
+}
+
+int ana_req_rules(struct stream *s)
+{
+	return s->ana_stage == ANA_FE_RULES ? ana_request_rules(s) : ana_request_be(s);
+}
+
+/* The frontend's content rules let the request in: count it, run the frontend's request
+ * rules, choose the backend and run its content rules. */
+static inline __attribute__((always_inline)) int ana_request_http(struct stream *s)
 {
 	struct h1_msg *m = &s->req;
 	struct proxy *fe = s->fe;
@@ -207,18 +271,14 @@ static int ana_request(struct stream *s)
 	freq_ctr_inc(&fe->req_rate, now_ms());
 	s->flags |= SF_REQ_COUNTED;
 	s->meth = (uint8_t)http_meth_id(m->meth);
+	if (unlikely(stk_tracking(s)))
+		stk_count_http(s, STK_DT_HTTP_REQ_CNT);
 	HA_OWNER_INC(&activity[tid].streams);
 	if ((m->flags & H1_MF_CONN_CLO) || (!(m->flags & H1_MF_VER_11) && !(m->flags & H1_MF_CONN_KAL)) ||
 	    (fe->options & PR_O_HTTP_CLO) || th_ctx->stopping)
 		s->flags |= SF_FRONT_CLOSE;
 	if ((m->flags & H1_MF_FORCE_CLOSE) && !global.h1_keep_open_on_insecure_te)
 		s->flags |= SF_FRONT_CLOSE | SF_BACK_CLOSE;
-	if (m->flags & H1_MF_CHNK)
-		h1_xfer_init(&s->reqx, XFER_CHUNKED, 0);
-	else if (m->flags & H1_MF_CLEN)
-		h1_xfer_init(&s->reqx, XFER_CLEN, m->body_len);
-	else
-		h1_xfer_init(&s->reqx, XFER_NONE, 0);
 
 	if (fe->monitor_uri.len && ist_eq(h1_uri_pathq(m->uri), fe->monitor_uri)) {
 		CNT_INC(fe->fe_cnt, intercepted);
@@ -232,7 +292,38 @@ static int ana_request(struct stream *s)
 		s->state = SS_REQ_BODY_WAIT;
 		return 1;
 	}
-	return ana_req_rules(s);
+	return ana_request_rules(s);
+}
+
+/* The request headers are complete and valid: run the request analyzers. */
+static int ana_request(struct stream *s)
+{
+	struct h1_msg *m = &s->req;
+	int ret;
+
+	if (m->flags & H1_MF_CHNK)
+		h1_xfer_init(&s->reqx, XFER_CHUNKED, 0);
+	else if (m->flags & H1_MF_CLEN)
+		h1_xfer_init(&s->reqx, XFER_CLEN, m->body_len);
+	else
+		h1_xfer_init(&s->reqx, XFER_NONE, 0);
+	if (unlikely(tcp_has_req_content(s->fe)) && !req_inspect(s, s->fe, false, &ret))
+		return ret;
+	return ana_request_http(s);
+}
+
+int ana_inspect(struct stream *s, bool expired)
+{
+	struct buf *ib = &s->front->ibuf;
+	int ret;
+
+	/* more of the body may decide: read while it cannot move the parsed headers */
+	while (!(ib->head && b_room(ib) < 1024) && conn_recv(s->front) > 0)
+		;
+
+	if (!req_inspect(s, s->be ? s->be : s->fe, expired, &ret))
+		return ret;
+	return s->be ? ana_request_be(s) : ana_request_http(s);
 }
 
 int ana_wait_request(struct stream *s)
@@ -416,6 +507,7 @@ static int ana_response(struct stream *s)
 	struct h1_msg *m = &s->rsp;
 	bool tunnel = false;
 	enum xfer_mode mode;
+	int ret;
 
 	if (m->status == 101 && (s->req.flags & H1_MF_CONN_UPG))
 		tunnel = true;
@@ -435,12 +527,20 @@ static int ana_response(struct stream *s)
 		s->flags |= SF_FRONT_CLOSE | SF_BACK_CLOSE;
 	if (s->srv)
 		CNT_INC(s->srv->cnt, rsp[status_class(m->status)]);
+	if (m->status >= 400 && unlikely(stk_tracking(s)) && m->status < 600 &&
+	    m->status != 501 && m->status != 505)
+		stk_count_http(s, m->status < 500 ? STK_DT_HTTP_ERR_CNT : STK_DT_HTTP_FAIL_CNT);
 	if ((m->flags & H1_MF_CONN_CLO) || (!(m->flags & H1_MF_VER_11) && !(m->flags & H1_MF_CONN_KAL)))
 		s->flags |= SF_BACK_CLOSE;
 	if (m->flags & H1_MF_FORCE_CLOSE)
 		s->flags |= SF_FRONT_CLOSE | SF_BACK_CLOSE;
 	if (th_ctx->stopping)
 		s->flags |= SF_FRONT_CLOSE;
+
+	if (unlikely(tcp_has_res_content(s->be)) && tcp_res_content(s, s->be, &ret) != TCP_RULES_CONT)
+		return ret;
+	if (unlikely(stk_used) && (!list_empty(&s->be->store_rules) || (s->stk && s->stk->nb_store)))
+		stk_process_store_rules(s);
 	/* the framing is known before the rules: wait-for-body reads it */
 	h1_xfer_init(&s->rspx, mode, m->body_len);
 	s->rsp_ver = (m->flags & H1_MF_VER_11) ? 11 : 10;

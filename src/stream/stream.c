@@ -22,6 +22,8 @@
 #include <stream/http_capture.h>
 #include <stream/http_err.h>
 #include <stream/http_reply.h>
+#include <stream/stktable_act.h>
+#include <stream/tcp_rules.h>
 #include <stream/stream.h>
 
 #define TURNAROUND_MAX_MS 1000
@@ -64,6 +66,8 @@ static void stream_count(struct stream *s)
 		HA_COUNTER_ADD(&sc->bytes_in, in);
 		HA_COUNTER_ADD(&sc->bytes_out, out);
 	}
+	if (unlikely(stk_tracking(s)))
+		stk_count_bytes(s, in, out);
 	f->bytes_in = f->bytes_out = 0; /* the back side's are not counted: HAProxy's rows
 					 * all count the client's bytes */
 }
@@ -76,8 +80,12 @@ static void stream_count_bad_req(struct stream *s)
 		s->flags |= SF_REQ_COUNTED;
 		CNT_INC(s->fe->fe_cnt, cum_req);
 		freq_ctr_inc(&s->fe->req_rate, now_ms());
+		if (unlikely(stk_tracking(s)))
+			stk_count_http(s, STK_DT_HTTP_REQ_CNT);
 	}
 	CNT_INC(s->fe->fe_cnt, failed_req);
+	if (unlikely(stk_tracking(s)))
+		stk_count_http(s, STK_DT_HTTP_ERR_CNT);
 }
 
 /* The server's response was invalid, empty, timed out, or aborted: eresp. */
@@ -101,6 +109,8 @@ static void stream_free(struct stream *s)
 	timer_del(&s->tmr);
 	if (unlikely(s->caps != NULL))
 		http_capture_free(s);
+	if (unlikely(s->stk))
+		stk_stream_release(s);
 	if (unlikely(!b_is_null(&s->rw)))
 		b_release(&s->rw);
 	if (unlikely(s->vars_txn.head || s->vars_req.head || s->vars_res.head)) {
@@ -350,8 +360,11 @@ static int stream_server_reply(struct stream *s, int status)
 
 int stream_server_error(struct stream *s, int status)
 {
-	if (status == 502 || status == 504)
+	if (status == 502 || status == 504) {
 		stream_count_bad_resp(s);
+		if (unlikely(stk_tracking(s)))
+			stk_count_http(s, STK_DT_HTTP_FAIL_CNT);
+	}
 	return stream_server_reply(s, status);
 }
 
@@ -550,6 +563,8 @@ static int stream_assign_and_connect(struct stream *s, struct server *avoid, boo
 
 int stream_connect_server(struct stream *s)
 {
+	if (unlikely(stk_used) && !list_empty(&s->be->stick_rules))
+		stk_process_sticking_rules(s);
 	s->conn_retries = s->be->retries;
 	return stream_assign_and_connect(s, NULL, false);
 }
@@ -762,6 +777,9 @@ static void stream_process(struct stream *s)
 		case SS_REQ_RULE_WAIT:
 			ret = ana_req_rules(s);
 			break;
+		case SS_REQ_INSPECT:
+			ret = ana_inspect(s, false);
+			break;
 		case SS_CONNECTING:
 			ret = stream_connecting(s);
 			break;
@@ -800,6 +818,9 @@ static void stream_timeout(struct stream *s, struct conn *c)
 	case SS_REQ_HDRS:
 	case SS_REQ_BODY_WAIT:
 		ret = stream_reply_mux_error(s, 408);
+		break;
+	case SS_REQ_INSPECT: /* the inspect-delay is over */
+		ret = ana_inspect(s, true);
 		break;
 	case SS_QUEUED:
 		if (backend_unqueue(s) == Q_WOKEN) {

@@ -365,6 +365,21 @@ def test_set_var_and_conditions(proxy, backend, port):
     assert r.header("x-txn") == "first"
 
 
+def test_set_var_in_tcp_rules(proxy, backend, port):
+    start(proxy, port, backend, [
+        "tcp-request connection set-var(sess.c) str(conn)",
+        "tcp-request session set-var(sess.s) str(sess)",
+        "tcp-request content set-var(txn.t) str(content)",
+        "tcp-request content set-var-fmt(txn.f) \"f-%[var(txn.t)]\"",
+        "tcp-request content unset-var(sess.s) if { path /unset }",
+        "http-request set-header X-V \"%[var(sess.c)]|%[var(sess.s)]|%[var(txn.t)]|%[var(txn.f)]\"",
+    ])
+    send(port, "/")
+    assert backend.last().header("x-v") == "conn|sess|content|f-content"
+    send(port, "/unset")
+    assert backend.last().header("x-v") == "conn||content|f-content"
+
+
 def test_global_set_var(proxy, backend, port):
     start(proxy, port, backend, ["http-request set-header X-P \"%[var(proc.a)]-%[var(proc.b)]\""],
           glob=["set-var proc.a int(5)", "set-var-fmt proc.b \"x%[var(proc.a)]\""])
