@@ -55,15 +55,21 @@ struct proxy_timeouts {
 	int http_keep_alive;
 	int queue;
 	int tunnel;
+	int tarpit;               /* 0: the connect timeout */
 	int client_fin;
 	int server_fin;
 	int check;
 };
 
-/* One "errorfile CODE FILE": the complete HTTP response read from the file. */
+struct http_reply;
+
+/* The message of one status: "errorfile CODE FILE" (the complete HTTP response read from
+ * the file), or a reply built per request ("http-error", stream/http_err_cfg.c). */
 struct errorfile {
 	int status;
-	struct ist msg;           /* owned */
+	struct ist msg;           /* owned; empty with <reply> NULL: close without answering */
+	const struct http_reply *reply; /* not owned (its http-error line owns it), or NULL */
+	uint32_t seq;             /* order of the config line that set it (proxy_err_seq) */
 };
 
 #define PR_MAX_ERRORFILES 32

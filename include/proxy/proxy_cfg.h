@@ -68,6 +68,29 @@ int proxy_cfg_int(struct cfg_ctx *ctx, const char *kw, const char *s, long min, 
  */
 int proxy_set_errorfile(struct proxy *px, int status, const char *msg, size_t len);
 
+/* Error messages are resolved in config-line order: every line that sets one takes the next
+ * number of this counter (++proxy_err_seq); a later line wins over an earlier one. */
+extern uint32_t proxy_err_seq;
+/* The same as proxy_set_errorfile() for the line numbered <seq>; or a reply built per
+ * request (not owned by the proxy). Return 0 or -1. */
+int proxy_set_errorfile_seq(struct proxy *px, int status, const char *msg, size_t len,
+			    uint32_t seq);
+int proxy_set_error_reply(struct proxy *px, int status, const struct http_reply *reply,
+			  uint32_t seq);
+/* Forgets the message of <status> (the default page is used again). */
+void proxy_del_errorfile(struct proxy *px, int status);
+
+/* True for the statuses an errorfile may replace (200, 400, 401, 403, 404, 405, 407, 408,
+ * 410, 413, 425, 429, 500..504). */
+bool proxy_cfg_err_code_ok(long code);
+
+/* Reads the errorfile <path> for status <code_s> (keyword <kw> in messages): checks the
+ * code, reads the file (an empty one means "close without answering") and checks that it
+ * holds a complete HTTP response. Returns 0 with the status and a malloc'd copy in *out
+ * (*outlen bytes), or -1 after an alert. */
+int proxy_cfg_read_errorfile(struct cfg_ctx *ctx, const char *kw, const char *code_s,
+			     const char *path, int *status, char **out, size_t *outlen);
+
 /* Frees a rule and every view it owns (all of them: see stream/http_act_cfg.c). */
 
 /* Replaces the owned string view <dst> with a copy of <s> (NULL or "" gives an empty view).

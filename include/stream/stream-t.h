@@ -55,6 +55,8 @@ enum stream_state {
 	SS_LOCAL_REPLY,           /* sending a response made by the proxy itself */
 	SS_TUNNEL,                /* 101/CONNECT: raw forwarding both ways */
 	SS_CLOSING,               /* the exchange is over, the front closes after flushing */
+	SS_REQ_RULE_WAIT,         /* a request rule yielded (wait-for-body, tarpit): the rule
+				   * runs again on client data or when s->tmr expires */
 };
 
 /* stream->flags */
@@ -78,6 +80,27 @@ enum stream_state {
 #define SF_BODY_RULES    0x2000  /* option http-buffer-request on the frontend: the body is
 				   * awaited before the request rules, which then run (as
 				   * HAProxy's body analyzer precedes them) */
+#define SF_SOFT_RW        0x4000  /* strict-mode off: a failed rewrite is counted, not fatal;
+				   * reset when a rule set starts */
+#define SF_NO_L7_RETRY    0x8000  /* disable-l7-retry: only connection failures are retried */
+#define SF_RULE_EXPIRED   0x10000 /* the deadline of a yielded rule passed (s->tmr) */
+#define SF_EARLY_HINTS    0x20000 /* 103 responses were written to the client */
+#define SF_RSP_RULE_WAIT  0x40000 /* a response rule yielded (wait-for-body): the parsed
+				   * response stays in s->rsp until it runs again */
+#define SF_AFTER_LOCAL    0x80000 /* http-after-response runs on a reply of the proxy (the
+				   * response in s->rsp is that reply) */
+#define SF_EH_OPEN        0x100000 /* a 103 response is being built by early-hint rules */
+
+/* stream->log_level: set-log-level, a syslog level (0..7) plus one */
+#define STRM_LOG_UNSET  0         /* the proxy's own level */
+#define STRM_LOG_SILENT 9         /* "silent": nothing is logged for this stream */
+
+/* stream->ana_stage: where the request analysis resumes after a yielded rule (http_ana.c) */
+enum ana_stage {
+	ANA_FE_RULES = 0,         /* the frontend's http-request rules (defaults' first) */
+	ANA_BE_RULES,             /* the backend's http-request rules */
+	ANA_RSP_RULES,            /* the response rule sets (http-response, -after-response) */
+};
 
 struct stream {
 	struct conn *front;
@@ -108,6 +131,22 @@ struct stream {
 	struct vars vars_txn;     /* txn.* variables */
 	struct vars vars_req;     /* req.* variables */
 	struct vars vars_res;     /* res.* variables */
+	/* rules (action.c, http_act_*.c) */
+	struct act_rule *resume_rule; /* the rule that yielded: run again first (no condition) */
+	const struct list *resume_list; /* the rule list holding <resume_rule> */
+	const struct list *rule_list; /* the rule list being run */
+	uint64_t rule_exp;        /* ms deadline of the yielded rule, 0 when none */
+	uint8_t ana_stage;        /* enum ana_stage of the yielded rule */
+	uint8_t rsp_set;          /* response rule set being run when it yielded (index) */
+	uint8_t log_level;        /* STRM_LOG_* or a syslog level + 1 (set-log-level) */
+	int srv_timeout;          /* set-timeout server, ms (0: the backend's) */
+	int tunnel_timeout;       /* set-timeout tunnel, ms (0: the backend's) */
+	int cli_timeout;          /* set-timeout client, ms (0: the frontend's) */
+	struct ist unique_id;     /* unique-id-format rendered once (in <rw>), or empty */
+	void *caps;               /* captured values (http_capture.c), NULL until the first */
+	uint8_t rsp_ver;          /* version of the server's response: 10, 11, 0 when none */
+	uint32_t reply_off;       /* where the local reply being written starts in the front
+				   * output buffer (stream_reply_start) */
 	struct stk_trk *stk;      /* stick counters tracked, pending stick stores (stream/
 				   * stktable_act.c), or NULL */
 	struct act_rule *tcp_next; /* tcp-request content: the rule to run again after a wait

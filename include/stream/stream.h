@@ -25,6 +25,18 @@ int stream_reply_error(struct stream *s, int status, bool close);
 int stream_reply_mux_error(struct stream *s, int status);
 /* Sends a response already written into the front output buffer. */
 int stream_reply_local(struct stream *s);
+/* Local replies in three steps: stream_reply_start() prepares the front output buffer
+ * (103 Early Hints already written stay ahead) and returns where the reply starts (-1
+ * without memory); the reply is written there (stream_put_error_page() writes the message
+ * of a status: 0, 1 when it is empty, -1 when it does not fit); stream_reply_finish()
+ * runs http-after-response on it (unless <raw>: the mux's own errors) and sends it.
+ * stream_reply_finish() returns like a step function. */
+int stream_reply_start(struct stream *s);
+int stream_put_error_page(struct stream *s, int status, bool raw);
+int stream_reply_finish(struct stream *s, int start, int status, bool raw);
+/* An action answered itself (ACT_RET_DONE): its reply is complete at s->reply_off and
+ * s->status is its status. Sends it like stream_reply_finish(). */
+int stream_reply_done(struct stream *s);
 /* The server side failed before a response was forwarded: 502/503/504 (502 and 504
  * count as response errors). */
 int stream_server_error(struct stream *s, int status);
@@ -48,6 +60,8 @@ int stream_resend(struct stream *s);
 
 /* http_ana.c */
 int ana_wait_request(struct stream *s);
+/* Runs (or resumes, after a yielded rule) the request rule stages. */
+int ana_req_rules(struct stream *s);
 int ana_wait_body(struct stream *s);
 int ana_wait_response(struct stream *s);
 /* SS_REQ_INSPECT: runs the tcp-request content rules again (with <expired> when the
@@ -56,6 +70,18 @@ int ana_inspect(struct stream *s, bool expired);
 
 /* http_ana.c: the reply of a rule (deny/return/auth...), counted per <kind>. */
 int stream_reply_http(struct stream *s, const struct http_reply *r, const struct smp_ctx *ctx);
+
+/* http_after.c: http-after-response on a reply the proxy made, held in the front output
+ * buffer from <start>: parsed back into s->rsp, the rules run, serialized again. When they
+ * fail the reply becomes the 500 page. 0, or -1 when nothing can be sent. */
+int http_after_local(struct stream *s, uint32_t start);
+/* Parses the local reply at <start> into s->rsp (0 or -1), and writes s->rsp with the
+ * reply's body back in its place (0 or -1). */
+int http_local_parse(struct stream *s, uint32_t start);
+int http_local_rebuild(struct stream *s, uint32_t start);
+
+/* http_act_misc.c: a rewrite failed while strict-mode is off (counted, not fatal). */
+void stream_count_rewrite_soft(struct stream *s);
 
 /* http_act.c */
 /* Appends a header to <m> (table of capacity s->hdr_cap); returns 0 or -1. */

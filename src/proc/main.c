@@ -21,6 +21,7 @@
 #include <proc/runtime.h>
 #include <proc/version.h>
 #include <proxy/proxy.h>
+#include <stream/http_err.h>
 #include <stream/stream.h>
 #include <stream/userlist.h>
 #include <stream/userlist_cfg.h>
@@ -416,6 +417,7 @@ int main(int argc, char **argv)
 	}
 	ret = main_start();
 	userlist_deinit_all();
+	http_errors_deinit();
 	free(opts.cfg_paths);
 	free(opts.old_pids);
 	return ret;

@@ -49,27 +49,68 @@ static int proxy_ist_dup(struct ist *dst, struct ist src)
 	return 0;
 }
 
+uint32_t proxy_err_seq;
+
+/* The entry of <status> in <px>, created when missing (NULL when the table is full). */
+static struct errorfile *proxy_errorfile_slot(struct proxy *px, int status)
+{
+	for (int i = 0; i < px->nb_errorfiles; i++)
+		if (px->errorfiles[i].status == status)
+			return &px->errorfiles[i];
+	if (px->nb_errorfiles >= PR_MAX_ERRORFILES)
+		return NULL;
+	px->errorfiles[px->nb_errorfiles] = (struct errorfile){ .status = status };
+	return &px->errorfiles[px->nb_errorfiles++];
+}
+
+/* Stores a copy of <msg> or the reply <reply> as the message of <status>, from the
+ * config line numbered <seq>. Returns 0 or -1. */
+static int proxy_set_error(struct proxy *px, int status, struct ist msg,
+			   const struct http_reply *reply, uint32_t seq)
+{
+	struct errorfile *ef;
+	struct ist copy;
+
+	if (proxy_ist_dup(&copy, msg) < 0)
+		return -1;
+	ef = proxy_errorfile_slot(px, status);
+	if (!ef) {
+		free((char *)copy.ptr);
+		return -1;
+	}
+	free((char *)ef->msg.ptr);
+	ef->msg = copy;
+	ef->reply = reply;
+	ef->seq = seq;
+	return 0;
+}
+
 int proxy_set_errorfile(struct proxy *px, int status, const char *msg, size_t len)
 {
-	struct errorfile *ef = NULL;
-	struct ist copy;
-	int i;
+	return proxy_set_error(px, status, ist2(msg, len), NULL, ++proxy_err_seq);
+}
 
-	for (i = 0; i < px->nb_errorfiles; i++)
-		if (px->errorfiles[i].status == status)
-			ef = &px->errorfiles[i];
-	if (!ef && px->nb_errorfiles >= PR_MAX_ERRORFILES)
-		return -1;
-	if (proxy_ist_dup(&copy, ist2(msg, len)) < 0)
-		return -1;
-	if (!ef) {
-		ef = &px->errorfiles[px->nb_errorfiles++];
-		ef->status = status;
-	} else {
-		free((char *)ef->msg.ptr);
+int proxy_set_error_reply(struct proxy *px, int status, const struct http_reply *reply,
+			  uint32_t seq)
+{
+	return proxy_set_error(px, status, ist2(NULL, 0), reply, seq);
+}
+
+int proxy_set_errorfile_seq(struct proxy *px, int status, const char *msg, size_t len,
+			    uint32_t seq)
+{
+	return proxy_set_error(px, status, ist2(msg, len), NULL, seq);
+}
+
+void proxy_del_errorfile(struct proxy *px, int status)
+{
+	for (int i = 0; i < px->nb_errorfiles; i++) {
+		if (px->errorfiles[i].status != status)
+			continue;
+		free((char *)px->errorfiles[i].msg.ptr);
+		px->errorfiles[i] = px->errorfiles[--px->nb_errorfiles];
+		return;
 	}
-	ef->msg = copy;
-	return 0;
 }
 
 const struct errorfile *proxy_errorfile(const struct proxy *px, int status)
@@ -120,7 +161,7 @@ static int proxy_inherit(struct proxy *px, const struct proxy *def)
 	for (i = 0; i < def->nb_errorfiles; i++) {
 		const struct errorfile *ef = &def->errorfiles[i];
 
-		if (proxy_set_errorfile(px, ef->status, ef->msg.ptr, ef->msg.len) < 0)
+		if (proxy_set_error(px, ef->status, ef->msg, ef->reply, ef->seq) < 0)
 			return -1;
 	}
 	return 0;

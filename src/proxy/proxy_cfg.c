@@ -227,6 +227,7 @@ static const struct pxcfg_timeout pxcfg_timeouts[] = {
 	PXT("http-keep-alive", http_keep_alive, PR_CAP_FE),
 	PXT("queue", queue, PR_CAP_BE),
 	PXT("tunnel", tunnel, PR_CAP_BE),
+	PXT("tarpit", tarpit, PR_CAP_FE | PR_CAP_BE),
 	PXT("client-fin", client_fin, PR_CAP_FE),
 	PXT("server-fin", server_fin, PR_CAP_BE),
 	PXT("check", check, PR_CAP_BE),
@@ -270,9 +271,6 @@ static int pxcfg_timeout(struct cfg_ctx *ctx)
 
 	if (!ctx->px)
 		return -1;
-	if (strcmp(name, "tarpit") == 0)
-		return proxy_cfg_later(ctx, "timeout tarpit", "the tarpit action is not "
-				       "implemented yet");
 	t = pxcfg_timeout_find(name);
 	if (!t) {
 		cfg_alert(ctx, "'timeout' supports 'client', 'server', 'connect', 'check', 'queue', "
@@ -515,16 +513,63 @@ static char *pxcfg_read_file(const char *path, size_t max, size_t *len)
 	return buf;
 }
 
-/* errorfile CODE FILE */
-static int pxcfg_errorfile(struct cfg_ctx *ctx)
+/* Status codes an errorfile may replace: the pages HAProxy has. */
+static const int pxcfg_err_codes[] = { 200, 400, 401, 403, 404, 405, 407, 408, 410, 413, 425,
+				       429, 500, 501, 502, 503, 504, 0 };
+
+bool proxy_cfg_err_code_ok(long code)
 {
-	static const int codes[] = { 200, 400, 401, 403, 404, 405, 407, 408, 410, 413, 425,
-				     429, 500, 501, 502, 503, 504, 0 };
+	for (int i = 0; pxcfg_err_codes[i]; i++)
+		if (pxcfg_err_codes[i] == code)
+			return true;
+	return false;
+}
+
+int proxy_cfg_read_errorfile(struct cfg_ctx *ctx, const char *kw, const char *code_s,
+			     const char *path, int *status, char **out, size_t *outlen)
+{
 	size_t len;
 	long off;
 	char *msg;
 	long code;
-	int i;
+
+	if (parse_long(code_s, 0, 999, &code) < 0)
+		code = 0;
+	if (!proxy_cfg_err_code_ok(code)) {
+		cfg_alert(ctx, "%s : status code '%s' not handled.", kw, code_s);
+		return -1;
+	}
+	msg = pxcfg_read_file(path, ERRORFILE_MAX, &len);
+	if (!msg) {
+		cfg_alert(ctx, "%s : error opening file '%s' (%s).", kw, path, strerror(errno));
+		return -1;
+	}
+	if (len > ERRORFILE_MAX) {
+		cfg_alert(ctx, "%s : '%s': file too large (max %d bytes).", kw, path,
+			  ERRORFILE_MAX);
+		free(msg);
+		return -1;
+	}
+	/* an empty file (/dev/null) means: close without an answer, as in HAProxy */
+	off = len ? pxcfg_errorfile_check(msg, len) : -1;
+	if (off >= 0) {
+		cfg_alert(ctx, "%s : '%s': unable to parse headers (error offset: %ld); it "
+			  "must hold a complete HTTP response.", kw, path, off);
+		free(msg);
+		return -1;
+	}
+	*status = (int)code;
+	*out = msg;
+	*outlen = len;
+	return 0;
+}
+
+/* errorfile CODE FILE */
+static int pxcfg_errorfile(struct cfg_ctx *ctx)
+{
+	size_t len;
+	char *msg;
+	int code, i;
 
 	if (!ctx->px)
 		return -1;
@@ -534,35 +579,10 @@ static int pxcfg_errorfile(struct cfg_ctx *ctx)
 	}
 	if (proxy_cfg_max_args(ctx, 1, 2) < 0)
 		return -1;
-	if (parse_long(ctx->args[1], 0, 999, &code) < 0)
-		code = 0;
-	for (i = 0; codes[i] && codes[i] != code; i++)
-		;
-	if (!codes[i]) {
-		cfg_alert(ctx, "errorfile : status code '%s' not handled.", ctx->args[1]);
+	if (proxy_cfg_read_errorfile(ctx, "errorfile", ctx->args[1], ctx->args[2], &code, &msg,
+				     &len) < 0)
 		return -1;
-	}
-	msg = pxcfg_read_file(ctx->args[2], ERRORFILE_MAX, &len);
-	if (!msg) {
-		cfg_alert(ctx, "errorfile : error opening file '%s' (%s).", ctx->args[2],
-			  strerror(errno));
-		return -1;
-	}
-	if (len > ERRORFILE_MAX) {
-		cfg_alert(ctx, "errorfile : '%s': file too large (max %d bytes).", ctx->args[2],
-			  ERRORFILE_MAX);
-		free(msg);
-		return -1;
-	}
-	/* an empty file (/dev/null) means: close without an answer, as in HAProxy */
-	off = len ? pxcfg_errorfile_check(msg, len) : -1;
-	if (off >= 0) {
-		cfg_alert(ctx, "errorfile : '%s': unable to parse headers (error offset: %ld); it "
-			  "must hold a complete HTTP response.", ctx->args[2], off);
-		free(msg);
-		return -1;
-	}
-	i = proxy_set_errorfile(ctx->px, (int)code, msg, len);
+	i = proxy_set_errorfile(ctx->px, code, msg, len);
 	free(msg);
 	if (i < 0)
 		return cfg_alert(ctx, "out of memory."), -1;
@@ -615,36 +635,24 @@ static const struct pxcfg_later pxcfg_later_kws[] = {
 	{ "external-check", "health checks are not implemented yet" },
 	{ "cookie", "cookie persistence is not implemented yet" },
 	{ "compression", "compression is not implemented yet" },
-	{ "redirect", "redirects are not implemented yet" },
-	{ "capture", "captures need logging, which is not implemented yet" },
-	{ "declare", "captures need logging, which is not implemented yet" },
 	{ "filter", "filters are not implemented yet" },
 	{ "use-server", "use-server needs the ACL engine, which is not implemented yet" },
 	{ "hash-type", "hash-based load balancing is not implemented yet" },
 	{ "hash-balance-factor", "hash-based load balancing is not implemented yet" },
-	{ "http-after-response", "http-after-response rules are not implemented yet" },
 	{ "default-server", "default-server is not implemented yet" },
 	{ "server-template", "server templates need DNS resolution, which is not implemented yet" },
 	{ "fullconn", "dynamic server maxconn (minconn/fullconn) is not implemented yet" },
-	{ "errorfiles", "http-errors sections are not implemented yet" },
-	{ "errorloc", "errorloc is not implemented yet; use 'errorfile'" },
-	{ "errorloc302", "errorloc is not implemented yet; use 'errorfile'" },
-	{ "errorloc303", "errorloc is not implemented yet; use 'errorfile'" },
-	{ "http-error", "http-error is not implemented yet; use 'errorfile'" },
 	{ "dispatch", "dispatch is not implemented yet; use 'server'" },
 	{ "source", "source address binding is not implemented yet" },
 	{ "persist", "persistence is not implemented yet" },
 	{ "force-persist", "persistence is not implemented yet" },
 	{ "ignore-persist", "persistence is not implemented yet" },
 	{ "retry-on", "retry-on is not implemented yet; 'retries' covers connection failures" },
-	{ "unique-id-format", "unique ids need logging, which is not implemented yet" },
-	{ "unique-id-header", "unique ids need logging, which is not implemented yet" },
 	{ "log-format", "log formats need logging, which is not implemented yet" },
 	{ "log-format-sd", "log formats need logging, which is not implemented yet" },
 	{ "error-log-format", "log formats need logging, which is not implemented yet" },
 	{ "log-tag", "logging is not implemented yet" },
 	{ "email-alert", "email alerts are not implemented yet" },
-	{ "monitor", "'monitor fail' needs the ACL engine, which is not implemented yet" },
 	{ "monitor-net", "monitor-net was removed in HAProxy 2.0; use 'monitor-uri'" },
 	{ "bind-process", "nbproc was removed in HAProxy 2.5; use 'thread' on 'bind' lines" },
 	{ "id", "numeric proxy ids are not implemented yet" },
@@ -656,13 +664,6 @@ static const struct pxcfg_later pxcfg_later_kws[] = {
 	{ "max-session-srv-conns", "max-session-srv-conns is not implemented yet" },
 	{ "http-send-name-header", "http-send-name-header is not implemented yet" },
 	{ "guid", "guids are not implemented yet" },
-	{ "reqadd", "removed in HAProxy 2.1; use 'http-request add-header'" },
-	{ "reqrep", "removed in HAProxy 2.1; http-request rules replace it" },
-	{ "reqdel", "removed in HAProxy 2.1; use 'http-request del-header'" },
-	{ "rspadd", "removed in HAProxy 2.1; use 'http-response add-header'" },
-	{ "rsprep", "removed in HAProxy 2.1; http-response rules replace it" },
-	{ "rspdel", "removed in HAProxy 2.1; use 'http-response del-header'" },
-	{ "block", "removed in HAProxy 2.1; use 'http-request deny'" },
 	{ "appsession", "removed in HAProxy 1.6; use 'cookie'" },
 	{ NULL, NULL },
 };
@@ -700,36 +701,24 @@ static const struct cfg_kw pxcfg_kws[] = {
 	{ "external-check", PXS, pxcfg_later },
 	{ "cookie", PXS, pxcfg_later },
 	{ "compression", PXS, pxcfg_later },
-	{ "redirect", PXS, pxcfg_later },
-	{ "capture", PXS, pxcfg_later },
-	{ "declare", PXS, pxcfg_later },
 	{ "filter", PXS, pxcfg_later },
 	{ "use-server", PXS, pxcfg_later },
 	{ "hash-type", PXS, pxcfg_later },
 	{ "hash-balance-factor", PXS, pxcfg_later },
-	{ "http-after-response", PXS, pxcfg_later },
 	{ "default-server", PXS, pxcfg_later },
 	{ "server-template", PXS, pxcfg_later },
 	{ "fullconn", PXS, pxcfg_later },
-	{ "errorfiles", PXS, pxcfg_later },
-	{ "errorloc", PXS, pxcfg_later },
-	{ "errorloc302", PXS, pxcfg_later },
-	{ "errorloc303", PXS, pxcfg_later },
-	{ "http-error", PXS, pxcfg_later },
 	{ "dispatch", PXS, pxcfg_later },
 	{ "source", PXS, pxcfg_later },
 	{ "persist", PXS, pxcfg_later },
 	{ "force-persist", PXS, pxcfg_later },
 	{ "ignore-persist", PXS, pxcfg_later },
 	{ "retry-on", PXS, pxcfg_later },
-	{ "unique-id-format", PXS, pxcfg_later },
-	{ "unique-id-header", PXS, pxcfg_later },
 	{ "log-format", PXS, pxcfg_later },
 	{ "log-format-sd", PXS, pxcfg_later },
 	{ "error-log-format", PXS, pxcfg_later },
 	{ "log-tag", PXS, pxcfg_later },
 	{ "email-alert", PXS, pxcfg_later },
-	{ "monitor", PXS, pxcfg_later },
 	{ "monitor-net", PXS, pxcfg_later },
 	{ "rate-limit", PXS, pxcfg_rate_limit },
 	{ "bind-process", PXS, pxcfg_later },
@@ -742,13 +731,6 @@ static const struct cfg_kw pxcfg_kws[] = {
 	{ "max-session-srv-conns", PXS, pxcfg_later },
 	{ "http-send-name-header", PXS, pxcfg_later },
 	{ "guid", PXS, pxcfg_later },
-	{ "reqadd", PXS, pxcfg_later },
-	{ "reqrep", PXS, pxcfg_later },
-	{ "reqdel", PXS, pxcfg_later },
-	{ "rspadd", PXS, pxcfg_later },
-	{ "rsprep", PXS, pxcfg_later },
-	{ "rspdel", PXS, pxcfg_later },
-	{ "block", PXS, pxcfg_later },
 	{ "appsession", PXS, pxcfg_later },
 	{ NULL, 0, NULL },
 };

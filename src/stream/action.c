@@ -15,7 +15,7 @@
 #include <sample/cond_index.h>
 #include <sample/logfmt.h>
 #include <stream/action.h>
-#include <stream/stream-t.h>
+#include <stream/stream.h>
 
 static struct action_kw_list *act_kws;
 
@@ -230,7 +230,9 @@ static void act_list_names(uint8_t from, char *buf, size_t sz)
 		for (const struct action_kw *k = l->kws; k->kw && o + 1 < sz; k++)
 			if (k->from & from)
 				o += (size_t)snprintf(buf + o, sz - o, "%s'%s%s'", o ? ", " : "",
-						      k->kw, k->prefix ? "*" : "");
+						      k->kw,
+						      !k->prefix ? "" :
+						      k->kw[strlen(k->kw) - 1] == '(' ? "*)" : "*");
 }
 
 /* HAProxy actions this proxy knows but does not run: each is refused with its reason. */
@@ -314,8 +316,10 @@ int act_rule_parse_line(struct cfg_ctx *ctx, int first, uint8_t from, const char
 	if (kw->parse(ctx->args, &pos, ctx->nargs, &ap, r, err, sizeof(err)) < 0)
 		goto fail;
 	if (pos < ctx->nargs && !act_is_cond_word(ctx->args[pos])) {
-		snprintf(err, sizeof(err), "unexpected argument '%s'", ctx->args[pos]);
-		goto fail;
+		cfg_alert(ctx, "'%s %s' expects either 'if' or 'unless' followed by a condition but "
+			  "found '%s'.", set, name, ctx->args[pos]);
+		act_rule_free(r);
+		return -1;
 	}
 	if (pos < ctx->nargs) {
 		r->cond = acl_cond_parse(ctx->args + pos, ctx->nargs - pos, &px->acls, &ap.pc, err,
@@ -352,7 +356,19 @@ enum act_return act_rules_run(struct list *list, struct proxy *px, struct stream
 
 	act_smp_ctx(&ctx, s, px, from);
 	*last = NULL;
-	list_for_each_entry(r, list, list) {
+	if (s)
+		s->rule_list = list;
+	if (s && s->resume_rule && s->resume_list == list) {
+		/* a yielded rule runs again first, without its condition */
+		r = s->resume_rule;
+		s->resume_rule = NULL;
+		s->resume_list = NULL;
+		goto run;
+	}
+	if (s)
+		s->flags &= ~SF_SOFT_RW; /* each rule set starts in strict mode */
+	for (r = list_elem(list->next, struct act_rule, list); &r->list != list;
+	     r = list_elem(r->list.next, struct act_rule, list)) {
 		enum act_return ret;
 
 		if (r->block) {
@@ -370,10 +386,20 @@ enum act_return act_rules_run(struct list *list, struct proxy *px, struct stream
 		} else if (r->cond && !acl_cond_true(r->cond, &ctx)) {
 			continue;
 		}
+	run:
 		ret = r->action(r, px, s, from);
 		if (ret == ACT_RET_CONT)
 			continue;
+		if (ret == ACT_RET_ERR && (r->flags & ACT_FL_REWRITE) && s &&
+		    (s->flags & SF_SOFT_RW)) {
+			stream_count_rewrite_soft(s); /* counted, not fatal */
+			continue;
+		}
 		*last = r;
+		if (ret == ACT_RET_YIELD && s) {
+			s->resume_rule = r;
+			s->resume_list = list;
+		}
 		return ret == ACT_RET_STOP ? ACT_RET_CONT : ret;
 	}
 	return ACT_RET_CONT;

@@ -13,6 +13,7 @@
 #include <sample/pattern.h>
 #include <sample/regex.h>
 #include <stream/action.h>
+#include <stream/http_err.h>
 #include <stream/http_reply.h>
 #include <stream/stream.h>
 
@@ -138,6 +139,8 @@ static int parse_deny(char **args, int *pos, int nargs, const struct act_parse *
 			 "'default-errorfiles' argument", r->arg.reply->status);
 		return -1;
 	}
+	if (r->arg.reply->type == HTTP_REPLY_ERRFILES)
+		r->check = http_reply_check_rule; /* the section is found at check time */
 	return 0;
 }
 
@@ -148,6 +151,8 @@ static int parse_return(char **args, int *pos, int nargs, const struct act_parse
 	r->release = act_release_reply;
 	r->flags |= ACT_FL_FINAL;
 	r->arg.reply = http_reply_parse(args, pos, nargs, ap, 200, false, err, errsz);
+	if (r->arg.reply && r->arg.reply->type == HTTP_REPLY_ERRFILES)
+		r->check = http_reply_check_rule;
 	return r->arg.reply ? 0 : -1;
 }
 
@@ -301,7 +306,7 @@ static int parse_del_hdr(char **args, int *pos, int nargs, const struct act_pars
 static const struct action_kw http_act_kws[] = {
 	{ "allow", ACT_F_HTTP_ANY, 0, parse_allow },
 	{ "deny", ACT_F_HTTP_REQ | ACT_F_HTTP_RES, 0, parse_deny },
-	{ "return", ACT_F_HTTP_ANY, 0, parse_return },
+	{ "return", ACT_F_HTTP_REQ | ACT_F_HTTP_RES, 0, parse_return },
 	{ "set-header", ACT_F_HTTP_ANY, 0, parse_set_hdr },
 	{ "add-header", ACT_F_HTTP_ANY, 0, parse_set_hdr },
 	{ "del-header", ACT_F_HTTP_ANY, 0, parse_del_hdr },

@@ -15,6 +15,9 @@
 #include <sample/acl.h>
 #include <sample/logfmt.h>
 #include <stream/action.h>
+#include <stream/http_capture.h>
+#include <stream/http_err.h>
+#include <stream/px_ext.h>
 #include <stream/stktable.h>
 #include <stream/stream.h>
 
@@ -163,6 +166,7 @@ static void rules_free_proxy(struct proxy *px)
 	act_rules_free(&px->tcp_req_sess_rules);
 	act_rules_free(&px->tcp_req_cont_rules);
 	act_rules_free(&px->tcp_res_cont_rules);
+	px_ext_free(px); /* captures, unique id, monitor fail, redirects, error lines */
 	stick_rules_free(px);
 	acl_free_list(&px->acls);
 }
@@ -239,8 +243,9 @@ int rules_check_all(void)
 	for (px = proxies; px; px = px->next) {
 		errs += rules_check_proxy(px);
 		px->rule_sets = rules_sets_of(px);
+		http_capture_layout(px);
 	}
-	return errs + stktable_check_all();
+	return errs + stktable_check_all() + http_err_check_all();
 }
 
 static const struct cfg_kw rules_kws[] = {

@@ -23,6 +23,9 @@
 #include <sample/logfmt.h>
 #include <proxy/proxy.h>
 #include <stream/action.h>
+#include <stream/http_capture.h>
+#include <stream/http_px.h>
+#include <stream/http_redir.h>
 #include <stream/stktable_act.h>
 #include <stream/stream.h>
 #include <stream/tcp_rules.h>
@@ -126,6 +129,9 @@ static int req_rule_reply(struct stream *s, struct proxy *px, enum act_return r,
 		if (unlikely(stk_tracking(s)))
 			stk_count_http(s, STK_DT_HTTP_ERR_CNT);
 		return stream_reply_http(s, last->arg.reply, &ctx);
+	case ACT_RET_YIELD: /* the rule runs again on client data or at its deadline */
+		s->state = SS_REQ_RULE_WAIT;
+		return 0;
 	case ACT_RET_ERR:
 		stream_count_rewrite_failed(s);
 		return stream_reply_error(s, 500, false);
@@ -133,26 +139,28 @@ static int req_rule_reply(struct stream *s, struct proxy *px, enum act_return r,
 		return stream_reply_error(s, 400, false);
 	case ACT_RET_ABRT:
 		return stream_abort(s);
-	default: /* DONE: the action answered itself */
-		return 1;
+	default: /* DONE: the action wrote its reply */
+		return stream_reply_done(s);
 	}
 }
 
-/* Runs the request rules of <px> (those of its named defaults section first). Returns 1
- * to go on, 0 with the step result in *ret otherwise. */
+/* Runs the request rules of <px> (those of its named defaults section first), then its
+ * legacy "redirect" rules. A yielded rule is resumed first. Returns 1 to go on, 0 with
+ * the step result in *ret otherwise. */
 static int run_req_rules(struct stream *s, struct proxy *px, int *ret)
 {
 	struct act_rule *last = NULL;
 	enum act_return r = ACT_RET_CONT;
+	bool own = s->resume_list == &px->http_req_rules;
 
-	if (likely(!(px->rule_sets & PR_RS_HTTP_REQ)))
-		return 1; /* no rule costs nothing */
-	if (px->defpx && !list_empty(&px->defpx->http_req_rules))
+	if (likely(!(px->rule_sets & PR_RS_HTTP_REQ))) /* no rule costs nothing */
+		return !http_redirect_legacy(s, px, ret);
+	if (!own && px->defpx && !list_empty(&px->defpx->http_req_rules))
 		r = act_rules_run(&px->defpx->http_req_rules, px, s, ACT_F_HTTP_REQ, &last);
 	if (r == ACT_RET_CONT && !(last && last->action))
 		r = act_rules_run(&px->http_req_rules, px, s, ACT_F_HTTP_REQ, &last);
 	if (r == ACT_RET_CONT)
-		return 1;
+		return !http_redirect_legacy(s, px, ret);
 	*ret = req_rule_reply(s, px, r, last);
 	return 0;
 }
@@ -213,7 +221,8 @@ static inline __attribute__((always_inline)) int ana_request_be(struct stream *s
 		return ret;
 	if ((fe->options | be->options) & (PR_O_HTTP_SCL | PR_O_HTTP_CLO))
 		s->flags |= SF_BACK_CLOSE;
-	if (((fe->options | be->options) & PR_O_FWDFOR) && add_forwardfor(s) < 0) {
+	if (http_unique_id_header(s) < 0 ||
+	    (((fe->options | be->options) & PR_O_FWDFOR) && add_forwardfor(s) < 0)) {
 		stream_count_rewrite_failed(s);
 		return stream_reply_error(s, 500, false);
 	}
@@ -238,11 +247,17 @@ static int ana_request_rules(struct stream *s)
 	if (!be)
 		return stream_reply_error(s, 503, false);
 	s->be = be;
+	s->ana_stage = ANA_BE_RULES;
 	CNT_INC(be->be_cnt, cum_sess);
 	freq_ctr_inc(&be->be_sess_rate, now_ms());
 	if (be != fe && unlikely(tcp_has_req_content(be)) && !req_inspect(s, be, false, &ret))
 		return ret;
 	return ana_request_be(s);
+}
+
+int ana_req_rules(struct stream *s)
+{
+	return s->ana_stage == ANA_FE_RULES ? ana_request_rules(s) : ana_request_be(s);
 }
 
 /* The frontend's content rules let the request in: count it, run the frontend's request
@@ -267,8 +282,10 @@ static inline __attribute__((always_inline)) int ana_request_http(struct stream 
 
 	if (fe->monitor_uri.len && ist_eq(h1_uri_pathq(m->uri), fe->monitor_uri)) {
 		CNT_INC(fe->fe_cnt, intercepted);
-		return stream_reply_error(s, 200, false);
+		return stream_reply_error(s, http_monitor_status(s), false);
 	}
+	http_capture_request(s);
+	s->ana_stage = ANA_FE_RULES;
 	if ((fe->options & PR_O_BUF_REQ) && !s->reqx.done) {
 		/* the rules see the whole body (req.body...): wait for it first */
 		s->flags |= SF_BODY_RULES;
@@ -374,26 +391,32 @@ int ana_wait_body(struct stream *s)
 	}
 	if (s->flags & SF_BODY_RULES) {
 		s->flags &= ~SF_BODY_RULES;
-		return ana_request_rules(s);
+		return ana_req_rules(s);
 	}
 	return stream_connect_server(s);
 }
 
 /* Response rules of <px> (its named defaults section's first) for rule set <from>:
- * deny turns the response into an error. Returns 1 to go on. */
+ * deny turns the response into an error; a yielded rule is resumed first. Returns 1 to
+ * go on. */
 static int run_res_rules(struct stream *s, struct proxy *px, int from, int *ret)
 {
 	struct act_rule *last = NULL;
 	enum act_return r = ACT_RET_CONT;
 	struct smp_ctx ctx;
+	bool own = s->resume_list == rules_of(px, from);
 
-	if (px->defpx && !list_empty(rules_of(px->defpx, from)))
+	if (!own && px->defpx && !list_empty(rules_of(px->defpx, from)))
 		r = act_rules_run(rules_of(px->defpx, from), px, s, from, &last);
 	if (r == ACT_RET_CONT && !(last && last->action))
 		r = act_rules_run(rules_of(px, from), px, s, from, &last);
 	switch (r) {
 	case ACT_RET_CONT:
 		return 1;
+	case ACT_RET_YIELD: /* run again when the server sends more or at the deadline */
+		s->flags |= SF_RSP_RULE_WAIT;
+		*ret = 0;
+		return 0;
 	case ACT_RET_DENY:
 		act_smp_ctx(&ctx, s, px, from);
 		if (strcmp(last->kw, "return")) {
@@ -414,30 +437,10 @@ static int run_res_rules(struct stream *s, struct proxy *px, int from, int *ret)
 	case ACT_RET_ABRT:
 		*ret = stream_abort(s);
 		return 0;
-	default:
-		*ret = 1;
+	default: /* DONE: the action wrote its reply */
+		*ret = stream_reply_done(s);
 		return 0;
 	}
-}
-
-/* http-response rules of the backend then the frontend, then http-after-response rules
- * in the same order. Returns 1 to go on. */
-static int run_all_res_rules(struct stream *s, int *ret)
-{
-	static const struct {
-		int from;
-		uint32_t set;
-	} sets[] = { { ACT_F_HTTP_RES, PR_RS_HTTP_RES }, { ACT_F_HTTP_AFTER, PR_RS_HTTP_AFTER } };
-
-	for (size_t i = 0; i < sizeof(sets) / sizeof(sets[0]); i++) {
-		if ((s->be->rule_sets & sets[i].set) &&
-		    !run_res_rules(s, s->be, sets[i].from, ret))
-			return 0;
-		if (s->fe != s->be && (s->fe->rule_sets & sets[i].set) &&
-		    !run_res_rules(s, s->fe, sets[i].from, ret))
-			return 0;
-	}
-	return 1;
 }
 
 /* Connection header of the response: "upgrade" for a 101 only (a 2xx to CONNECT carries
@@ -452,12 +455,56 @@ static const char *rsp_conn_hdr(const struct stream *s, bool tunnel)
 	return (s->req.flags & H1_MF_VER_11) ? NULL : "keep-alive";
 }
 
+/* The response rule sets in order, from where they stopped (rsp_set): the backend's then
+ * the frontend's http-response rules, then their http-after-response rules; then the
+ * headers go to the client. */
+static int ana_rsp_rules(struct stream *s)
+{
+	static const struct {
+		bool be;
+		uint8_t from;
+		uint32_t set;
+	} sets[] = {
+		{ true, ACT_F_HTTP_RES, PR_RS_HTTP_RES },
+		{ false, ACT_F_HTTP_RES, PR_RS_HTTP_RES },
+		{ true, ACT_F_HTTP_AFTER, PR_RS_HTTP_AFTER },
+		{ false, ACT_F_HTTP_AFTER, PR_RS_HTTP_AFTER },
+	};
+	struct h1_msg *m = &s->rsp;
+	struct conn *f = s->front, *b = s->back;
+	bool tunnel = s->rspx.mode == XFER_TUNNEL;
+	int ret;
+
+	s->flags &= ~SF_RSP_RULE_WAIT;
+	s->ana_stage = ANA_RSP_RULES;
+	for (; s->rsp_set < sizeof(sets) / sizeof(sets[0]); s->rsp_set++) {
+		struct proxy *px = sets[s->rsp_set].be ? s->be : s->fe;
+
+		if ((!sets[s->rsp_set].be && s->fe == s->be) ||
+		    likely(!(px->rule_sets & sets[s->rsp_set].set)))
+			continue; /* no rule costs nothing */
+		if (!run_res_rules(s, px, sets[s->rsp_set].from, &ret))
+			return ret;
+	}
+	if (h1_write_response(&f->obuf, m, rsp_conn_hdr(s, tunnel)) < 0)
+		return stream_server_error(s, 502);
+	b_del(&b->ibuf, m->hdr_len);
+	s->flags |= SF_RSP_HDRS_SENT;
+	s->status = m->status;
+	s->rspx.no_delay = !!((s->fe->options | s->be->options) & PR_O_HTTP_NO_DELAY);
+	if (tunnel) {
+		h1_xfer_init(&s->reqx, XFER_TUNNEL, 0);
+		s->flags &= ~SF_REQ_DONE;
+		s->state = SS_TUNNEL;
+	}
+	return 1;
+}
+
 /* The response headers are complete: choose framing and modes, run the rules, and
  * serialize them towards the client. */
 static int ana_response(struct stream *s)
 {
 	struct h1_msg *m = &s->rsp;
-	struct conn *f = s->front, *b = s->back;
 	bool tunnel = false;
 	enum xfer_mode mode;
 	int ret;
@@ -494,22 +541,12 @@ static int ana_response(struct stream *s)
 		return ret;
 	if (unlikely(stk_used) && (!list_empty(&s->be->store_rules) || (s->stk && s->stk->nb_store)))
 		stk_process_store_rules(s);
-	if (unlikely((s->fe->rule_sets | s->be->rule_sets) & (PR_RS_HTTP_RES | PR_RS_HTTP_AFTER)) &&
-	    !run_all_res_rules(s, &ret))
-		return ret;
-	if (h1_write_response(&f->obuf, m, rsp_conn_hdr(s, tunnel)) < 0)
-		return stream_server_error(s, 502);
-	b_del(&b->ibuf, m->hdr_len);
-	s->flags |= SF_RSP_HDRS_SENT;
-	s->status = m->status;
+	/* the framing is known before the rules: wait-for-body reads it */
 	h1_xfer_init(&s->rspx, mode, m->body_len);
-	s->rspx.no_delay = !!((s->fe->options | s->be->options) & PR_O_HTTP_NO_DELAY);
-	if (tunnel) {
-		h1_xfer_init(&s->reqx, XFER_TUNNEL, 0);
-		s->flags &= ~SF_REQ_DONE;
-		s->state = SS_TUNNEL;
-	}
-	return 1;
+	s->rsp_ver = (m->flags & H1_MF_VER_11) ? 11 : 10;
+	http_capture_response(s);
+	s->rsp_set = 0;
+	return ana_rsp_rules(s);
 }
 
 int ana_wait_response(struct stream *s)
@@ -518,6 +555,8 @@ int ana_wait_response(struct stream *s)
 	struct h1_limits lim;
 	int ret;
 
+	if (s->flags & SF_RSP_RULE_WAIT)
+		return ana_rsp_rules(s); /* a response rule waits (wait-for-body) */
 	h1_limits_get(&lim);
 	for (;;) {
 		if (b->ibuf.data) {

@@ -18,6 +18,9 @@
 #include <proxy/proxy.h>
 #include <stats/counters.h>
 #include <sample/vars.h>
+#include <stream/action.h>
+#include <stream/http_capture.h>
+#include <stream/http_err.h>
 #include <stream/http_reply.h>
 #include <stream/stktable_act.h>
 #include <stream/tcp_rules.h>
@@ -104,6 +107,8 @@ static void stream_count_conn_failed(struct stream *s, struct server *srv)
 static void stream_free(struct stream *s)
 {
 	timer_del(&s->tmr);
+	if (unlikely(s->caps != NULL))
+		http_capture_free(s);
 	if (unlikely(s->stk))
 		stk_stream_release(s);
 	if (unlikely(!b_is_null(&s->rw)))
@@ -180,12 +185,28 @@ int stream_abort(struct stream *s)
  * which goes as is. */
 static void stream_reply_conn_hdr(struct stream *s)
 {
-	if (!s->req.hdr_len)
+	const char *v = (s->flags & SF_FRONT_CLOSE) ? "close" :
+			!(s->req.flags & H1_MF_VER_11) ? "keep-alive" : NULL;
+	struct buf *ob = &s->front->obuf, view;
+	uint32_t skip = 0;
+
+	if (!s->req.hdr_len || !v)
 		return;
-	if (s->flags & SF_FRONT_CLOSE)
-		h1_reply_add_conn(&s->front->obuf, "close");
-	else if (!(s->req.flags & H1_MF_VER_11))
-		h1_reply_add_conn(&s->front->obuf, "keep-alive");
+	/* 103 Early Hints still waiting ahead of the reply keep their header block */
+	while (ob->data - skip > 12 && !memcmp(b_head(ob) + skip, "HTTP/1.1 1", 10)) {
+		const char *e = memmem(b_head(ob) + skip, ob->data - skip, "\r\n\r\n", 4);
+
+		if (!e)
+			return;
+		skip = (uint32_t)(e + 4 - b_head(ob));
+	}
+	if (b_room(ob) < 64)
+		b_realign(ob); /* so that the view below never needs to move its data */
+	view = *ob;
+	view.head += skip;
+	view.data -= skip;
+	h1_reply_add_conn(&view, v);
+	ob->data = skip + view.data;
 }
 
 int stream_reply_local(struct stream *s)
@@ -206,28 +227,70 @@ int stream_reply_local(struct stream *s)
 	return 1;
 }
 
-static int stream_reply_page(struct stream *s, int status, bool close, bool raw)
+int stream_reply_start(struct stream *s)
 {
-	const struct errorfile *ef = proxy_errorfile(s->be ? s->be : s->fe, status);
-	struct ist msg = ef ? ef->msg : raw ? http_error_message_raw(status)
-					    : http_error_message(status);
 	struct buf *ob = &s->front->obuf;
 
-	s->err_status = status;
-	if (ef && !ef->msg.len)
-		return stream_abort(s); /* an empty errorfile: close without an answer */
+	if (!(s->flags & SF_EARLY_HINTS))
+		ob->data = 0; /* 103 responses already written stay in front */
+	if (b_get(ob) < 0)
+		return -1;
+	b_realign(ob);
+	s->reply_off = ob->data;
+	return (int)ob->data;
+}
+
+int stream_reply_finish(struct stream *s, int start, int status, bool raw)
+{
 	s->status = status;
-	if (close || status == 400 || status == 408)
-		s->flags |= SF_FRONT_CLOSE;
-	ob->data = 0;
-	if (b_get(ob) < 0 || b_putblk(ob, msg.ptr, (uint32_t)msg.len) < 0)
+	if (!raw && http_after_local(s, (uint32_t)start) < 0)
 		return stream_abort(s);
 	return stream_reply_local(s);
 }
 
+int stream_reply_done(struct stream *s)
+{
+	return stream_reply_finish(s, (int)s->reply_off, s->status, false);
+}
+
+int stream_put_error_page(struct stream *s, int status, bool raw)
+{
+	const struct errorfile *ef = raw ? proxy_errorfile(s->be ? s->be : s->fe, status)
+					 : http_error_find(s, status);
+	struct buf *ob = &s->front->obuf;
+	struct smp_ctx ctx;
+	struct ist msg;
+
+	if (ef && ef->reply && !raw) {
+		act_smp_ctx(&ctx, s, s->be ? s->be : s->fe, ACT_F_HTTP_REQ);
+		return http_reply_write(ob, ef->reply, s, &ctx);
+	}
+	if (ef && !ef->reply && !ef->msg.len)
+		return 1; /* an empty errorfile: close without an answer */
+	msg = ef && !ef->reply ? ef->msg : raw ? http_error_message_raw(status)
+					       : http_error_message(status);
+	return b_putblk(ob, msg.ptr, (uint32_t)msg.len);
+}
+
+static int stream_reply_page(struct stream *s, int status, bool close, bool raw)
+{
+	int start, ret;
+
+	s->err_status = status;
+	if (close || status == 400 || status == 408)
+		s->flags |= SF_FRONT_CLOSE;
+	start = stream_reply_start(s);
+	if (start < 0)
+		return stream_abort(s);
+	ret = stream_put_error_page(s, status, raw);
+	if (ret != 0)
+		return stream_abort(s); /* empty errorfile, or no room */
+	return stream_reply_finish(s, start, status, raw);
+}
+
 int stream_reply_http(struct stream *s, const struct http_reply *r, const struct smp_ctx *ctx)
 {
-	struct buf *ob = &s->front->obuf;
+	int start;
 
 	if (r->type == HTTP_REPLY_ERRMSG && !r->errmsg)
 		return stream_reply_error(s, r->status, false);
@@ -236,13 +299,12 @@ int stream_reply_http(struct stream *s, const struct http_reply *r, const struct
 	if (s->back && !(s->flags & SF_REQ_DONE))
 		s->flags |= SF_FRONT_CLOSE; /* the request body cannot be resynchronized */
 	/* rendered before the server side goes: the reply may quote the response */
-	ob->data = 0;
-	if (b_get(ob) < 0 || http_reply_write(ob, r, s, ctx) < 0) {
+	start = stream_reply_start(s);
+	if (start < 0 || http_reply_write(&s->front->obuf, r, s, ctx) < 0) {
 		stream_count_rewrite_failed(s);
 		return stream_reply_error(s, 500, false);
 	}
-	s->status = r->status;
-	return stream_reply_local(s);
+	return stream_reply_finish(s, start, r->status, false);
 }
 
 int stream_reply_error(struct stream *s, int status, bool close)
@@ -666,8 +728,11 @@ static void stream_set_timers(struct stream *s)
 		bool wait_srv = (!(s->flags & SF_RSP_DONE) && !rsp_stuck) || req_stuck;
 		uint64_t last = MAX(f->last_act, b->last_act);
 
-		timer_set(&f->tmr, wait_cli ? deadline(last, fto->client) : 0);
-		timer_set(&b->tmr, wait_srv ? deadline(last, bto->server) : 0);
+		int cms = s->cli_timeout ? s->cli_timeout : fto->client;
+		int sms = s->srv_timeout ? s->srv_timeout : bto->server;
+
+		timer_set(&f->tmr, wait_cli ? deadline(last, cms) : 0);
+		timer_set(&b->tmr, wait_srv ? deadline(last, sms) : 0);
 		break;
 	}
 	case SS_LOCAL_REPLY:
@@ -675,8 +740,11 @@ static void stream_set_timers(struct stream *s)
 		break;
 	case SS_TUNNEL: {
 		uint64_t last = MAX(f->last_act, b->last_act);
-		int fms = fto->tunnel ? fto->tunnel : fto->client;
-		int bms = bto->tunnel ? bto->tunnel : bto->server;
+		int fms = fto->tunnel ? fto->tunnel : s->cli_timeout ? s->cli_timeout : fto->client;
+		int bms = bto->tunnel ? bto->tunnel : s->srv_timeout ? s->srv_timeout : bto->server;
+
+		if (s->tunnel_timeout) /* set-timeout tunnel */
+			fms = bms = s->tunnel_timeout;
 
 		if ((f->flags & CO_FL_WR_SHUT) && fto->client_fin)
 			fms = fto->client_fin;
@@ -705,6 +773,9 @@ static void stream_process(struct stream *s)
 			break;
 		case SS_REQ_BODY_WAIT:
 			ret = ana_wait_body(s);
+			break;
+		case SS_REQ_RULE_WAIT:
+			ret = ana_req_rules(s);
 			break;
 		case SS_REQ_INSPECT:
 			ret = ana_inspect(s, false);
@@ -764,8 +835,19 @@ static void stream_timeout(struct stream *s, struct conn *c)
 	case SS_CONNECTING:
 		ret = stream_conn_failed(s);
 		break;
+	case SS_REQ_RULE_WAIT:
+		if (c) { /* no deadline is armed on the connections in this state */
+			ret = stream_abort(s);
+			break;
+		}
+		s->flags |= SF_RULE_EXPIRED; /* the yielded rule decides what it means */
+		ret = 1;
+		break;
 	case SS_EXCHANGE:
-		if (c && c == s->back && (s->flags & SF_RSP_HDRS_SENT))
+		if (!c && (s->flags & SF_RSP_RULE_WAIT)) {
+			s->flags |= SF_RULE_EXPIRED;
+			ret = 1;
+		} else if (c && c == s->back && (s->flags & SF_RSP_HDRS_SENT))
 			ret = stream_srv_abort(s, false);
 		else if (c && c == s->back)
 			ret = stream_server_error(s, 504);

@@ -371,13 +371,12 @@ TEST(proxy_cfg_old_timeouts_and_timeouts)
 		 "listen li\n  bind :1\n  server s 127.0.0.1:1\n"
 		 "  timeout tarpit 1s\n  timeout blah 1s\n  timeout client\n  timeout client 5x\n"
 		 "frontend fe\n  bind :2\n  timeout server 1s\n", &r);
-	CHECK_INT(r.errors, 4);
+	CHECK_INT(r.errors, 3);
 	PXT_HAS(&r, "[WARNING]  (");
 	PXT_HAS(&r, "t.cfg:3] : the 'contimeout' directive is deprecated (removed in HAProxy "
 		"2.1); it is mapped to 'timeout connect'. Please use 'timeout connect' instead.");
 	PXT_HAS(&r, "t.cfg:4] : the 'clitimeout' directive");
 	PXT_HAS(&r, "'timeout server' instead.");
-	PXT_HAS(&r, "t.cfg:15] : 'timeout tarpit' is not supported yet");
 	PXT_HAS(&r, "t.cfg:16] : 'timeout' supports 'client', 'server', 'connect', 'check', "
 		"'queue', 'http-keep-alive', 'http-request', 'tunnel', 'tarpit', 'client-fin' and "
 		"'server-fin' (got 'blah')");
@@ -393,6 +392,7 @@ TEST(proxy_cfg_old_timeouts_and_timeouts)
 		CHECK_INT(px->timeout.http_keep_alive, 2000);
 		CHECK_INT(px->timeout.queue, 600000);
 		CHECK_INT(px->timeout.tunnel, 3600000);
+		CHECK_INT(px->timeout.tarpit, 1000);
 		CHECK_INT(px->timeout.client_fin, 1000);
 		CHECK_INT(px->timeout.server_fin, 2000);
 		CHECK_INT(px->timeout.check, 3000);
