@@ -43,6 +43,9 @@ enum pr_mode {
 #define PR_RS_HTTP_REQ   0x01
 #define PR_RS_HTTP_RES   0x02
 #define PR_RS_HTTP_AFTER 0x04
+#define PR_RS_LEGACY_REDIR 0x08 /* legacy "redirect" rules */
+#define PR_RS_CAPTURE    0x10 /* captures to take (capture keywords, capture.req.* fetches) */
+#define PR_RS_UNIQUE_ID  0x20 /* unique-id-header to add */
 
 #define PR_O_HTTP_MODE_MASK (PR_O_HTTP_KAL | PR_O_HTTP_SCL | PR_O_HTTP_CLO)
 

@@ -9,6 +9,8 @@ struct stream;
 
 /* Takes the request (header, cookie, request line) captures of <s>'s frontend, once its
  * request headers are parsed and before any rule changes them. */
+/* True when some expression reads capture.req.method/uri/ver (every stream keeps them). */
+bool http_capture_reqline_used(void);
 void http_capture_request(struct stream *s);
 /* The same for the response of the server. */
 void http_capture_response(struct stream *s);

@@ -186,6 +186,15 @@ static uint32_t rules_sets_of(const struct proxy *px)
 {
 	uint32_t rs = 0;
 
+	const struct px_rules_ext *x = px_ext(px);
+
+	if (x && !list_empty(&x->redirects))
+		rs |= PR_RS_LEGACY_REDIR;
+	if (http_capture_reqline_used() ||
+	    (x && (x->nb_req_cap || x->nb_res_cap || x->cookie_name)))
+		rs |= PR_RS_CAPTURE;
+	if (x && x->uid_hdr.len && x->uid_fmt)
+		rs |= PR_RS_UNIQUE_ID;
 	for (; px; px = px->defpx) {
 		rs |= list_empty(&px->http_req_rules) ? 0 : PR_RS_HTTP_REQ;
 		rs |= list_empty(&px->http_res_rules) ? 0 : PR_RS_HTTP_RES;

@@ -153,7 +153,9 @@ static int run_req_rules(struct stream *s, struct proxy *px, int *ret)
 	enum act_return r = ACT_RET_CONT;
 	bool own = s->resume_list == &px->http_req_rules;
 
-	if (likely(!(px->rule_sets & PR_RS_HTTP_REQ))) /* no rule costs nothing */
+	if (likely(!(px->rule_sets & (PR_RS_HTTP_REQ | PR_RS_LEGACY_REDIR))))
+		return 1; /* no rule costs nothing */
+	if (!(px->rule_sets & PR_RS_HTTP_REQ))
 		return !http_redirect_legacy(s, px, ret);
 	if (!own && px->defpx && !list_empty(&px->defpx->http_req_rules))
 		r = act_rules_run(&px->defpx->http_req_rules, px, s, ACT_F_HTTP_REQ, &last);
@@ -221,7 +223,7 @@ static inline __attribute__((always_inline)) int ana_request_be(struct stream *s
 		return ret;
 	if ((fe->options | be->options) & (PR_O_HTTP_SCL | PR_O_HTTP_CLO))
 		s->flags |= SF_BACK_CLOSE;
-	if (http_unique_id_header(s) < 0 ||
+	if ((unlikely(fe->rule_sets & PR_RS_UNIQUE_ID) && http_unique_id_header(s) < 0) ||
 	    (((fe->options | be->options) & PR_O_FWDFOR) && add_forwardfor(s) < 0)) {
 		stream_count_rewrite_failed(s);
 		return stream_reply_error(s, 500, false);
@@ -284,7 +286,8 @@ static inline __attribute__((always_inline)) int ana_request_http(struct stream 
 		CNT_INC(fe->fe_cnt, intercepted);
 		return stream_reply_error(s, http_monitor_status(s), false);
 	}
-	http_capture_request(s);
+	if (unlikely(fe->rule_sets & PR_RS_CAPTURE))
+		http_capture_request(s);
 	s->ana_stage = ANA_FE_RULES;
 	if ((fe->options & PR_O_BUF_REQ) && !s->reqx.done) {
 		/* the rules see the whole body (req.body...): wait for it first */
@@ -477,6 +480,8 @@ static int ana_rsp_rules(struct stream *s)
 
 	s->flags &= ~SF_RSP_RULE_WAIT;
 	s->ana_stage = ANA_RSP_RULES;
+	if (likely(!((s->fe->rule_sets | s->be->rule_sets) & (PR_RS_HTTP_RES | PR_RS_HTTP_AFTER))))
+		s->rsp_set = sizeof(sets) / sizeof(sets[0]); /* no rule costs nothing */
 	for (; s->rsp_set < sizeof(sets) / sizeof(sets[0]); s->rsp_set++) {
 		struct proxy *px = sets[s->rsp_set].be ? s->be : s->fe;
 
@@ -544,7 +549,8 @@ static int ana_response(struct stream *s)
 	/* the framing is known before the rules: wait-for-body reads it */
 	h1_xfer_init(&s->rspx, mode, m->body_len);
 	s->rsp_ver = (m->flags & H1_MF_VER_11) ? 11 : 10;
-	http_capture_response(s);
+	if (unlikely(s->fe->rule_sets & PR_RS_CAPTURE))
+		http_capture_response(s);
 	s->rsp_set = 0;
 	return ana_rsp_rules(s);
 }

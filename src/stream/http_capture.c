@@ -167,6 +167,11 @@ static bool find_cookie(const struct h1_msg *m, struct ist hname, const char *pr
 	return false;
 }
 
+bool http_capture_reqline_used(void)
+{
+	return cap_reqline_used;
+}
+
 void http_capture_request(struct stream *s)
 {
 	const struct px_rules_ext *x = px_ext(s->fe);
