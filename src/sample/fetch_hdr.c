@@ -79,6 +79,21 @@ static bool hw_next(struct hdr_walk *w, struct ist *v)
 	}
 }
 
+/* True when hw_next() would give another value: the current line goes on, or another line
+ * of the header follows (checked on names only, without splitting values). */
+static bool hw_more(const struct hdr_walk *w)
+{
+	if (!w->done)
+		return true;
+	for (uint16_t i = w->i; i < w->m->nhdr; i++) {
+		const struct h1_hdr *h = &w->m->hdr[i];
+
+		if (!h->skip && (!w->name.len || ist_ieq(h->n, w->name)))
+			return true;
+	}
+	return false;
+}
+
 /* The walker's position kept in the sample between the calls of an ACL iteration. */
 static void hw_save(const struct hdr_walk *w, struct sample *smp)
 {
@@ -156,7 +171,7 @@ static bool hdr_value(const struct h1_msg *m, struct ist name, bool full, long l
 	if (!hw_next(&w, v))
 		return false;
 	hw_save(&w, smp);
-	smp_more(smp, hw_next(&w, &(struct ist){ 0 }));
+	smp_more(smp, hw_more(&w));
 	return true;
 }
 
