@@ -29,6 +29,7 @@
 /* what the sample layer links to above it */
 struct global global;
 void (*conn_vars_release)(struct vars *v);
+__thread struct thread_ctx *th_ctx; /* the event loop's (stopping fetch) */
 void ha_alert(const char *fmt, ...) { (void)fmt; }
 void ha_warning(const char *fmt, ...) { (void)fmt; }
 const char *proxy_type_str(const struct proxy *px) { return "frontend"; }

@@ -27,6 +27,7 @@
 /* What the sample layer takes from the layers above it, outside the daemon. */
 struct global global;
 void (*conn_vars_release)(struct vars *v);
+__thread struct thread_ctx *th_ctx; /* the event loop's (stopping fetch) */
 
 struct proxy *proxy_find(const char *name, uint32_t cap)
 {
