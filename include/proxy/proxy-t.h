@@ -46,6 +46,7 @@ enum pr_mode {
 #define PR_RS_LEGACY_REDIR 0x08 /* legacy "redirect" rules */
 #define PR_RS_CAPTURE    0x10 /* captures to take (capture keywords, capture.req.* fetches) */
 #define PR_RS_UNIQUE_ID  0x20 /* unique-id-header to add */
+#define PR_RS_PERSIST    0x40 /* use-server, force-persist or ignore-persist rules */
 
 #define PR_O_HTTP_MODE_MASK (PR_O_HTTP_KAL | PR_O_HTTP_SCL | PR_O_HTTP_CLO)
 
@@ -115,6 +116,8 @@ struct proxy {
 	void *rules_ext;          /* stream/: what the rule layers add (captures, stick rules,
 				   * unique-id...), freed by proxy_ext_free_hook */
 	struct stktable *table;   /* its "stick-table", or NULL (stream/stktable_cfg.c) */
+	struct list server_rules; /* "use-server" (struct server_rule, stream/persist.c) */
+	struct list persist_rules; /* "force-persist", "ignore-persist" (struct persist_rule) */
 	struct list stick_rules;  /* "stick on|match|store-request" (struct stick_rule) */
 	struct list store_rules;  /* "stick store-response" */
 

@@ -89,6 +89,9 @@ enum stream_state {
 				   * response stays in s->rsp until it runs again */
 #define SF_AFTER_LOCAL    0x80000 /* http-after-response runs on a reply of the proxy (the
 				   * response in s->rsp is that reply) */
+#define SF_FORCE_PRST     0x200000 /* force-persist: a server in maintenance may be used */
+#define SF_IGNORE_PRST    0x400000 /* ignore-persist: cookie persistence is ignored (as in
+				   * HAProxy, stick tables are not concerned) */
 #define SF_EH_OPEN        0x100000 /* a 103 response is being built by early-hint rules */
 
 /* stream->log_level: set-log-level, a syslog level (0..7) plus one */

@@ -186,6 +186,8 @@ struct proxy *proxy_new(const char *name, uint32_t cap, const char *file, int li
 	list_init(&px->tcp_req_sess_rules);
 	list_init(&px->tcp_req_cont_rules);
 	list_init(&px->tcp_res_cont_rules);
+	list_init(&px->server_rules);
+	list_init(&px->persist_rules);
 	list_init(&px->stick_rules);
 	list_init(&px->store_rules);
 	px->cap = cap;

@@ -17,6 +17,7 @@
 #include <stream/action.h>
 #include <stream/http_capture.h>
 #include <stream/http_err.h>
+#include <stream/persist.h>
 #include <stream/px_ext.h>
 #include <stream/stktable.h>
 #include <stream/stream.h>
@@ -168,6 +169,7 @@ static void rules_free_proxy(struct proxy *px)
 	act_rules_free(&px->tcp_res_cont_rules);
 	px_ext_free(px); /* captures, unique id, monitor fail, redirects, error lines */
 	stick_rules_free(px);
+	persist_free_proxy(px);
 	acl_free_list(&px->acls);
 }
 
@@ -195,6 +197,8 @@ static uint32_t rules_sets_of(const struct proxy *px)
 		rs |= PR_RS_CAPTURE;
 	if (x && x->uid_hdr.len && x->uid_fmt)
 		rs |= PR_RS_UNIQUE_ID;
+	if (!list_empty(&px->server_rules) || !list_empty(&px->persist_rules))
+		rs |= PR_RS_PERSIST;
 	for (; px; px = px->defpx) {
 		rs |= list_empty(&px->http_req_rules) ? 0 : PR_RS_HTTP_REQ;
 		rs |= list_empty(&px->http_res_rules) ? 0 : PR_RS_HTTP_RES;
@@ -251,6 +255,7 @@ int rules_check_all(void)
 		errs += rules_check_proxy(px);
 	for (px = proxies; px; px = px->next) {
 		errs += rules_check_proxy(px);
+		errs += persist_check_proxy(px);
 		px->rule_sets = rules_sets_of(px);
 		http_capture_layout(px);
 	}

@@ -474,7 +474,7 @@ static int stick_srv_read(void *arg, struct stktable *t, struct stksess *ts)
 /* The server stored for <k> in <t> and usable in <be>, or NULL: by name when the entry
  * has one (server_key), else by id. */
 static struct server *stick_find_server(struct stktable *t, const struct stk_key *k,
-					struct proxy *be)
+					struct proxy *be, bool force)
 {
 	struct stick_srv ss = { NULL, 0 };
 	const char *name;
@@ -488,8 +488,8 @@ static struct server *stick_find_server(struct stktable *t, const struct stk_key
 	for (srv = be->srv; srv; srv = srv->next)
 		if (name ? !strcmp(srv->id, name) : srv->puid == id)
 			break;
-	if (!srv || (HA_ATOMIC_LOAD_RLX(&srv->flags) & SRV_F_DISABLED))
-		return NULL; /* gone or in maintenance: the load balancer chooses */
+	if (!srv || (!force && (HA_ATOMIC_LOAD_RLX(&srv->flags) & SRV_F_DISABLED)))
+		return NULL; /* gone or in maintenance (unless force-persist): the LB chooses */
 	return srv;
 }
 
@@ -509,7 +509,7 @@ void stk_process_sticking_rules(struct stream *s)
 		/* the first usable server found is the one; a full one is left to the
 		 * load balancer (no per-server queue yet) */
 		if ((r->flags & STK_RULE_MATCH) && !(s->flags & SF_HAS_SLOT) &&
-		    (srv = stick_find_server(r->t, &k, s->be)))
+		    (srv = stick_find_server(r->t, &k, s->be, s->flags & SF_FORCE_PRST)))
 			backend_take_server(s, srv);
 	}
 }

@@ -22,6 +22,7 @@
 #include <stream/http_capture.h>
 #include <stream/http_err.h>
 #include <stream/http_reply.h>
+#include <stream/persist.h>
 #include <stream/stktable_act.h>
 #include <stream/tcp_rules.h>
 #include <stream/stream.h>
@@ -563,6 +564,8 @@ static int stream_assign_and_connect(struct stream *s, struct server *avoid, boo
 
 int stream_connect_server(struct stream *s)
 {
+	if (unlikely(s->be->rule_sets & PR_RS_PERSIST))
+		persist_process(s);
 	if (unlikely(stk_used) && !list_empty(&s->be->stick_rules))
 		stk_process_sticking_rules(s);
 	s->conn_retries = s->be->retries;
