@@ -561,10 +561,13 @@ struct acl_cond *acl_cond_parse(char **args, int nargs, struct list *acls,
 				goto fail;
 		} else {
 			a = acl_find(acls, w);
-			if (!a)
-				a = acl_predef(w, err, errsz);
 			if (!a) {
-				snprintf(err, errsz, "no such ACL : '%s'", w);
+				err[0] = 0;
+				a = acl_predef(w, err, errsz);
+			}
+			if (!a) {
+				if (!err[0]) /* else a predefined ACL that could not be built says why */
+					snprintf(err, errsz, "no such ACL : '%s'", w);
 				goto fail;
 			}
 		}
