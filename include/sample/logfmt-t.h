@@ -42,8 +42,13 @@ struct lf_expr {
  * or -1 when it does not fit. */
 struct lf_tag {
 	const char *name;
+	/* either a render function, or a sample expression evaluated like "%[expr]" with the
+	 * tag's flags ("+X" writes integers in hex, "+Q" quotes strings) */
 	int (*render)(char *out, size_t outsz, const struct smp_ctx *ctx, unsigned flags);
 	uint32_t use;             /* SMP_USE_* */
+	const char *expr;         /* the expression of an expression tag */
+	const char *prefix;       /* written before a non-empty value ("?" for %HQ) */
+	const char *missing;      /* written when the expression finds nothing ("<NOSRV>") */
 };
 
 struct lf_tag_list {

@@ -160,6 +160,16 @@ static int lf_parse_var(struct lf_expr *lf, const char **p, uint8_t flags,
 	n->flags = flags;
 	lf->use |= tag->use;
 	*p = s + len;
+	if (tag->expr) {
+		/* a log variable is valid everywhere: it renders nothing where its data
+		 * does not exist, as in HAProxy */
+		struct smp_parse_ctx tpc = { pc ? pc->file : NULL, pc ? pc->line : 0,
+					     pc ? pc->px : NULL, 0, NULL };
+
+		n->expr = sample_parse_expr(tag->expr, NULL, &tpc, err, errsz);
+		if (!n->expr)
+			return -1;
+	}
 	return 0;
 }
 
@@ -261,6 +271,36 @@ static int lf_render_expr(const struct lf_node *n, const struct smp_ctx *ctx, ch
 		      (n->flags & LF_F_ESC) ? LF_PUT_ESC : LF_PUT_SAMPLE);
 }
 
+/* An expression tag: "%[expr]" with the tag's prefix, "missing" text, and "+X" for
+ * integers. Returns the length written at out, or -1. */
+static int lf_tag_expr(const struct lf_node *n, const struct smp_ctx *ctx, char *out,
+		       size_t outsz)
+{
+	const struct lf_tag *t = n->tag;
+	struct sample smp = { .ctx = ctx };
+	size_t o = 0;
+
+	if (!sample_process(n->expr, &smp)) {
+		if (!t->missing)
+			return 0;
+		return lf_put(out, outsz, &o, ist_str(t->missing), LF_PUT_RAW) < 0 ? -1 : (int)o;
+	}
+	if ((n->flags & LF_F_HEX) && (smp.data.type == SMP_T_SINT || smp.data.type == SMP_T_BOOL)) {
+		int w = snprintf(out, outsz, "%llX", (unsigned long long)smp.data.u.sint);
+
+		return w < 0 || (size_t)w >= outsz ? -1 : w;
+	}
+	if (!sample_cast(&smp, SMP_T_STR))
+		return 0;
+	if (t->prefix && smp.data.u.str.len &&
+	    lf_put(out, outsz, &o, ist_str(t->prefix), LF_PUT_RAW) < 0)
+		return -1;
+	if (lf_put(out, outsz, &o, smp.data.u.str,
+		   (n->flags & LF_F_ESC) ? LF_PUT_ESC : LF_PUT_SAMPLE) < 0)
+		return -1;
+	return (int)o;
+}
+
 static int lf_render_tag(const struct lf_node *n, const struct smp_ctx *ctx, char *out,
 			 size_t outsz, size_t *o)
 {
@@ -273,7 +313,10 @@ static int lf_render_tag(const struct lf_node *n, const struct smp_ctx *ctx, cha
 			return -1;
 		out[(*o)++] = '"';
 	}
-	len = n->tag->render(out + *o, outsz - *o, ctx, n->flags);
+	if (n->expr)
+		len = lf_tag_expr(n, ctx, out + *o, outsz - *o);
+	else
+		len = n->tag->render(out + *o, outsz - *o, ctx, n->flags);
 	if (len < 0)
 		return -1;
 	*o += (size_t)len;

@@ -299,7 +299,9 @@ int stream_reply_http(struct stream *s, const struct http_reply *r, const struct
 		return stream_abort(s);
 	if (s->back && !(s->flags & SF_REQ_DONE))
 		s->flags |= SF_FRONT_CLOSE; /* the request body cannot be resynchronized */
-	/* rendered before the server side goes: the reply may quote the response */
+	/* rendered before the server side goes: the reply may quote the response; its
+	 * status is known to the format (%ST) */
+	s->status = r->status;
 	start = stream_reply_start(s);
 	if (start < 0 || http_reply_write(&s->front->obuf, r, s, ctx) < 0) {
 		stream_count_rewrite_failed(s);

@@ -7,6 +7,7 @@ core. Individual fetches, converters, actions and stick tables have their own fi
 """
 
 import random
+import re
 
 import httpc
 import pytest
@@ -107,6 +108,26 @@ def test_log_format_values_reach_the_server(proxy, backend, port):
     # a decoded line break stays inside the value, written %0D%0A as HAProxy does
     assert req.header("X-Dec") == "a%0D%0AX-Injected: 1"
     assert req.header("X-Injected") is None
+
+
+def test_log_variables_in_formats(proxy, backend, port):
+    fmt = ("ci=%ci cp=%{+X}cp fp=%fp f=%f b=%{+Q}b s=%s HM=%HM HP=%HP HU=%HU HQ=%HQ "
+           "HV=%HV ST=%ST bc=%bc")
+    c = cfg(["frontend fe", "bind 127.0.0.1:%d" % port,
+             "http-request return status 200 content-type text/plain lf-string \"%s\" "
+             "if { path_beg /r }" % fmt,
+             "http-request set-header X-Vars \"%ci %HM %HU %b\"",
+             "default_backend be"],
+            ["backend be"] + server_lines([backend]))
+    proxy(c, ports=[port])
+    r = get(port, "/r/a?x=1")
+    body = r.body.decode()
+    assert re.fullmatch(r"ci=127\.0\.0\.1 cp=[0-9A-F]+ fp=%d f=fe b=\"fe\" s=<NOSRV> HM=GET "
+                        r"HP=/r/a HU=/r/a\?x=1 HQ=\?x=1 HV=HTTP/1\.1 ST=200 bc=0" % port,
+                        body), body
+    assert get(port, "/r").body.decode().split(" HQ=")[1].startswith(" HV=")
+    assert get(port, "/p?q").status == 200
+    assert backend.last().header("X-Vars") == "127.0.0.1 GET /p?q fe"
 
 
 def test_return_and_deny_replies(proxy, backend, port):
