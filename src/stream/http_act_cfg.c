@@ -195,7 +195,7 @@ static uint32_t rules_sets_of(const struct proxy *px)
 	if (http_capture_reqline_used() ||
 	    (x && (x->nb_req_cap || x->nb_res_cap || x->cookie_name)))
 		rs |= PR_RS_CAPTURE;
-	if (x && x->uid_hdr.len && x->uid_fmt)
+	if (px_ext_uid_hdr(px).len && px_ext_uid_fmt(px)) /* defaults included */
 		rs |= PR_RS_UNIQUE_ID;
 	if (!list_empty(&px->server_rules) || !list_empty(&px->persist_rules))
 		rs |= PR_RS_PERSIST;
