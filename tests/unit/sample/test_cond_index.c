@@ -34,11 +34,16 @@ static const char *const words[] = { "a", "ab", "abc", "b", "ba", "/x", "/x/y", 
 static void rnd_acl(char *buf, size_t sz)
 {
 	static const char *const str_methods[] = { "str", "beg", "end", "sub", "dir", "dom",
-						   "reg", "len", "found" };
+						   "len", "found", "reg" };
+#ifdef USE_PCRE2
+	const unsigned int nmeth = 9;
+#else
+	const unsigned int nmeth = 8; /* the aarch64 check builds without PCRE2 */
+#endif
 	int kind = (int)rnd(3), n;
 
 	if (kind == 0) {
-		const char *m = str_methods[rnd(9)];
+		const char *m = str_methods[rnd(nmeth)];
 
 		n = snprintf(buf, sz, "var(proc.s) %s-m %s", rnd(3) == 0 ? "-i " : "", m);
 		if (!strcmp(m, "found"))
@@ -118,6 +123,12 @@ TEST(cond_index_matches_sequential_evaluation)
 			cw[3] = name2;
 			conds[r] = acl_cond_parse(cw, rnd(2) ? 4 : 2, &acls, NULL, err, sizeof(err));
 			CHECK(conds[r] && cond_indexable(conds[r]));
+			if (!conds[r]) { /* reported: stop before using it */
+				for (int k = 0; k < r; k++)
+					acl_cond_free(conds[k]);
+				acl_free_list(&acls);
+				return;
+			}
 		}
 		ci = cond_index_build(conds, NRULES);
 		CHECK(ci != NULL);
