@@ -354,7 +354,7 @@ static int smp_fetch_rdp_cookie(const struct arg *args, struct sample *smp,
 				const struct sample_fetch *kw)
 {
 	struct ist name = args && args[0].type == ARGT_STR ? args[0].data.str : ist2("", 0);
-	struct ist v;
+	struct ist v = ist2("", 0);
 	int r = rdp_cookie(smp, name, &v);
 
 	if (r < 0 && !(smp->ctx->opt & SMP_OPT_FINAL))
