@@ -161,7 +161,8 @@ def test_http_tracking_counters(proxy, backend, tmp_path):
         for path in ("/", "/deny", "/?status=404", "/?status=503", "/?status=501", "/gpt"):
             s.sendall(("GET %s HTTP/1.1\r\nHost: t\r\n\r\n" % path).encode())
             httpc.read_response(rd)
-    row = table(sock, "st")["127.0.0.1"]
+    # the last stream lets its entry go just after its response reached the client
+    row = wait_row(sock, "st", "127.0.0.1", "use", 0)
     # each request starts a tracking: conn_cnt counts requests, conn_cur is back to 0;
     # a deny and a 4xx are errors, a 503 is a failure (not 501)
     assert row["conn_cnt"] == 6 and row["conn_cur"] == 0, row
