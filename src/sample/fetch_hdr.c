@@ -256,6 +256,15 @@ static int smp_fetch_hdr_ip(const struct arg *args, struct sample *smp,
 	return 0;
 }
 
+/* Writes header name <n> in lower case at <t> (room checked by the caller); returns its
+ * length. HAProxy shows header names in lower case. */
+static size_t put_lower(char *t, struct ist n)
+{
+	for (size_t k = 0; k < n.len; k++)
+		t[k] = (n.ptr[k] >= 'A' && n.ptr[k] <= 'Z') ? (char)(n.ptr[k] + 32) : n.ptr[k];
+	return n.len;
+}
+
 /* req.hdrs: the header block as HAProxy forwards it ("name: value" lines, lower-case
  * names, then the empty line), built in a scratch chunk. */
 static int smp_fetch_hdrs(const struct arg *args, struct sample *smp, const struct sample_fetch *kw)
@@ -273,11 +282,7 @@ static int smp_fetch_hdrs(const struct arg *args, struct sample *smp, const stru
 			continue;
 		if (o + h->n.len + h->v.len + 4 > room)
 			return 0;
-		for (size_t k = 0; k < h->n.len; k++) {
-			char c = h->n.ptr[k];
-
-			t[o++] = (c >= 'A' && c <= 'Z') ? (char)(c + 32) : c;
-		}
+		o += put_lower(t + o, h->n);
 		memcpy(t + o, ": ", 2);
 		memcpy(t + o + 2, h->v.ptr, h->v.len);
 		o += 2 + h->v.len;
@@ -310,11 +315,7 @@ static int smp_fetch_hdrs_bin(const struct arg *args, struct sample *smp,
 			continue;
 		if (smp_varint_put(t, room, &o, h->n.len) < 0 || o + h->n.len > room)
 			return 0;
-		for (size_t k = 0; k < h->n.len; k++) {
-			char c = h->n.ptr[k];
-
-			t[o++] = (c >= 'A' && c <= 'Z') ? (char)(c + 32) : c;
-		}
+		o += put_lower(t + o, h->n);
 		if (smp_varint_put(t, room, &o, h->v.len) < 0 || o + h->v.len > room)
 			return 0;
 		memcpy(t + o, h->v.ptr, h->v.len);
@@ -349,11 +350,7 @@ static int smp_fetch_hdr_names(const struct arg *args, struct sample *smp,
 			return 0;
 		if (o)
 			t[o++] = sep;
-		for (size_t k = 0; k < h->n.len; k++) {
-			char c = h->n.ptr[k];
-
-			t[o++] = (c >= 'A' && c <= 'Z') ? (char)(c + 32) : c;
-		}
+		o += put_lower(t + o, h->n);
 	}
 	smp_set_str(smp, ist2(t, o));
 	smp->flags &= ~SMP_F_CONST;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include <base/compiler.h>
+#include <base/array.h>
 #include <sample/iptree.h>
 
 /* Why a binary trie: multibit tries (DIR-24-8, poptrie) walk fewer nodes but take tens of
@@ -57,28 +58,6 @@ struct iptree {
 	uint32_t ent_used, ent_cap;
 };
 
-/* Returns <arr> (of *cap elements of <size> bytes) grown to hold at least <need>
- * elements, updating *cap; returns NULL on failure, leaving <arr> and *cap as they were.
- */
-static void *ipt_grow(void *arr, uint32_t *cap, uint64_t need, size_t size)
-{
-	uint64_t ncap = *cap + *cap / 2;
-	void *p;
-
-	if (need > UINT32_MAX)
-		return NULL;
-	if (ncap < need)
-		ncap = need < 16 ? 16 : need;
-	if (ncap > UINT32_MAX)
-		ncap = UINT32_MAX;
-	if (ncap > SIZE_MAX / size)
-		return NULL;
-	p = realloc(arr, (size_t)ncap * size);
-	if (p)
-		*cap = (uint32_t)ncap;
-	return p;
-}
-
 /* Makes room for two more nodes of the family (<v6>) and one more entry, so that an insert
  * never reallocates while it holds pointers into the arrays. Returns 0 or -1.
  */
@@ -89,19 +68,19 @@ static int ipt_reserve(struct iptree *t, bool v6)
 	if (!v6 && t->ent_used >= IPT4_ENT_MAX)
 		return -1;
 	if (!v6 && (uint64_t)t->n4_used + 2 > t->n4_cap) {
-		p = ipt_grow(t->n4, &t->n4_cap, (uint64_t)t->n4_used + 2, sizeof(*t->n4));
+		p = array_grow(t->n4, &t->n4_cap, (uint64_t)t->n4_used + 2, sizeof(*t->n4));
 		if (!p)
 			return -1;
 		t->n4 = p;
 	}
 	if (v6 && (uint64_t)t->n6_used + 2 > t->n6_cap) {
-		p = ipt_grow(t->n6, &t->n6_cap, (uint64_t)t->n6_used + 2, sizeof(*t->n6));
+		p = array_grow(t->n6, &t->n6_cap, (uint64_t)t->n6_used + 2, sizeof(*t->n6));
 		if (!p)
 			return -1;
 		t->n6 = p;
 	}
 	if (t->ent_used + 1ULL > t->ent_cap) {
-		p = ipt_grow(t->ent, &t->ent_cap, t->ent_used + 1ULL, sizeof(*t->ent));
+		p = array_grow(t->ent, &t->ent_cap, t->ent_used + 1ULL, sizeof(*t->ent));
 		if (!p)
 			return -1;
 		t->ent = p;

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include <base/compiler.h>
+#include <base/array.h>
 #include <sample/strtree.h>
 
 #define STRT_KEY_MAX ((1U << 29) - 1) /* so that a key's length in bits fits 32 bits */
@@ -189,28 +190,6 @@ static void strt_slot_put(struct strt_slot *slot, uint32_t cap, uint32_t h, uint
 	slot[i].ent = ent;
 }
 
-/* Returns <arr> (of *cap elements of <size> bytes) grown to hold at least <need>
- * elements, updating *cap; NULL on failure, leaving <arr> and *cap as they were.
- */
-static void *strt_grow(void *arr, uint32_t *cap, uint64_t need, size_t size)
-{
-	uint64_t ncap = *cap + *cap / 2;
-	void *p;
-
-	if (need > UINT32_MAX)
-		return NULL;
-	if (ncap < need)
-		ncap = need < 16 ? 16 : need;
-	if (ncap > UINT32_MAX)
-		ncap = UINT32_MAX;
-	if (ncap > SIZE_MAX / size)
-		return NULL;
-	p = realloc(arr, (size_t)ncap * size);
-	if (p)
-		*cap = (uint32_t)ncap;
-	return p;
-}
-
 /* Doubles the hash table when one more entry would fill it past 1/2. Returns 0 or -1. */
 static int strt_reserve_slot(struct strtree *t)
 {
@@ -245,19 +224,19 @@ static int strt_reserve(struct strtree *t, size_t len)
 
 	/* one spare byte: the arena exists even when every key is empty */
 	if ((uint64_t)t->keys_used + len + 1 > t->keys_cap) {
-		p = strt_grow(t->keys, &t->keys_cap, (uint64_t)t->keys_used + len + 1, 1);
+		p = array_grow(t->keys, &t->keys_cap, (uint64_t)t->keys_used + len + 1, 1);
 		if (!p)
 			return -1;
 		t->keys = p;
 	}
 	if (t->ent_used + 1ULL > t->ent_cap) {
-		p = strt_grow(t->ent, &t->ent_cap, t->ent_used + 1ULL, sizeof(*t->ent));
+		p = array_grow(t->ent, &t->ent_cap, t->ent_used + 1ULL, sizeof(*t->ent));
 		if (!p)
 			return -1;
 		t->ent = p;
 	}
 	if ((t->flags & STRTREE_PREFIX) && t->node_used + 2ULL > t->node_cap) {
-		p = strt_grow(t->node, &t->node_cap, t->node_used + 2ULL, sizeof(*t->node));
+		p = array_grow(t->node, &t->node_cap, t->node_used + 2ULL, sizeof(*t->node));
 		if (!p)
 			return -1;
 		t->node = p;

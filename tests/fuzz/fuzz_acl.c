@@ -1,7 +1,7 @@
 // FUZZ_SRCS: src/sample/sample.c src/sample/arg.c src/sample/acl.c src/sample/pattern.c
 // FUZZ_SRCS: src/sample/cond_index.c src/sample/logfmt.c src/sample/vars.c src/sample/regex.c
 // FUZZ_SRCS: src/sample/iptree.c src/sample/strtree.c src/sample/fetch_misc.c src/base/parse.c
-// FUZZ_SRCS: src/base/pool.c src/base/buf.c src/sample/conv.c
+// FUZZ_SRCS: src/base/pool.c src/base/buf.c src/sample/conv.c src/base/array.c
 // FUZZ_FLAGS: -DUSE_PCRE2 -DUSE_PCRE2_JIT -lpcre2-8 -lpthread
 /* libFuzzer target for ACL lines, conditions, pattern files and log-format strings. The
  * input is lines: "acl NAME WORDS..." lines define ACLs over constant fetches and proc

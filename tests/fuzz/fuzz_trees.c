@@ -1,4 +1,4 @@
-// FUZZ_SRCS: src/sample/iptree.c src/sample/strtree.c
+// FUZZ_SRCS: src/sample/iptree.c src/sample/strtree.c src/base/array.c
 /* libFuzzer target for the match trees: the input is a program of inserts and lookups on
  * an IP tree and on two string sets (one with the prefix trie, one exact only; case folding
  * chosen by the first byte). Every lookup is compared with a brute-force scan of what was
