@@ -31,10 +31,25 @@ static inline bool ist_eq(struct ist a, struct ist b)
 	return a.len == b.len && memcmp(a.ptr, b.ptr, a.len) == 0;
 }
 
-/* Case-insensitive equality (header names, tokens). */
+/* ASCII lower case of one byte (HTTP names and tokens are ASCII; no locale). */
+static inline unsigned char ist_lc(unsigned char c)
+{
+	return (unsigned char)(c - 'A') < 26 ? c | 0x20 : c;
+}
+
+/* Case-insensitive equality (header names, tokens), inline: names usually differ in
+ * length, or match byte for byte but for the case of a few letters. */
 static inline bool ist_ieq(struct ist a, struct ist b)
 {
-	return a.len == b.len && strncasecmp(a.ptr, b.ptr, a.len) == 0;
+	if (a.len != b.len)
+		return false;
+	for (size_t i = 0; i < a.len; i++) {
+		unsigned char x = (unsigned char)a.ptr[i], y = (unsigned char)b.ptr[i];
+
+		if (x != y && ist_lc(x) != ist_lc(y))
+			return false;
+	}
+	return true;
 }
 
 static inline bool ist_istarts(struct ist a, struct ist prefix)

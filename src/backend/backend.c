@@ -94,10 +94,14 @@ static void backend_kick(struct proxy *be)
 	int ngroups = counters_ngroups, own = (int)tgid - 1;
 	struct stream *s = NULL;
 
-	if (++kicks % 8)
-		s = queue_pop(be, own);
-	for (int i = 1; !s && i <= ngroups; i++)
-		s = queue_pop(be, (own + (int)(kicks / 8) + i) % ngroups);
+	if (ngroups == 1) {
+		s = queue_pop(be, 0);
+	} else {
+		if (++kicks % 8)
+			s = queue_pop(be, own);
+		for (int i = 1; !s && i <= ngroups; i++)
+			s = queue_pop(be, (own + (int)(kicks / 8) + i) % ngroups);
+	}
 	if (s)
 		inbox_push(s->tid, &s->wake); /* even to this thread: never re-entered here */
 }

@@ -8,6 +8,7 @@
 #include <sys/socket.h>
 #include <base/buf.h>
 #include <base/pool.h>
+#include <base/sys.h>
 #include <conn/connection.h>
 #include <event/loop.h>
 
@@ -124,7 +125,7 @@ int conn_recv(struct conn *c)
 	}
 	if (!room)
 		return 0;
-	ret = recv(c->h.fd, b_tail(b), room, 0);
+	ret = sys_recv(c->h.fd, b_tail(b), room, 0);
 	if (ret > 0) {
 		c->last_act = now_ms();
 		c->bytes_in += (uint64_t)ret;
@@ -159,7 +160,7 @@ ssize_t conn_sendv(struct conn *c, struct iovec *iov, int iovcnt, bool more)
 		return CO_ERR;
 	if (!(c->flags & CO_FL_CAN_SEND))
 		return 0;
-	ret = sendmsg(c->h.fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT | (more ? MSG_MORE : 0));
+	ret = sys_sendmsg(c->h.fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT | (more ? MSG_MORE : 0));
 	if (ret >= 0) {
 		size_t total = 0;
 

@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <sys/epoll.h>
 #include <base/atomic.h>
+#include <base/sys.h>
 #include <event/loop.h>
 #include <stats/counters.h>
 #include <event/timer.h>
@@ -126,7 +127,7 @@ void loop_run(bool (*idle_check)(void))
 		if (tc->stopping && (delay < 0 || delay > 100))
 			delay = 100; /* re-check the graceful stop regularly */
 		HA_OWNER_INC(&activity[tid].loops);
-		n = epoll_wait(tc->epfd, evs, maxev, delay);
+		n = sys_epoll_wait(tc->epfd, evs, maxev, delay);
 		clock_update();
 		for (int i = 0; i < n; i++) {
 			struct fd_handler *h = evs[i].data.ptr;

@@ -99,12 +99,79 @@ static inline uint32_t h1_ld32(const char *p)
 /* Nonzero when one of the 8 bytes of <x> is above <n> (n <= 127); exact as a boolean. */
 #define H1_HAS_MORE(x, n) ((((x) + H1_B(127 - (n))) | (x)) & H1_B(0x80))
 
+/* Sixteen bytes at a time through the compiler's generic vectors (SSE2 on x86-64, NEON on
+ * aarch64), for the spans every header line goes through. Comparisons give 0x00/0xff
+ * lanes; the first flagged lane is found with a ctz on each 64-bit half (little endian).
+ */
+#if defined(__GNUC__) && (defined(__SSE2__) || defined(__ARM_NEON)) &&                  \
+	defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define H1_VEC 1
+typedef uint8_t h1_v16 __attribute__((vector_size(16)));
+
+static inline h1_v16 h1_ld16(const char *p)
+{
+	h1_v16 v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+/* Index of the first flagged lane of <m>, 16 when none is. */
+static inline unsigned h1_first16(h1_v16 m)
+{
+	uint64_t lo, hi;
+
+	memcpy(&lo, &m, 8);
+	memcpy(&hi, (const char *)&m + 8, 8);
+	if (lo)
+		return (unsigned)__builtin_ctzll(lo) >> 3;
+	if (hi)
+		return 8 + ((unsigned)__builtin_ctzll(hi) >> 3);
+	return 16;
+}
+#endif
+
+/* h1_span(C_TOK) for header names: letters, digits and '-' (nearly every name byte) are
+ * skipped sixteen at a time; the table takes over at the first other byte. */
+static inline const char *h1_span_name(const char *p, const char *end)
+{
+#ifdef H1_VEC
+	while (end - p >= 16) {
+		h1_v16 x = h1_ld16(p), y = x | 0x20;
+		h1_v16 ok = (h1_v16)((h1_v16)(y - 'a') < 26) | (h1_v16)((h1_v16)(x - '0') < 10) |
+			    (h1_v16)(x == '-');
+		unsigned n = h1_first16(~ok);
+
+		p += n;
+		if (n < 16) {
+			if (*p == ':')
+				return p; /* the usual end of a name */
+			break;
+		}
+	}
+#endif
+	return h1_span(p, end, C_TOK);
+}
+
 /* h1_span(C_VAL) eight bytes at a time. The lowest flagged byte of H1_HAS_LESS is always a
  * true match, so on little-endian machines the first CTL or DEL of a word is found with one
  * ctz; an HTAB there is skipped and the scan goes on.
  */
 static inline const char *h1_span_val(const char *p, const char *end)
 {
+#ifdef H1_VEC
+	while (end - p >= 16) {
+		h1_v16 x = h1_ld16(p);
+		unsigned n = h1_first16((h1_v16)((x < 0x20) | (x == 0x7f)));
+
+		p += n;
+		if (n == 16)
+			continue;
+		if (*p != '\t')
+			return p;
+		p++;
+	}
+#endif
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 	while (end - p >= 8) {
 		uint64_t x = h1_ld64(p), d = x ^ H1_B(0x7f);
@@ -525,28 +592,34 @@ static const char *h1_hdr_line(struct h1_ctx *c, const char *p)
 	uint16_t folded = 0;
 	struct h1_hdr *h;
 
-	q = h1_span(p, c->end, C_TOK);
+	q = h1_span_name(p, c->end);
 	if (q >= c->end)
 		return h1_more(c);
 	if (q == p || *q != ':')
 		return h1_err(c, q, 400); /* empty name, space before ':', obs-fold, bad byte */
 	v = q + 1;
-	if (v < c->end && *v == ' ')
-		v++;
-	while (v < c->end && (*v == ' ' || *v == '\t'))
-		v++;
+	if (likely(c->end - v >= 2 && v[0] == ' ' && v[1] != ' ' && v[1] != '\t'))
+		v++; /* the usual single space */
+	else
+		while (v < c->end && (*v == ' ' || *v == '\t'))
+			v++;
 	ve = h1_span_val(v, c->end);
-	next = h1_eol(c, ve);
-	if (!next)
-		return NULL;
-	/* obs-fold: a line starting with SP/HT continues the value; like HAProxy we accept it
-	 * and the serializer turns the line breaks into spaces */
-	while (next < c->end && (*next == ' ' || *next == '\t')) {
-		folded = 1;
-		ve = h1_span_val(next, c->end);
+	if (likely(c->end - ve >= 3 && ve[0] == '\r' && ve[1] == '\n' && ve[2] != ' ' &&
+		   ve[2] != '\t')) {
+		next = ve + 2; /* CRLF, and the next line is no continuation */
+	} else {
 		next = h1_eol(c, ve);
 		if (!next)
 			return NULL;
+		/* obs-fold: a line starting with SP/HT continues the value; like HAProxy we
+		 * accept it and the serializer turns the line breaks into spaces */
+		while (next < c->end && (*next == ' ' || *next == '\t')) {
+			folded = 1;
+			ve = h1_span_val(next, c->end);
+			next = h1_eol(c, ve);
+			if (!next)
+				return NULL;
+		}
 	}
 	while (ve > v && (ve[-1] == ' ' || ve[-1] == '\t'))
 		ve--;

@@ -16,20 +16,6 @@ static inline bool hdr_is_hop(const struct h1_hdr *h)
 	return h->skip | ((HOP_BY_HOP_IDS >> h->id) & 1u);
 }
 
-/* Bytes needed for the headers of <m> and the connection header. */
-static size_t hdrs_size(const struct h1_msg *m, const char *conn_hdr)
-{
-	size_t sz = 2 + (conn_hdr ? strlen(conn_hdr) + 14 : 0);
-
-	for (uint16_t i = 0; i < m->nhdr; i++) {
-		const struct h1_hdr *h = &m->hdr[i];
-
-		if (!hdr_is_hop(h))
-			sz += h->n.len + h->v.len + 4;
-	}
-	return sz;
-}
-
 static char *put(char *p, const void *src, size_t len)
 {
 	memcpy(p, src, len);
@@ -90,13 +76,20 @@ static char *put_name(char *p, struct ist n)
 	return p + len;
 }
 
-static void hdrs_write(char *p, const struct h1_msg *m, const char *conn_hdr)
+/* Writes the kept headers, the connection header and the empty line at <p>, up to <lim>.
+ * Returns the end, or NULL when they do not fit. Checking the room header by header costs
+ * less than sizing the block first. */
+static char *hdrs_write(char *p, const char *lim, const struct h1_msg *m, const char *conn_hdr)
 {
+	size_t cl;
+
 	for (uint16_t i = 0; i < m->nhdr; i++) {
 		const struct h1_hdr *h = &m->hdr[i];
 
 		if (hdr_is_hop(h))
 			continue;
+		if ((size_t)(lim - p) < h->n.len + h->v.len + 4)
+			return NULL;
 		p = put_name(p, h->n);
 		p = put(p, ": ", 2);
 		if (unlikely(h->folded)) {
@@ -108,12 +101,15 @@ static void hdrs_write(char *p, const struct h1_msg *m, const char *conn_hdr)
 		}
 		p = put(p, "\r\n", 2);
 	}
+	cl = conn_hdr ? strlen(conn_hdr) : 0;
+	if ((size_t)(lim - p) < (conn_hdr ? cl + 14 : 0) + 2)
+		return NULL;
 	if (conn_hdr) {
 		p = put(p, "connection: ", 12);
-		p = put(p, conn_hdr, strlen(conn_hdr));
+		p = put(p, conn_hdr, cl);
 		p = put(p, "\r\n", 2);
 	}
-	put(p, "\r\n", 2);
+	return put(p, "\r\n", 2);
 }
 
 /* True when the header block h[0..len) (start line first) has a Connection header. */
@@ -153,58 +149,67 @@ int h1_reply_add_conn(struct buf *b, const char *conn_hdr)
 	return 0;
 }
 
-/* Makes room for <need> bytes at the tail of <b>; returns the write pointer or NULL. */
-static char *reserve(struct buf *b, size_t need)
+/* The start line of a request at <p>, up to <lim>; the end, or NULL when it does not fit. */
+static char *req_line_write(char *p, const char *lim, const struct h1_msg *m)
 {
-	if (b_get(b) < 0)
+	if ((size_t)(lim - p) < m->meth.len + m->uri.len + m->vsn.len + 4)
 		return NULL;
-	if (b_room(b) < need)
-		b_realign(b);
-	if (b_room(b) < need)
-		return NULL;
-	return b_tail(b);
-}
-
-int h1_write_request(struct buf *b, const struct h1_msg *m, const char *conn_hdr)
-{
-	size_t sl = m->meth.len + m->uri.len + m->vsn.len + 4;
-	size_t need = sl + hdrs_size(m, conn_hdr);
-	char *p = reserve(b, need);
-
-	if (!p)
-		return -1;
 	p = put(p, m->meth.ptr, m->meth.len);
 	*p++ = ' ';
 	p = put(p, m->uri.ptr, m->uri.len);
 	*p++ = ' ';
 	p = put(p, m->vsn.ptr, m->vsn.len);
-	p = put(p, "\r\n", 2);
-	hdrs_write(p, m, conn_hdr);
-	b->data += (uint32_t)need;
-	return 0;
+	return put(p, "\r\n", 2);
 }
 
-int h1_write_response(struct buf *b, const struct h1_msg *m, const char *conn_hdr)
+/* The status line of a response at <p>, up to <lim>; the end, or NULL. */
+static char *rsp_line_write(char *p, const char *lim, const struct h1_msg *m)
 {
 	struct ist reason = m->reason;
 	char sl[13] = "HTTP/1.1 000 ";
 	int st = m->status % 1000;
-	size_t need, sll = sizeof(sl);
-	char *p;
 
 	if (!reason.len)
 		reason = ist_str(http_reason(m->status));
+	if ((size_t)(lim - p) < sizeof(sl) + reason.len + 2)
+		return NULL;
 	sl[9] = (char)('0' + st / 100);
 	sl[10] = (char)('0' + st / 10 % 10);
 	sl[11] = (char)('0' + st % 10);
-	need = sll + reason.len + 2 + hdrs_size(m, conn_hdr);
-	p = reserve(b, need);
-	if (!p)
-		return -1;
-	p = put(p, sl, sll);
+	p = put(p, sl, sizeof(sl));
 	p = put(p, reason.ptr, reason.len);
-	p = put(p, "\r\n", 2);
-	hdrs_write(p, m, conn_hdr);
-	b->data += (uint32_t)need;
-	return 0;
+	return put(p, "\r\n", 2);
+}
+
+/* Serializes <m> at the tail of <b>: written in the room there, and once more after the
+ * data was moved to the start of the buffer if that room was too small. 0, or -1 when it
+ * does not fit at all. */
+static int msg_write(struct buf *b, const struct h1_msg *m, const char *conn_hdr, bool resp)
+{
+	if (b_get(b) < 0)
+		return -1;
+	for (;;) {
+		char *t = b_tail(b), *lim = b->area + b->size;
+		char *p = resp ? rsp_line_write(t, lim, m) : req_line_write(t, lim, m);
+
+		if (p)
+			p = hdrs_write(p, lim, m, conn_hdr);
+		if (p) {
+			b->data += (uint32_t)(p - t);
+			return 0;
+		}
+		if (!b->head)
+			return -1;
+		b_realign(b);
+	}
+}
+
+int h1_write_request(struct buf *b, const struct h1_msg *m, const char *conn_hdr)
+{
+	return msg_write(b, m, conn_hdr, false);
+}
+
+int h1_write_response(struct buf *b, const struct h1_msg *m, const char *conn_hdr)
+{
+	return msg_write(b, m, conn_hdr, true);
 }

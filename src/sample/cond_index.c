@@ -289,6 +289,12 @@ static unsigned int ci_group_match(const struct ci_group *g, struct sample *smp)
 	return CI_NONE;
 }
 
+/* sample_process() without the call when there is no converter, the usual case. */
+static inline int ci_fetch(const struct sample_expr *e, struct sample *smp)
+{
+	return e->nconv ? sample_process(e, smp) : e->fetch->fn(e->args, smp, e->fetch);
+}
+
 unsigned int cond_index_first(const struct cond_index *ci, const struct smp_ctx *ctx)
 {
 	unsigned int best = CI_NONE;
@@ -300,7 +306,7 @@ unsigned int cond_index_first(const struct cond_index *ci, const struct smp_ctx 
 		smp.ctx = ctx;
 		smp.flags = SMP_F_ITER;
 		smp.it = smp.it2 = 0;
-		while (sample_process(x->expr, &smp)) {
+		while (ci_fetch(x->expr, &smp)) {
 			for (unsigned int g = 0; g < x->ngroups; g++) {
 				struct sample *v = &smp;
 				unsigned int pos;

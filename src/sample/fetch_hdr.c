@@ -16,7 +16,7 @@
 #define HF_FULL 0x2 /* whole lines (fhdr): commas do not split values */
 #define HF_DIR 0x4  /* the message of the rule's direction (hdr, cookie) */
 
-static const struct h1_msg *hf_msg(const struct sample *smp, int priv)
+static inline const struct h1_msg *hf_msg(const struct sample *smp, int priv)
 {
 	if (priv & HF_DIR)
 		return smp_dir_msg(smp);
@@ -63,7 +63,7 @@ static bool hw_next(struct hdr_walk *w, struct ist *v)
 				w->done = true;
 				return true;
 			}
-			if (smp_hdr_next_value(&w->rest, &w->done, v))
+			if (smp_hdr_next_value_fast(&w->rest, &w->done, v))
 				return true;
 		}
 		while (w->i < w->m->nhdr) {
@@ -155,6 +155,37 @@ static bool hw_occ(const struct h1_msg *m, struct ist name, bool full, long long
 	return false;
 }
 
+/* hdr_value() under an ACL when the walker is between two lines (see hw_save()): finds
+ * the next line of <name>, its first value, and whether more follow, in one pass. */
+static bool hdr_iter_next(const struct h1_msg *m, struct ist name, bool full, struct sample *smp,
+			  struct ist *v)
+{
+	const struct h1_hdr *h = m->hdr + smp->it, *end = m->hdr + m->nhdr, *o = end;
+	struct ist rest;
+	bool done = true;
+
+	for (; h < end; h++)
+		if (!h->skip && (!name.len || ist_ieq(h->n, name)))
+			break;
+	if (h >= end)
+		return false;
+	rest = h->v;
+	if (full) {
+		*v = rest;
+	} else {
+		done = false;
+		smp_hdr_next_value_fast(&rest, &done, v);
+	}
+	smp->it = (uint32_t)(h - m->hdr) + 1;
+	smp->it2 = done ? 0 : (uint32_t)(rest.ptr - h->v.ptr) + 1;
+	if (done)
+		for (o = h + 1; o < end; o++)
+			if (!o->skip && (!name.len || ist_ieq(o->n, name)))
+				break;
+	smp_more(smp, !done || o < end);
+	return true;
+}
+
 /* One value of header <name>: the next one under an ACL (no occurrence given), else
  * occurrence <occ> (default -1, the last). */
 static bool hdr_value(const struct h1_msg *m, struct ist name, bool full, long long occ,
@@ -166,6 +197,8 @@ static bool hdr_value(const struct h1_msg *m, struct ist name, bool full, long l
 		smp_more(smp, false);
 		return hw_occ(m, name, full, occ ? occ : -1, v);
 	}
+	if (!smp->it2 || !smp->it)
+		return hdr_iter_next(m, name, full, smp, v); /* the usual case, in one pass */
 	hw_init(&w, m, name, full);
 	hw_restore(&w, smp);
 	if (!hw_next(&w, v))

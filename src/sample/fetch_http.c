@@ -46,12 +46,19 @@ static int smp_fetch_meth(const struct arg *args, struct sample *smp, const stru
  * <query>; ptr NULL when there is none ("*", authority form, "http://h"). */
 static struct ist req_path(const struct h1_msg *m, bool query)
 {
-	struct ist p = h1_uri_pathq(m->uri);
+	/* origin-form, the usual target, is its own path and query */
+	struct ist p = m->uri.len && m->uri.ptr[0] == '/' ? m->uri : h1_uri_pathq(m->uri);
 	const char *q;
 
 	if (!p.len)
 		return ist2(NULL, 0);
 	if (!query) {
+		if (p.len <= 16) { /* short paths: cheaper than a call */
+			for (size_t i = 0; i < p.len; i++)
+				if (p.ptr[i] == '?')
+					return ist2(p.ptr, i);
+			return p;
+		}
 		q = memchr(p.ptr, '?', p.len);
 		if (q)
 			p.len = (size_t)(q - p.ptr);

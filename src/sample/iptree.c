@@ -419,9 +419,10 @@ unsigned iptree_first_idx4(const struct iptree *t, struct in_addr a)
 {
 	uint32_t h = ntohl(a.s_addr);
 	unsigned i4 = ipt_idx(t, ipt4_walk(t, h, true));
-	unsigned i6 = ipt_idx(t, ipt6_walk(t, ipt6_mapped(h), true));
 
-	return MIN(i4, i6);
+	if (!t->root6) /* no IPv6 network: nothing may hold the mapped address */
+		return i4;
+	return MIN(i4, ipt_idx(t, ipt6_walk(t, ipt6_mapped(h), true)));
 }
 
 unsigned iptree_first_idx6(const struct iptree *t, const struct in6_addr *a)

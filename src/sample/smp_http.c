@@ -3,16 +3,17 @@
  * varint of req.hdrs_bin and chunked-body decoding. No allocation, no global state; the
  * quirks kept here are HAProxy 2.6's observable behaviour, each said where it is kept.
  */
+#include <stdint.h>
 #include <string.h>
 
 #include <sample/smp_http.h>
 
-static bool is_sp(char c)
+static inline bool is_sp(char c)
 {
 	return c == ' ' || c == '\t';
 }
 
-static struct ist trim_sp(const char *s, const char *e)
+static inline struct ist trim_sp(const char *s, const char *e)
 {
 	while (s < e && is_sp(*s))
 		s++;
@@ -137,13 +138,10 @@ bool smp_hdr_next_value(struct ist *rest, bool *done, struct ist *val)
 
 	if (*done)
 		return false;
-	/* most values hold no quote: the comma is found by memchr() */
-	if (!memchr(s, '"', (size_t)(e - s))) {
-		p = memchr(s, ',', (size_t)(e - s));
-		if (!p)
-			p = e;
+	/* most values hold no quote: then the first comma ends the value */
+	p = smp_find_comma_or_quote(s, e);
+	if (p == e || *p == ',')
 		goto found;
-	}
 	for (p = s; p < e; p++) {
 		if (esc)
 			esc = false;

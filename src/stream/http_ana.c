@@ -162,7 +162,7 @@ static int run_req_rules(struct stream *s, struct proxy *px, int *ret)
 	if (r == ACT_RET_CONT && !(last && last->action))
 		r = act_rules_run(&px->http_req_rules, px, s, ACT_F_HTTP_REQ, &last);
 	if (r == ACT_RET_CONT)
-		return !http_redirect_legacy(s, px, ret);
+		return !(px->rule_sets & PR_RS_LEGACY_REDIR) || !http_redirect_legacy(s, px, ret);
 	*ret = req_rule_reply(s, px, r, last);
 	return 0;
 }
@@ -272,7 +272,7 @@ static inline __attribute__((always_inline)) int ana_request_http(struct stream 
 	CNT_INC(fe->fe_cnt, cum_req);
 	freq_ctr_inc(&fe->req_rate, now_ms());
 	s->flags |= SF_REQ_COUNTED;
-	s->meth = (uint8_t)http_meth_id(m->meth);
+	s->meth = (m->flags & H1_MF_METH_GET) ? HTTP_METH_GET : (uint8_t)http_meth_id(m->meth);
 	if (unlikely(stk_tracking(s)))
 		stk_count_http(s, STK_DT_HTTP_REQ_CNT);
 	HA_OWNER_INC(&activity[tid].streams);

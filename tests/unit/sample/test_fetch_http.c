@@ -128,6 +128,46 @@ TEST(fetch_header_values)
 	CHECK_STR(values("\"a,b\" , c, \"d\\\",e\"", buf), "\"a,b\"|c|\"d\\\",e\"");
 }
 
+/* The fast element reader and the word-at-a-time scanner against a byte loop, on every
+ * length around the word size and every position of ',' and '"'. */
+TEST(fetch_header_value_scanner)
+{
+	char buf[40];
+
+	for (size_t len = 0; len <= 20; len++) {
+		for (size_t at = 0; at <= len; at++) {
+			for (int k = 0; k < 2; k++) {
+				const char *r;
+
+				memset(buf, 'x', sizeof(buf));
+				if (at < len)
+					buf[at] = k ? '"' : ',';
+				r = smp_find_comma_or_quote(buf, buf + len);
+				if (r != buf + at)
+					test_fail(__FILE__, __LINE__, "len %zu at %zu: got %td", len, at,
+						  r - buf);
+			}
+		}
+	}
+	/* a mark right after the end is not seen */
+	memset(buf, 'x', sizeof(buf));
+	buf[11] = ',';
+	CHECK_INT((int)(smp_find_comma_or_quote(buf, buf + 11) - buf), 11);
+
+	struct ist rest = ist_str("  bench.local \t"), v;
+	bool done = false;
+
+	CHECK(smp_hdr_next_value_fast(&rest, &done, &v));
+	CHECK(done && rest.len == 0);
+	CHECK(v.len == 11 && !memcmp(v.ptr, "bench.local", 11));
+	CHECK(!smp_hdr_next_value_fast(&rest, &done, &v));
+	/* with a comma or a quote it reads like smp_hdr_next_value() */
+	rest = ist_str("a, b");
+	done = false;
+	CHECK(smp_hdr_next_value_fast(&rest, &done, &v) && !done && v.len == 1 && *v.ptr == 'a');
+	CHECK(smp_hdr_next_value_fast(&rest, &done, &v) && done && v.len == 1 && *v.ptr == 'b');
+}
+
 TEST(fetch_strl2ic)
 {
 	CHECK_INT(smp_strl2ic(ist_str("12")), 12);

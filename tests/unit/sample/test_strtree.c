@@ -115,6 +115,14 @@ TEST(strtree_exact_edges)
 	CHECK_STR(strtt_get(t, "\xE9t\xE9"), "-");
 	CHECK_INT(strtree_first_idx(t, "hOsT.eXaMpLe.CoM", 16), 0);
 	CHECK_STR(strtt_get(t, "host.example.co["), "-"); /* '[' is not a folded '{' */
+	/* keys that differ only in the case bit of a non-letter share a hash, not an entry */
+	CHECK_INT(strtt_add(t, "a@b", "at", 5), 0);
+	CHECK_INT(strtt_add(t, "a`b", "backquote", 6), 0);
+	CHECK_INT(strtt_add(t, "long.key.with@sign", "at2", 7), 0);
+	CHECK_STR(strtt_get(t, "A@B"), "at");
+	CHECK_STR(strtt_get(t, "A`B"), "backquote");
+	CHECK_STR(strtt_get(t, "LONG.KEY.WITH@SIGN"), "at2");
+	CHECK_STR(strtt_get(t, "long.key.with`sign"), "-");
 	strtree_free(t);
 }
 
