@@ -22,9 +22,19 @@ int fd_register(struct fd_handler *h);
 int fd_register_listener(struct fd_handler *h);
 void fd_unregister(struct fd_handler *h);
 
-/* Arms or moves a timer; expire == 0 disarms. Cheap when moving later. */
-void timer_set(struct timer *t, uint64_t expire);
+/* Queues <t> at t->expire in the thread's heap, or moves it earlier (timer_set's slow
+ * path). */
+void timer_queue(struct timer *t);
 void timer_del(struct timer *t);
+
+/* Arms or moves a timer; expire == 0 disarms. Inline: disarming and moving later only
+ * store the deadline (the queued entry fires early, finds it moved and is re-queued). */
+static inline void timer_set(struct timer *t, uint64_t expire)
+{
+	t->expire = expire;
+	if (expire && (!t->queued || t->queued > expire))
+		timer_queue(t);
+}
 
 static inline uint64_t now_ms(void)
 {

@@ -41,6 +41,17 @@ static inline bool acl_cond_true(const struct acl_cond *c, const struct smp_ctx 
 	return !c || acl_cond_exec(c, ctx) == ACL_TEST_PASS;
 }
 
+/* A fetch that refuses some string patterns of the ACLs using it registers a check,
+ * called once the names in its arguments are resolved (http_auth_group: its groups).
+ * Returns 0, or -1 with the reason in <err>. At startup (constructors). */
+typedef int (*acl_pat_check_fn)(const struct arg *args, struct ist pat, char *err, size_t errsz);
+void acl_register_pat_check(smp_fetch_fn fn, acl_pat_check_fn check);
+
+/* Checks the string patterns of ACLs whose fetch refuses some (http_auth_group and its
+ * groups), with an alert naming the file and line of each refused one. Config time, after
+ * sample_resolve_args(). Returns the number of errors. */
+int acl_check_patterns(void);
+
 /* Frees the predefined ACLs that were compiled (at exit). */
 void acl_deinit(void);
 

@@ -77,7 +77,8 @@ static inline const char *smp_find_comma_or_quote(const char *s, const char *e)
 
 /* smp_hdr_next_value() with its common case inline: no quote and no comma left, the rest
  * is the last element. */
-static inline __attribute__((always_inline)) bool smp_hdr_next_value_fast(struct ist *rest, bool *done, struct ist *val)
+static inline __attribute__((always_inline)) bool
+smp_hdr_next_value_fast(struct ist *rest, bool *done, struct ist *val)
 {
 	const char *s = rest->ptr, *e = s + rest->len;
 

@@ -49,6 +49,8 @@ enum act_return {
 /* act_rule->flags */
 #define ACT_FL_FINAL   0x01 /* the action ends the rule set (deny, return, redirect...) */
 #define ACT_FL_REWRITE 0x02 /* a failure is a failed rewrite */
+#define ACT_FL_VERDICT 0x04 /* allow, deny, tarpit, accept, reject: once it ends its rule set,
+			     * the stream keeps its file and line (last_rule_file/_line) */
 
 /* One header added to a reply: "hdr NAME FMT". */
 struct http_reply_hdr {

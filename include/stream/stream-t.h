@@ -152,6 +152,8 @@ struct stream {
 				   * output buffer (stream_reply_start) */
 	struct stk_trk *stk;      /* stick counters tracked, pending stick stores (stream/
 				   * stktable_act.c), or NULL */
+	const char *last_rule_file; /* the last verdict rule that ended a rule set (ACT_FL_VERDICT), */
+	int last_rule_line;       /* for last_rule_file/_line; NULL/0 when none did */
 	struct act_rule *tcp_next; /* tcp-request content: the rule to run again after a wait
 				    * (its inspect-delay runs on <tmr>) */
 	uint16_t hdr_cap;         /* capacity of each table in <hdrs> */

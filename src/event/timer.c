@@ -77,15 +77,10 @@ static void heap_insert(struct thread_ctx *tc, struct timer *t)
 	heap_up(tc->heap, t->idx);
 }
 
-void timer_set(struct timer *t, uint64_t expire)
+void timer_queue(struct timer *t)
 {
 	struct thread_ctx *tc = th_ctx;
 
-	t->expire = expire;
-	if (!expire)
-		return; /* a queued entry will fire and find nothing to do */
-	if (t->queued && t->queued <= expire)
-		return; /* lazy: fires early, then re-queued */
 	if (t->queued)
 		heap_remove(tc, t);
 	heap_insert(tc, t);

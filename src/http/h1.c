@@ -83,6 +83,14 @@ static inline uint64_t h1_ld64(const char *p)
 	return v;
 }
 
+static inline uint16_t h1_ld2(const char *p)
+{
+	uint16_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
 static inline uint32_t h1_ld32(const char *p)
 {
 	uint32_t v;
@@ -106,9 +114,12 @@ static inline uint32_t h1_ld32(const char *p)
 #if defined(__GNUC__) && (defined(__SSE2__) || defined(__ARM_NEON)) &&                  \
 	defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 #define H1_VEC 1
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 typedef uint8_t h1_v16 __attribute__((vector_size(16)));
 
-static inline h1_v16 h1_ld16(const char *p)
+static inline h1_v16 h1_ldv(const char *p)
 {
 	h1_v16 v;
 
@@ -119,6 +130,11 @@ static inline h1_v16 h1_ld16(const char *p)
 /* Index of the first flagged lane of <m>, 16 when none is. */
 static inline unsigned h1_first16(h1_v16 m)
 {
+#ifdef __SSE2__
+	unsigned bits = (unsigned)_mm_movemask_epi8((__m128i)m); /* one bit per lane */
+
+	return bits ? (unsigned)__builtin_ctz(bits) : 16;
+#else
 	uint64_t lo, hi;
 
 	memcpy(&lo, &m, 8);
@@ -128,6 +144,7 @@ static inline unsigned h1_first16(h1_v16 m)
 	if (hi)
 		return 8 + ((unsigned)__builtin_ctzll(hi) >> 3);
 	return 16;
+#endif
 }
 #endif
 
@@ -137,7 +154,7 @@ static inline const char *h1_span_name(const char *p, const char *end)
 {
 #ifdef H1_VEC
 	while (end - p >= 16) {
-		h1_v16 x = h1_ld16(p), y = x | 0x20;
+		h1_v16 x = h1_ldv(p), y = x | 0x20;
 		h1_v16 ok = (h1_v16)((h1_v16)(y - 'a') < 26) | (h1_v16)((h1_v16)(x - '0') < 10) |
 			    (h1_v16)(x == '-');
 		unsigned n = h1_first16(~ok);
@@ -161,7 +178,7 @@ static inline const char *h1_span_val(const char *p, const char *end)
 {
 #ifdef H1_VEC
 	while (end - p >= 16) {
-		h1_v16 x = h1_ld16(p);
+		h1_v16 x = h1_ldv(p);
 		unsigned n = h1_first16((h1_v16)((x < 0x20) | (x == 0x7f)));
 
 		p += n;
@@ -328,6 +345,22 @@ static int h1_hdr_clen(struct h1_ctx *c, struct h1_hdr *h)
 	uint64_t val;
 	size_t i;
 
+	if (likely(!dup && v.len && v.len <= 18)) { /* one value of up to 18 digits */
+		for (i = 0, val = 0; i < v.len; i++) {
+			unsigned d = (unsigned char)v.ptr[i] - '0';
+
+			if (d > 9)
+				break;
+			val = val * 10 + d;
+		}
+		if (i == v.len) {
+			c->cl_seen = true;
+			c->msg->body_len = val;
+			c->msg->flags |= H1_MF_CLEN;
+			return 0;
+		}
+	}
+
 	do {
 		p = h1_list_next(p, end, &item);
 		if (!item.len)
@@ -486,16 +519,23 @@ static int h1_hdr_apply(struct h1_ctx *c, struct h1_hdr *h)
 /* Matches the protocol version at <p> against "HTTP/1.0" / "HTTP/1.1" on the bytes present;
  * returns p + 8 when all 8 are there and valid.
  */
-static const char *h1_version(struct h1_ctx *c, const char *p)
-{
-	size_t avail = c->end - p;
-	size_t n = avail < 7 ? avail : 7;
+static const char *h1_version_slow(struct h1_ctx *c, const char *p);
 
-	if (avail >= 8 && h1_ld64(p) == h1_ld64("HTTP/1.1")) {
+static inline const char *h1_version(struct h1_ctx *c, const char *p)
+{
+	if (likely(c->end - p >= 8 && h1_ld64(p) == h1_ld64("HTTP/1.1"))) {
 		c->msg->flags |= H1_MF_VER_11;
 		c->msg->vsn = ist2(p, 8);
 		return p + 8;
 	}
+	return h1_version_slow(c, p);
+}
+
+static const char *h1_version_slow(struct h1_ctx *c, const char *p)
+{
+	size_t avail = c->end - p;
+	size_t n = avail < 7 ? avail : 7;
+
 	if (memcmp(p, "HTTP/1.", n) != 0)
 		return h1_err(c, p, 400);
 	if (avail < 8)
@@ -587,24 +627,27 @@ static const char *h1_resp_line(struct h1_ctx *c, const char *p)
  */
 static const char *h1_hdr_line(struct h1_ctx *c, const char *p)
 {
+	/* locals, not c->...: the build allows any store to alias the context */
+	const char *const end = c->end;
 	struct h1_msg *msg = c->msg;
 	const char *q, *v, *ve, *next;
-	uint16_t folded = 0;
+	uint8_t folded = 0;
 	struct h1_hdr *h;
+	uint16_t n;
 
-	q = h1_span_name(p, c->end);
-	if (q >= c->end)
+	q = h1_span_name(p, end);
+	if (q >= end)
 		return h1_more(c);
 	if (q == p || *q != ':')
 		return h1_err(c, q, 400); /* empty name, space before ':', obs-fold, bad byte */
 	v = q + 1;
-	if (likely(c->end - v >= 2 && v[0] == ' ' && v[1] != ' ' && v[1] != '\t'))
+	if (likely(end - v >= 2 && v[0] == ' ' && v[1] != ' ' && v[1] != '\t'))
 		v++; /* the usual single space */
 	else
-		while (v < c->end && (*v == ' ' || *v == '\t'))
+		while (v < end && (*v == ' ' || *v == '\t'))
 			v++;
-	ve = h1_span_val(v, c->end);
-	if (likely(c->end - ve >= 3 && ve[0] == '\r' && ve[1] == '\n' && ve[2] != ' ' &&
+	ve = h1_span_val(v, end);
+	if (likely(end - ve >= 3 && h1_ld2(ve) == h1_ld2("\r\n") && ve[2] != ' ' &&
 		   ve[2] != '\t')) {
 		next = ve + 2; /* CRLF, and the next line is no continuation */
 	} else {
@@ -613,9 +656,9 @@ static const char *h1_hdr_line(struct h1_ctx *c, const char *p)
 			return NULL;
 		/* obs-fold: a line starting with SP/HT continues the value; like HAProxy we
 		 * accept it and the serializer turns the line breaks into spaces */
-		while (next < c->end && (*next == ' ' || *next == '\t')) {
+		while (next < end && (*next == ' ' || *next == '\t')) {
 			folded = 1;
-			ve = h1_span_val(next, c->end);
+			ve = h1_span_val(next, end);
 			next = h1_eol(c, ve);
 			if (!next)
 				return NULL;
@@ -623,14 +666,13 @@ static const char *h1_hdr_line(struct h1_ctx *c, const char *p)
 	}
 	while (ve > v && (ve[-1] == ' ' || ve[-1] == '\t'))
 		ve--;
-	if (msg->nhdr >= c->max_hdr)
+	n = msg->nhdr;
+	if (n >= c->max_hdr)
 		return h1_err(c, p, 400);
-	h = &msg->hdr[msg->nhdr++];
-	h->n = ist2(p, q - p);
-	h->v = ist2(v, ve - v);
-	h->skip = 0;
-	h->folded = folded;
-	h->id = h1_hdr_intern(p, q - p);
+	msg->nhdr = n + 1;
+	h = &msg->hdr[n];
+	*h = (struct h1_hdr){ .n = ist2(p, q - p), .v = ist2(v, ve - v), .folded = folded,
+			      .id = h1_hdr_intern(p, q - p) };
 	if (h->id != H1_HDR_OTHER && h1_hdr_apply(c, h) < 0)
 		return NULL;
 	return next;

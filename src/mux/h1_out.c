@@ -8,8 +8,8 @@
 #include <http/status.h>
 #include <mux/h1.h>
 
-#define HOP_BY_HOP_IDS ((1u << H1_HDR_CONNECTION) | (1u << H1_HDR_PROXY_CONNECTION) | \
-			(1u << H1_HDR_KEEP_ALIVE))
+#define HOP_BY_HOP_IDS \
+	((1u << H1_HDR_CONNECTION) | (1u << H1_HDR_PROXY_CONNECTION) | (1u << H1_HDR_KEEP_ALIVE))
 
 static inline bool hdr_is_hop(const struct h1_hdr *h)
 {
@@ -22,13 +22,48 @@ static char *put(char *p, const void *src, size_t len)
 	return p + len;
 }
 
+/* put() for a length known only at run time, inline up to 32 bytes (most names, values
+ * and request targets): two loads and two stores that may overlap, instead of a call. */
+static inline char *put_var(char *p, const char *src, size_t len)
+{
+	uint64_t a, b, c, d;
+	uint32_t x, y;
+
+	if (len > 32)
+		return put(p, src, len);
+	if (len >= 16) {
+		memcpy(&a, src, 8);
+		memcpy(&b, src + 8, 8);
+		memcpy(&c, src + len - 16, 8);
+		memcpy(&d, src + len - 8, 8);
+		memcpy(p, &a, 8);
+		memcpy(p + 8, &b, 8);
+		memcpy(p + len - 16, &c, 8);
+		memcpy(p + len - 8, &d, 8);
+	} else if (len >= 8) {
+		memcpy(&a, src, 8);
+		memcpy(&b, src + len - 8, 8);
+		memcpy(p, &a, 8);
+		memcpy(p + len - 8, &b, 8);
+	} else if (len >= 4) {
+		memcpy(&x, src, 4);
+		memcpy(&y, src + len - 4, 4);
+		memcpy(p, &x, 4);
+		memcpy(p + len - 4, &y, 4);
+	} else {
+		for (size_t i = 0; i < len; i++)
+			p[i] = src[i];
+	}
+	return p + len;
+}
+
 /* Lower-cases the ASCII letters of 8 bytes at once. Valid for bytes below 0x80 (header
  * names are token characters): b + 0x3f has bit 7 set from 'A' up, b + 0x25 from 'Z' + 1
  * up, so their XOR flags exactly 'A'..'Z', and bit 7 >> 2 is the 0x20 case bit. */
 static inline uint64_t lower8(uint64_t x)
 {
-	uint64_t hi = ((x + 0x3f3f3f3f3f3f3f3fULL) ^ (x + 0x2525252525252525ULL)) &
-		      0x8080808080808080ULL;
+	uint64_t hi =
+		((x + 0x3f3f3f3f3f3f3f3fULL) ^ (x + 0x2525252525252525ULL)) & 0x8080808080808080ULL;
 
 	return x | (hi >> 2);
 }
@@ -94,10 +129,11 @@ static char *hdrs_write(char *p, const char *lim, const struct h1_msg *m, const 
 		p = put(p, ": ", 2);
 		if (unlikely(h->folded)) {
 			for (size_t j = 0; j < h->v.len; j++)
-				p[j] = (h->v.ptr[j] == '\r' || h->v.ptr[j] == '\n') ? ' ' : h->v.ptr[j];
+				p[j] = (h->v.ptr[j] == '\r' || h->v.ptr[j] == '\n') ? ' '
+										    : h->v.ptr[j];
 			p += h->v.len;
 		} else {
-			p = put(p, h->v.ptr, h->v.len);
+			p = put_var(p, h->v.ptr, h->v.len);
 		}
 		p = put(p, "\r\n", 2);
 	}
@@ -106,7 +142,7 @@ static char *hdrs_write(char *p, const char *lim, const struct h1_msg *m, const 
 		return NULL;
 	if (conn_hdr) {
 		p = put(p, "connection: ", 12);
-		p = put(p, conn_hdr, cl);
+		p = put_var(p, conn_hdr, cl);
 		p = put(p, "\r\n", 2);
 	}
 	return put(p, "\r\n", 2);
@@ -154,11 +190,11 @@ static char *req_line_write(char *p, const char *lim, const struct h1_msg *m)
 {
 	if ((size_t)(lim - p) < m->meth.len + m->uri.len + m->vsn.len + 4)
 		return NULL;
-	p = put(p, m->meth.ptr, m->meth.len);
+	p = put_var(p, m->meth.ptr, m->meth.len);
 	*p++ = ' ';
-	p = put(p, m->uri.ptr, m->uri.len);
+	p = put_var(p, m->uri.ptr, m->uri.len);
 	*p++ = ' ';
-	p = put(p, m->vsn.ptr, m->vsn.len);
+	p = put_var(p, m->vsn.ptr, m->vsn.len);
 	return put(p, "\r\n", 2);
 }
 
@@ -177,7 +213,7 @@ static char *rsp_line_write(char *p, const char *lim, const struct h1_msg *m)
 	sl[10] = (char)('0' + st / 10 % 10);
 	sl[11] = (char)('0' + st % 10);
 	p = put(p, sl, sizeof(sl));
-	p = put(p, reason.ptr, reason.len);
+	p = put_var(p, reason.ptr, reason.len);
 	return put(p, "\r\n", 2);
 }
 

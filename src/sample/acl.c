@@ -19,11 +19,13 @@ struct acl_kw {
 	int match;
 };
 
+/* clang-format off */
 #define DERIV(base, fetch)                                                                  \
 	{ base, fetch, PAT_MATCH_STR }, { base "_beg", fetch, PAT_MATCH_BEG },              \
 		{ base "_dir", fetch, PAT_MATCH_DIR }, { base "_dom", fetch, PAT_MATCH_DOM }, \
 		{ base "_end", fetch, PAT_MATCH_END }, { base "_len", fetch, PAT_MATCH_LEN }, \
 		{ base "_reg", fetch, PAT_MATCH_REG }, { base "_sub", fetch, PAT_MATCH_SUB }
+/* clang-format on */
 
 static const struct acl_kw acl_kws[] = {
 	DERIV("path", "path"),
@@ -77,10 +79,93 @@ static int acl_default_match(int out_type)
 	return PAT_MATCH_STR;
 }
 
+/* String patterns of ACLs whose fetch checks them (acl_register_pat_check), checked by
+ * acl_check_patterns() once the names in the fetch arguments are resolved. */
+struct acl_pat_check {
+	struct acl_pat_check *next;
+	const struct acl_expr *e;
+	char *file;
+	int line;
+};
+
+static struct acl_pat_check *pat_checks;
+
+/* The fetches that check their ACL patterns (few: a short table). */
+static struct {
+	smp_fetch_fn fn;
+	acl_pat_check_fn check;
+} pat_checkers[4];
+static unsigned int nb_pat_checkers;
+
+void acl_register_pat_check(smp_fetch_fn fn, acl_pat_check_fn check)
+{
+	BUG_ON(nb_pat_checkers >= sizeof(pat_checkers) / sizeof(pat_checkers[0]));
+	pat_checkers[nb_pat_checkers].fn = fn;
+	pat_checkers[nb_pat_checkers++].check = check;
+}
+
+static acl_pat_check_fn acl_pat_checker(const struct sample_fetch *f)
+{
+	for (unsigned int i = 0; i < nb_pat_checkers; i++)
+		if (pat_checkers[i].fn == f->fn)
+			return pat_checkers[i].check;
+	return NULL;
+}
+
+static void acl_queue_pat_check(const struct acl_expr *e, const struct smp_parse_ctx *pc)
+{
+	struct acl_pat_check *c = calloc(1, sizeof(*c));
+
+	if (!c || !(c->file = strdup(pc && pc->file ? pc->file : ""))) {
+		free(c); /* out of memory at config time: the check is skipped */
+		return;
+	}
+	c->e = e;
+	c->line = pc ? pc->line : 0;
+	c->next = pat_checks;
+	pat_checks = c;
+}
+
+int acl_check_patterns(void)
+{
+	int errs = 0;
+
+	while (pat_checks) {
+		struct acl_pat_check *c = pat_checks;
+		const struct acl_expr *e = c->e;
+		char err[256];
+
+		pat_checks = c->next;
+		for (const struct pattern *p = e->pat.head; p; p = p->next) {
+			err[0] = 0;
+			if (acl_pat_checker(e->smp->fetch)(e->smp->args, p->val.str, err,
+							   sizeof(err)) < 0) {
+				ha_alert("parsing [%s:%d] : in '%s': %s.\n", c->file, c->line,
+					 e->kw, err);
+				errs++;
+			}
+		}
+		free(c->file);
+		free(c);
+	}
+	return errs;
+}
+
 void acl_expr_free(struct acl_expr *e)
 {
 	if (!e)
 		return;
+	for (struct acl_pat_check **pc = &pat_checks; *pc;) {
+		struct acl_pat_check *c = *pc;
+
+		if (c->e == e) {
+			*pc = c->next;
+			free(c->file);
+			free(c);
+		} else {
+			pc = &c->next;
+		}
+	}
 	sample_expr_free(e->smp);
 	pat_set_free(&e->pat);
 	free((char *)e->kw);
@@ -102,8 +187,8 @@ static int expr_out_type(const struct sample_expr *x)
 #define ACL_F_MAPFILE 0x80 /* -M: the -f files are maps */
 
 struct acl_flags {
-	int match;                /* -m, or -1 */
-	unsigned pflags;          /* PAT_SET_ICASE */
+	int match;	 /* -m, or -1 */
+	unsigned pflags; /* PAT_SET_ICASE */
 	int files[16];
 	int nfiles;
 };
@@ -139,8 +224,10 @@ static int acl_parse_flags(char **args, int nargs, int i, struct acl_flags *f, c
 				if (i + 1 >= nargs)
 					snprintf(err, errsz, "missing matching method after '-m'");
 				else
-					snprintf(err, errsz, "unknown matching method '%s' when "
-						 "parsing ACL expression", args[i + 1]);
+					snprintf(err, errsz,
+						 "unknown matching method '%s' when "
+						 "parsing ACL expression",
+						 args[i + 1]);
 				return -1;
 			}
 			i++;
@@ -151,8 +238,10 @@ static int acl_parse_flags(char **args, int nargs, int i, struct acl_flags *f, c
 			}
 			i++;
 		} else {
-			snprintf(err, errsz, "'%s' is not a valid ACL option. Please use '--' "
-				 "before any pattern beginning with a '-'", w);
+			snprintf(err, errsz,
+				 "'%s' is not a valid ACL option. Please use '--' "
+				 "before any pattern beginning with a '-'",
+				 w);
 			return -1;
 		}
 	}
@@ -160,8 +249,7 @@ static int acl_parse_flags(char **args, int nargs, int i, struct acl_flags *f, c
 }
 
 /* Loads a -f/-M file: with -M each line is "key value" and only the key is a pattern. */
-static int acl_load_file(struct pat_set *ps, const char *path, bool map, char *err,
-			 size_t errsz)
+static int acl_load_file(struct pat_set *ps, const char *path, bool map, char *err, size_t errsz)
 {
 	if (!map)
 		return pat_set_load_file(ps, path, err, errsz) < 0 ? -1 : 0;
@@ -183,8 +271,8 @@ static char *acl_criterion_expr(const char *w, const struct acl_kw **kw)
 	return s;
 }
 
-struct acl_expr *acl_parse_expr(char **args, int nargs, const struct smp_parse_ctx *pc,
-				char *err, size_t errsz)
+struct acl_expr *acl_parse_expr(char **args, int nargs, const struct smp_parse_ctx *pc, char *err,
+				size_t errsz)
 {
 	struct acl_flags f = { .match = -1 };
 	const struct acl_kw *kw;
@@ -218,7 +306,8 @@ struct acl_expr *acl_parse_expr(char **args, int nargs, const struct smp_parse_c
 		goto fail;
 	}
 	for (int k = 0; k < f.nfiles; k++)
-		if (acl_load_file(&e->pat, args[f.files[k]], f.pflags & ACL_F_MAPFILE, err, errsz) < 0)
+		if (acl_load_file(&e->pat, args[f.files[k]], f.pflags & ACL_F_MAPFILE, err, errsz) <
+		    0)
 			goto fail;
 	for (; i < nargs; i++) {
 		int word_op = PAT_OP_NONE;
@@ -235,6 +324,8 @@ struct acl_expr *acl_parse_expr(char **args, int nargs, const struct smp_parse_c
 		if (pat_set_add(&e->pat, args[i], op, NULL, err, errsz) < 0)
 			goto fail;
 	}
+	if (match == PAT_MATCH_STR && acl_pat_checker(e->smp->fetch))
+		acl_queue_pat_check(e, pc);
 	free(text);
 	return e;
 fail:
@@ -249,9 +340,7 @@ static struct acl *acl_find(struct list *acls, const char *name)
 
 	if (!acls)
 		return NULL;
-	list_for_each_entry(a, acls, list)
-		if (a->name && !strcmp(a->name, name))
-			return a;
+	list_for_each_entry(a, acls, list) if (a->name && !strcmp(a->name, name)) return a;
 	return NULL;
 }
 
@@ -314,7 +403,8 @@ void acl_free_list(struct list *acls)
 {
 	struct acl *a, *n;
 
-	list_for_each_entry_safe(a, n, acls, list) {
+	list_for_each_entry_safe(a, n, acls, list)
+	{
 		list_delete(&a->list);
 		acl_free(a);
 	}
@@ -388,6 +478,13 @@ static struct acl *acl_predef(const char *name, char *err, size_t errsz)
 
 void acl_deinit(void)
 {
+	while (pat_checks) {
+		struct acl_pat_check *c = pat_checks;
+
+		pat_checks = c->next;
+		free(c->file);
+		free(c);
+	}
 	for (size_t i = 0; i < NB_PREDEF; i++) {
 		if (predef_acls[i])
 			acl_free(predef_acls[i]);
@@ -503,15 +600,16 @@ static void cond_check_use(const struct acl *a, const struct smp_parse_ctx *pc)
 	rule_place(pc, place, sizeof(place));
 	if (!a->name)
 		ha_warning("parsing [%s:%d] : anonymous acl will never match because it uses "
-			   "keyword '%s' which is incompatible with '%s'\n", pc->file, pc->line,
-			   bad->smp->fetch->kw, place);
+			   "keyword '%s' which is incompatible with '%s'\n",
+			   pc->file, pc->line, bad->smp->fetch->kw, place);
 	else if (nbad == n)
 		ha_warning("parsing [%s:%d] : acl '%s' will never match because it only involves "
-			   "keywords that are incompatible with '%s'\n", pc->file, pc->line,
-			   a->name, place);
+			   "keywords that are incompatible with '%s'\n",
+			   pc->file, pc->line, a->name, place);
 	else
 		ha_warning("parsing [%s:%d] : acl '%s' involves keyword '%s' which is incompatible "
-			   "with '%s'\n", pc->file, pc->line, a->name, bad->smp->fetch->kw, place);
+			   "with '%s'\n",
+			   pc->file, pc->line, a->name, bad->smp->fetch->kw, place);
 }
 
 struct acl_cond *acl_cond_parse(char **args, int nargs, struct list *acls,
@@ -566,7 +664,8 @@ struct acl_cond *acl_cond_parse(char **args, int nargs, struct list *acls,
 				a = acl_predef(w, err, errsz);
 			}
 			if (!a) {
-				if (!err[0]) /* else a predefined ACL that could not be built says why */
+				if (!err[0]) /* else a predefined ACL that could not be built says
+						why */
 					snprintf(err, errsz, "no such ACL : '%s'", w);
 				goto fail;
 			}

@@ -27,20 +27,20 @@ struct arg_pending {
 	struct arg *arg;
 	char *file;
 	int line;
-	const char *kw;           /* keyword owning the argument (static) */
-	struct proxy *px;         /* proxy of the rule, or NULL */
+	const char *kw;	  /* keyword owning the argument (static) */
+	struct proxy *px; /* proxy of the rule, or NULL */
 };
 
 static struct arg_pending *pending;
 static arg_resolve_fn resolvers[ARGT_TYPES];
 
 static const char *const argt_names[ARGT_TYPES] = {
-	[ARGT_STOP] = "end", [ARGT_SINT] = "integer", [ARGT_STR] = "string",
+	[ARGT_STOP] = "end",	      [ARGT_SINT] = "integer",	 [ARGT_STR] = "string",
 	[ARGT_IPV4] = "IPv4 address", [ARGT_MSK4] = "IPv4 mask", [ARGT_IPV6] = "IPv6 address",
-	[ARGT_MSK6] = "IPv6 mask", [ARGT_TIME] = "delay", [ARGT_SIZE] = "size",
-	[ARGT_FE] = "frontend", [ARGT_BE] = "backend", [ARGT_TAB] = "table",
-	[ARGT_SRV] = "server", [ARGT_USR] = "user list", [ARGT_MAP] = "map",
-	[ARGT_REG] = "regex", [ARGT_VAR] = "variable",
+	[ARGT_MSK6] = "IPv6 mask",    [ARGT_TIME] = "delay",	 [ARGT_SIZE] = "size",
+	[ARGT_FE] = "frontend",	      [ARGT_BE] = "backend",	 [ARGT_TAB] = "table",
+	[ARGT_SRV] = "server",	      [ARGT_USR] = "user list",	 [ARGT_MAP] = "map",
+	[ARGT_REG] = "regex",	      [ARGT_VAR] = "variable",
 };
 
 void arg_register_resolver(int type, arg_resolve_fn fn)
@@ -211,9 +211,8 @@ bad:
 	return -1;
 }
 
-struct arg *arg_parse_list(const char **str, uint8_t arg_min, const uint8_t *types,
-			   const char *kw, const struct smp_parse_ctx *pc, int *nb, char *err,
-			   size_t errsz)
+struct arg *arg_parse_list(const char **str, uint8_t arg_min, const uint8_t *types, const char *kw,
+			   const struct smp_parse_ctx *pc, int *nb, char *err, size_t errsz)
 {
 	int max = 0, n = 0, rc;
 	const char *p = *str;
@@ -237,8 +236,10 @@ struct arg *arg_parse_list(const char **str, uint8_t arg_min, const uint8_t *typ
 			if (n == 0 && *p == ')' && !*buf && !max)
 				break; /* "kw()" */
 			if (n >= max) {
-				snprintf(err, errsz, "invalid args in '%s': end of arguments "
-					 "expected at position %d, but got '%s'", kw, n + 1, buf);
+				snprintf(err, errsz,
+					 "invalid args in '%s': end of arguments "
+					 "expected at position %d, but got '%s'",
+					 kw, n + 1, buf);
 				goto fail;
 			}
 			/* an empty optional argument keeps its default */
@@ -248,9 +249,10 @@ struct arg *arg_parse_list(const char **str, uint8_t arg_min, const uint8_t *typ
 			}
 			rc = arg_convert(&args[n], types[n], buf, n + 1, kw, pc, err, errsz);
 			if (rc == -2)
-				snprintf(err, errsz, "invalid args in '%s': failed to parse '%s' as "
-					 "type '%s' at position %d", kw, buf,
-					 arg_type_name(types[n]), n + 1);
+				snprintf(err, errsz,
+					 "invalid args in '%s': failed to parse '%s' as "
+					 "type '%s' at position %d",
+					 kw, buf, arg_type_name(types[n]), n + 1);
 			if (rc < 0)
 				goto fail;
 			n++;

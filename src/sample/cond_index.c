@@ -33,27 +33,27 @@ struct ci_group {
 	const struct sample_expr *expr;
 	uint8_t match;
 	uint8_t icase;
-	uint8_t type;             /* sample type the method compares (pat_match_type) */
-	struct strtree *str;      /* STR, BEG: position of the first rule per key */
-	struct iptree *ip;        /* IP */
-	struct ci_scan *scan;     /* other methods, in position order */
+	uint8_t type;	      /* sample type the method compares (pat_match_type) */
+	struct strtree *str;  /* STR, BEG: position of the first rule per key */
+	struct iptree *ip;    /* IP */
+	struct ci_scan *scan; /* other methods, in position order */
 	unsigned int nscan;
-	unsigned int first_any;   /* FOUND, BOOL: the first position testing this */
-	struct regex *combined;   /* REG: every regex of the group in one, or NULL */
+	unsigned int first_any; /* FOUND, BOOL: the first position testing this */
+	struct regex *combined; /* REG: every regex of the group in one, or NULL */
 	char *combined_src;
 };
 
 /* The groups of one sample expression, so that it is fetched once for all of them. */
 struct ci_expr {
 	const struct sample_expr *expr;
-	unsigned int first;       /* index of its first group in cond_index->groups */
+	unsigned int first; /* index of its first group in cond_index->groups */
 	unsigned int ngroups;
 };
 
 struct cond_index {
 	unsigned int n;
 	unsigned int ngroups;
-	struct ci_group *groups;  /* sorted so that groups of one expression are adjacent */
+	struct ci_group *groups; /* sorted so that groups of one expression are adjacent */
 	unsigned int nexprs;
 	struct ci_expr *exprs;
 };
@@ -184,7 +184,8 @@ static int ci_add_pattern(struct ci_group *g, const struct pat_set *ps, const st
 		if (!g->ip && !(g->ip = iptree_new()))
 			return -1;
 		if (p->flags & PAT_F_V6)
-			return iptree_insert6(g->ip, &p->val.v6.addr, p->val.v6.plen, (void *)p, pos);
+			return iptree_insert6(g->ip, &p->val.v6.addr, p->val.v6.plen, (void *)p,
+					      pos);
 		return iptree_insert4(g->ip, p->val.v4.addr,
 				      __builtin_popcount(p->val.v4.mask.s_addr), (void *)p, pos);
 	}
@@ -259,7 +260,8 @@ static unsigned int ci_group_match(const struct ci_group *g, struct sample *smp)
 	if (g->match == PAT_MATCH_FOUND)
 		return g->first_any;
 	if (smp->data.type != g->type &&
-	    !(g->type == SMP_T_ADDR && (smp->data.type == SMP_T_IPV4 || smp->data.type == SMP_T_IPV6)) &&
+	    !(g->type == SMP_T_ADDR &&
+	      (smp->data.type == SMP_T_IPV4 || smp->data.type == SMP_T_IPV6)) &&
 	    !sample_cast(smp, g->type))
 		return CI_NONE;
 	switch (g->match) {
@@ -279,7 +281,8 @@ static unsigned int ci_group_match(const struct ci_group *g, struct sample *smp)
 			return iptree_first_idx4(g->ip, smp->data.u.ipv4);
 		return iptree_first_idx6(g->ip, &smp->data.u.ipv6);
 	case PAT_MATCH_REG:
-		if (g->combined && !regex_exec(g->combined, smp->data.u.str.ptr, smp->data.u.str.len))
+		if (g->combined &&
+		    !regex_exec(g->combined, smp->data.u.str.ptr, smp->data.u.str.len))
 			return CI_NONE;
 		break;
 	}
@@ -308,16 +311,17 @@ unsigned int cond_index_first(const struct cond_index *ci, const struct smp_ctx 
 		smp.it = smp.it2 = 0;
 		while (ci_fetch(x->expr, &smp)) {
 			for (unsigned int g = 0; g < x->ngroups; g++) {
+				const struct ci_group *grp = &ci->groups[x->first + g];
 				struct sample *v = &smp;
 				unsigned int pos;
 
 				/* each method casts the value its own way: a copy when several
-				 * share it */
-				if (x->ngroups > 1) {
+				 * share it and this one casts */
+				if (x->ngroups > 1 && smp.data.type != grp->type) {
 					tmp = smp;
 					v = &tmp;
 				}
-				pos = ci_group_match(&ci->groups[x->first + g], v);
+				pos = ci_group_match(grp, v);
 				if (pos < best)
 					best = pos;
 			}

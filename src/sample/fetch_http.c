@@ -494,6 +494,20 @@ static int smp_fetch_unique_id(const struct arg *args, struct sample *smp,
 	return id.ptr ? smp_set_str(smp, id) : 0;
 }
 
+/* last_rule_file, last_rule_line (private 1): where the last verdict rule that ended a
+ * rule set (allow, deny, tarpit, accept, reject) was written; nothing before one did. */
+static int smp_fetch_last_rule(const struct arg *args, struct sample *smp,
+			       const struct sample_fetch *kw)
+{
+	const struct stream *s = smp->ctx->strm;
+
+	if (!s || !s->last_rule_file)
+		return 0;
+	if (kw->private)
+		return smp_set_int(smp, s->last_rule_line);
+	return smp_set_str(smp, ist_str(s->last_rule_file));
+}
+
 /* clang-format off */
 #define HRQ SMP_USE_HRQHV
 #define HRS SMP_USE_HRSHV
@@ -543,6 +557,8 @@ static const struct sample_fetch http_fetches[] = {
 	{ "res.body_len", smp_fetch_body_len, 0, { 0 }, NULL, SMP_T_SINT, HBS, 1 },
 	{ "res.body_size", smp_fetch_body_len, 0, { 0 }, NULL, SMP_T_SINT, HBS, 3 },
 	{ "unique-id", smp_fetch_unique_id, 0, { 0 }, NULL, SMP_T_STR, SMP_USE_INTRN, 0 },
+	{ "last_rule_file", smp_fetch_last_rule, 0, { 0 }, NULL, SMP_T_STR, SMP_USE_INTRN, 0 },
+	{ "last_rule_line", smp_fetch_last_rule, 0, { 0 }, NULL, SMP_T_SINT, SMP_USE_INTRN, 1 },
 	{ NULL, NULL, 0, { 0 }, NULL, 0, 0, 0 },
 };
 

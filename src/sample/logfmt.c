@@ -98,8 +98,10 @@ static int lf_parse_flags(const char **p, uint8_t *flags, char *err, size_t errs
 		uint8_t f = 0;
 
 		if (n == 2 && (s[0] == '+' || s[0] == '-')) {
-			f = s[1] == 'Q' ? LF_F_QUOTE : s[1] == 'X' ? LF_F_HEX :
-			    s[1] == 'E' ? LF_F_ESC : 0;
+			f = s[1] == 'Q'	  ? LF_F_QUOTE
+			    : s[1] == 'X' ? LF_F_HEX
+			    : s[1] == 'E' ? LF_F_ESC
+					  : 0;
 		}
 		if (!f) {
 			snprintf(err, errsz, "unknown log-format flag '%.*s'", (int)n, s);
@@ -143,14 +145,18 @@ static int lf_parse_var(struct lf_expr *lf, const char **p, uint8_t flags,
 	while ((s[len] >= 'a' && s[len] <= 'z') || (s[len] >= 'A' && s[len] <= 'Z'))
 		len++;
 	if (!len) {
-		snprintf(err, errsz, "unexpected character '%c' after '%%'. If you wanted to emit "
-			 "the '%%' character verbatim, you need to use '%%%%'", *s ? *s : ' ');
+		snprintf(err, errsz,
+			 "unexpected character '%c' after '%%'. If you wanted to emit "
+			 "the '%%' character verbatim, you need to use '%%%%'",
+			 *s ? *s : ' ');
 		return -1;
 	}
 	tag = lf_find_tag(s, len);
 	if (!tag) {
-		snprintf(err, errsz, "no such format variable '%.*s'. If you wanted to emit the "
-			 "'%%' character verbatim, you need to use '%%%%'", (int)len, s);
+		snprintf(err, errsz,
+			 "no such format variable '%.*s'. If you wanted to emit the "
+			 "'%%' character verbatim, you need to use '%%%%'",
+			 (int)len, s);
 		return -1;
 	}
 	n = lf_add(lf, LF_TAG, err, errsz);
@@ -213,9 +219,9 @@ struct ist lf_text(const struct lf_expr *lf)
 }
 
 /* lf_put() modes */
-#define LF_PUT_RAW    0 /* literal text of the format */
+#define LF_PUT_RAW 0	/* literal text of the format */
 #define LF_PUT_SAMPLE 1 /* a sample: control bytes become %XX, as HAProxy writes them */
-#define LF_PUT_ESC    2 /* a sample under "+E": '"', '\\' and ']' are backslashed too */
+#define LF_PUT_ESC 2	/* a sample under "+E": '"', '\\' and ']' are backslashed too */
 
 static int lf_putc(char *out, size_t outsz, size_t *o, char c)
 {
@@ -243,7 +249,8 @@ static int lf_put(char *out, size_t outsz, size_t *o, struct ist s, int mode)
 		unsigned char c = (unsigned char)s.ptr[i];
 
 		if ((c < 0x20 && c != '\t') || c == 0x7f) {
-			if (lf_putc(out, outsz, o, '%') < 0 || lf_putc(out, outsz, o, hex[c >> 4]) < 0 ||
+			if (lf_putc(out, outsz, o, '%') < 0 ||
+			    lf_putc(out, outsz, o, hex[c >> 4]) < 0 ||
 			    lf_putc(out, outsz, o, hex[c & 15]) < 0)
 				return -1;
 			continue;
@@ -273,8 +280,7 @@ static int lf_render_expr(const struct lf_node *n, const struct smp_ctx *ctx, ch
 
 /* An expression tag: "%[expr]" with the tag's prefix, "missing" text, and "+X" for
  * integers. Returns the length written at out, or -1. */
-static int lf_tag_expr(const struct lf_node *n, const struct smp_ctx *ctx, char *out,
-		       size_t outsz)
+static int lf_tag_expr(const struct lf_node *n, const struct smp_ctx *ctx, char *out, size_t outsz)
 {
 	const struct lf_tag *t = n->tag;
 	struct sample smp = { .ctx = ctx };

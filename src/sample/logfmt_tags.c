@@ -54,7 +54,9 @@ static int lf_tag_pid(char *out, size_t outsz, const struct smp_ctx *ctx, unsign
 	return lf_put_num(out, outsz, flags, getpid());
 }
 
+/* clang-format off */
 #define TAG(n, e) { n, NULL, 0, e, NULL, NULL }
+/* clang-format on */
 
 static const struct lf_tag lf_req_tags[] = {
 	TAG("ci", "src"),

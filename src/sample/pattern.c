@@ -21,9 +21,9 @@
 
 static const char *const match_names[PAT_MATCH_NUM] = {
 	[PAT_MATCH_FOUND] = "found", [PAT_MATCH_BOOL] = "bool", [PAT_MATCH_INT] = "int",
-	[PAT_MATCH_IP] = "ip",       [PAT_MATCH_BIN] = "bin",   [PAT_MATCH_LEN] = "len",
-	[PAT_MATCH_STR] = "str",     [PAT_MATCH_BEG] = "beg",   [PAT_MATCH_SUB] = "sub",
-	[PAT_MATCH_DIR] = "dir",     [PAT_MATCH_DOM] = "dom",   [PAT_MATCH_END] = "end",
+	[PAT_MATCH_IP] = "ip",	     [PAT_MATCH_BIN] = "bin",	[PAT_MATCH_LEN] = "len",
+	[PAT_MATCH_STR] = "str",     [PAT_MATCH_BEG] = "beg",	[PAT_MATCH_SUB] = "sub",
+	[PAT_MATCH_DIR] = "dir",     [PAT_MATCH_DOM] = "dom",	[PAT_MATCH_END] = "end",
 	[PAT_MATCH_REG] = "reg",     [PAT_MATCH_REGM] = "regm",
 };
 
@@ -286,8 +286,7 @@ static int pat_index(struct pat_set *ps, struct pattern *p)
 	return iptree_insert4(ps->ip, p->val.v4.addr, plen, p, p->idx);
 }
 
-int pat_set_add(struct pat_set *ps, const char *text, int op, void *value, char *err,
-		size_t errsz)
+int pat_set_add(struct pat_set *ps, const char *text, int op, void *value, char *err, size_t errsz)
 {
 	struct pattern *p = calloc(1, sizeof(*p));
 
@@ -323,9 +322,9 @@ static char *pat_trim(char *s)
 	return s;
 }
 
-int pat_read_lines(const char *path, int (*fn)(char *line, int lineno, void *arg, char *err,
-					       size_t errsz),
-		   void *arg, char *err, size_t errsz)
+int pat_read_lines(const char *path,
+		   int (*fn)(char *line, int lineno, void *arg, char *err, size_t errsz), void *arg,
+		   char *err, size_t errsz)
 {
 	FILE *f = fopen(path, "r");
 	char *line, *t;
@@ -494,8 +493,8 @@ struct pattern *pat_match(const struct pat_set *ps, struct sample *smp)
 	return NULL;
 }
 
-struct pattern *pat_match_regm(const struct pat_set *ps, struct sample *smp,
-			       struct regex_match *m, int nmatch)
+struct pattern *pat_match_regm(const struct pat_set *ps, struct sample *smp, struct regex_match *m,
+			       int nmatch)
 {
 	if (!sample_cast(smp, SMP_T_STR))
 		return NULL;

@@ -428,7 +428,7 @@ int sample_process_as(const struct sample_expr *expr, struct sample *smp, int ty
 
 struct use_name {
 	uint32_t use;
-	uint32_t where;           /* SMP_VAL_* where this information exists */
+	uint32_t where; /* SMP_VAL_* where this information exists */
 	const char *name;
 };
 
@@ -438,8 +438,9 @@ static const struct use_name use_names[] = {
 	{ SMP_USE_HRQHV, SMP_VAL_REQ_CNT | SMP_VAL_HRQ_HDR | SMP_VAL_LOG_END,
 	  "HTTP request headers" },
 	{ SMP_USE_HRQBO, SMP_VAL_REQ_CNT | SMP_VAL_HRQ_HDR, "HTTP request body" },
-	{ SMP_USE_BKEND, SMP_VAL_BE | SMP_VAL_RES_CNT | SMP_VAL_HRS_HDR | SMP_VAL_LOG_END |
-				 SMP_VAL_CHECK, "backend" },
+	{ SMP_USE_BKEND,
+	  SMP_VAL_BE | SMP_VAL_RES_CNT | SMP_VAL_HRS_HDR | SMP_VAL_LOG_END | SMP_VAL_CHECK,
+	  "backend" },
 	{ SMP_USE_SERVR, SMP_VAL_RES_CNT | SMP_VAL_HRS_HDR | SMP_VAL_LOG_END | SMP_VAL_CHECK,
 	  "server" },
 	{ SMP_USE_L6RES, SMP_VAL_RES_CNT | SMP_VAL_HRS_HDR, "response buffer contents" },
@@ -482,9 +483,8 @@ static size_t kw_len(const char *s)
 {
 	size_t n = 0;
 
-	while (s[n] && (s[n] == '_' || s[n] == '.' || s[n] == '-' ||
-			(s[n] >= 'a' && s[n] <= 'z') || (s[n] >= 'A' && s[n] <= 'Z') ||
-			(s[n] >= '0' && s[n] <= '9')))
+	while (s[n] && (s[n] == '_' || s[n] == '.' || s[n] == '-' || (s[n] >= 'a' && s[n] <= 'z') ||
+			(s[n] >= 'A' && s[n] <= 'Z') || (s[n] >= '0' && s[n] <= '9')))
 		n++;
 	return n;
 }
@@ -515,8 +515,8 @@ static int parse_fetch(struct sample_expr *e, const char **p, const struct smp_p
 		return -1;
 	}
 	*p += n;
-	e->args = arg_parse_list(p, e->fetch->arg_min, e->fetch->arg_types, e->fetch->kw, pc,
-				 &nb, err, errsz);
+	e->args = arg_parse_list(p, e->fetch->arg_min, e->fetch->arg_types, e->fetch->kw, pc, &nb,
+				 err, errsz);
 	if (nb < 0)
 		return -1;
 	if (e->fetch->val && e->fetch->val(e->args, (void *)e->fetch, err, errsz) < 0)
@@ -525,8 +525,10 @@ static int parse_fetch(struct sample_expr *e, const char **p, const struct smp_p
 		char why[128];
 
 		if (sample_check_use(e->fetch->use, pc->where, why, sizeof(why)) < 0) {
-			snprintf(err, errsz, "sample fetch <%s> may not be reliably used here "
-				 "because it needs '%s' which is not available here", start, why);
+			snprintf(err, errsz,
+				 "sample fetch <%s> may not be reliably used here "
+				 "because it needs '%s' which is not available here",
+				 start, why);
 			return -1;
 		}
 	}

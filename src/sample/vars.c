@@ -21,9 +21,9 @@
 struct var {
 	struct var *next;
 	uint32_t id;
-	uint32_t cap;             /* bytes available at <buf> */
-	struct sample_data data;  /* strings point to <buf> */
-	char *buf;                /* inl, or a buffer from pool_buffer, or malloc (proc) */
+	uint32_t cap;		 /* bytes available at <buf> */
+	struct sample_data data; /* strings point to <buf> */
+	char *buf;		 /* inl, or a buffer from pool_buffer, or malloc (proc) */
 	char inl[VAR_INLINE];
 };
 
@@ -31,7 +31,7 @@ DECLARE_POOL(pool_var, "var", sizeof(struct var))
 
 static const char *const scope_names[VS_SCOPES] = {
 	[VS_PROC] = "proc", [VS_SESS] = "sess", [VS_TXN] = "txn",
-	[VS_REQ] = "req",   [VS_RES] = "res",   [VS_CHECK] = "check",
+	[VS_REQ] = "req",   [VS_RES] = "res",	[VS_CHECK] = "check",
 };
 
 uint32_t vars_max_size[VS_SCOPES];
@@ -80,7 +80,8 @@ int vars_parse_desc(const char *text, struct var_desc *d, char *err, size_t errs
 	char **n;
 
 	if (split(text, strlen(text), &scope, &name, &nlen) < 0) {
-		snprintf(err, errsz, "invalid variable name '%s'. A variable name must be "
+		snprintf(err, errsz,
+			 "invalid variable name '%s'. A variable name must be "
 			 "prefixed by its scope: 'proc', 'sess', 'txn', 'req', 'res' or 'check'",
 			 text);
 		return -1;
@@ -212,8 +213,8 @@ static int __vars_set(struct vars *v, int scope, uint32_t id, const struct sampl
 
 	if (is_str)
 		len = smp->data.u.str.len;
-	if (e && (e->data.type == SMP_T_STR || e->data.type == SMP_T_BIN ||
-		  e->data.type == SMP_T_METH))
+	if (e &&
+	    (e->data.type == SMP_T_STR || e->data.type == SMP_T_BIN || e->data.type == SMP_T_METH))
 		old = e->data.u.str.len;
 	if (vars_max_size[scope] && v->size - old + len > vars_max_size[scope])
 		return 0;
@@ -281,8 +282,7 @@ int vars_get(const struct smp_ctx *ctx, const struct var_desc *d, struct sample 
 		return 0;
 	}
 	smp->data = e->data;
-	if (e->data.type == SMP_T_STR || e->data.type == SMP_T_BIN ||
-	    e->data.type == SMP_T_METH) {
+	if (e->data.type == SMP_T_STR || e->data.type == SMP_T_BIN || e->data.type == SMP_T_METH) {
 		t = smp_trash();
 		if (!t || e->data.u.str.len > smp_trash_size()) {
 			pthread_rwlock_unlock(&proc_lock);
@@ -349,8 +349,7 @@ void vars_deinit(void)
 /* ---- var() fetch, set-var / unset-var converters ---- */
 
 /* var(scope.name[,default]): the default is a string */
-static int smp_fetch_var(const struct arg *args, struct sample *smp,
-			 const struct sample_fetch *kw)
+static int smp_fetch_var(const struct arg *args, struct sample *smp, const struct sample_fetch *kw)
 {
 	if (vars_get(smp->ctx, &args[0].data.var, smp))
 		return 1;

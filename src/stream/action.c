@@ -92,7 +92,8 @@ void act_rules_free(struct list *rules)
 {
 	struct act_rule *r, *n;
 
-	list_for_each_entry_safe(r, n, rules, list) {
+	list_for_each_entry_safe(r, n, rules, list)
+	{
 		list_delete(&r->list);
 		act_rule_free(r);
 	}
@@ -135,10 +136,12 @@ static void act_rules_index(struct list *rules)
 	struct act_rule **run = NULL, *r;
 	unsigned int n = 0, cap = 0;
 
-	list_for_each_entry(r, rules, list) {
+	list_for_each_entry(r, rules, list)
+	{
 		if (r->cond && cond_indexable(r->cond)) {
 			if (n == cap) {
-				struct act_rule **nr = realloc(run, (cap ? cap * 2 : 16) * sizeof(*nr));
+				struct act_rule **nr =
+					realloc(run, (cap ? cap * 2 : 16) * sizeof(*nr));
 
 				if (!nr)
 					break;
@@ -163,7 +166,8 @@ int act_rules_check(struct list *rules, struct proxy *px)
 	char err[512];
 	int errs = 0;
 
-	list_for_each_entry(r, rules, list) {
+	list_for_each_entry(r, rules, list)
+	{
 		if (!r->check)
 			continue;
 		err[0] = 0;
@@ -231,13 +235,14 @@ static void act_list_names(uint8_t from, char *buf, size_t sz)
 			if (k->from & from)
 				o += (size_t)snprintf(buf + o, sz - o, "%s'%s%s'", o ? ", " : "",
 						      k->kw,
-						      !k->prefix ? "" :
-						      k->kw[strlen(k->kw) - 1] == '(' ? "*)" : "*");
+						      !k->prefix			? ""
+						      : k->kw[strlen(k->kw) - 1] == '(' ? "*)"
+											: "*");
 }
 
 /* HAProxy actions this proxy knows but does not run: each is refused with its reason. */
 static const struct {
-	const char *name;         /* a name ending in '(' or '.' is a prefix */
+	const char *name; /* a name ending in '(' or '.' is a prefix */
 	const char *why;
 } act_unsupported[] = {
 	{ "lua.", "Lua scripting is not supported yet" },
@@ -316,8 +321,10 @@ int act_rule_parse_line(struct cfg_ctx *ctx, int first, uint8_t from, const char
 	if (kw->parse(ctx->args, &pos, ctx->nargs, &ap, r, err, sizeof(err)) < 0)
 		goto fail;
 	if (pos < ctx->nargs && !act_is_cond_word(ctx->args[pos])) {
-		cfg_alert(ctx, "'%s %s' expects either 'if' or 'unless' followed by a condition but "
-			  "found '%s'.", set, name, ctx->args[pos]);
+		cfg_alert(ctx,
+			  "'%s %s' expects either 'if' or 'unless' followed by a condition but "
+			  "found '%s'.",
+			  set, name, ctx->args[pos]);
 		act_rule_free(r);
 		return -1;
 	}
@@ -343,9 +350,9 @@ void act_smp_ctx(struct smp_ctx *ctx, struct stream *s, struct proxy *px, int fr
 	ctx->strm = s;
 	ctx->conn = s ? s->front : NULL;
 	ctx->px = px;
-	ctx->opt = (from & (ACT_F_HTTP_RES | ACT_F_HTTP_AFTER | ACT_F_TCP_RES_CNT)) ?
-			   SMP_OPT_DIR_RES | SMP_OPT_FINAL :
-			   SMP_OPT_DIR_REQ | SMP_OPT_FINAL;
+	ctx->opt = (from & (ACT_F_HTTP_RES | ACT_F_HTTP_AFTER | ACT_F_TCP_RES_CNT))
+			   ? SMP_OPT_DIR_RES | SMP_OPT_FINAL
+			   : SMP_OPT_DIR_REQ | SMP_OPT_FINAL;
 }
 
 enum act_return act_rules_run(struct list *list, struct proxy *px, struct stream *s, int from,
@@ -396,6 +403,10 @@ enum act_return act_rules_run(struct list *list, struct proxy *px, struct stream
 			continue;
 		}
 		*last = r;
+		if ((r->flags & ACT_FL_VERDICT) && s) {
+			s->last_rule_file = r->file;
+			s->last_rule_line = r->line;
+		}
 		if (ret == ACT_RET_YIELD && s) {
 			s->resume_rule = r;
 			s->resume_list = list;

@@ -7,10 +7,13 @@
 #include <string.h>
 #include <strings.h>
 
+#include <sample/acl.h>
 #include <sample/arg.h>
 #include <sample/sample.h>
 #include <stream/stream-t.h>
 #include <stream/userlist.h>
+
+#include "userlist_int.h"
 
 /* The request of the sample's stream while its headers are still in the front buffer. */
 static const struct h1_msg *auth_req(const struct sample *smp)
@@ -133,6 +136,18 @@ static int smp_fetch_http_auth_group(const struct arg *args, struct sample *smp,
 	return smp_set_view(smp, ist_str(g), false);
 }
 
+/* ACL patterns of http_auth_group name groups of its userlist (HAProxy's check). */
+static int auth_group_pat_check(const struct arg *args, struct ist pat, char *err, size_t errsz)
+{
+	const struct userlist *ul = args[0].data.usr;
+
+	if (args[0].unresolved || userlist_group_index(ul, pat.ptr, pat.len) >= 0)
+		return 0;
+	snprintf(err, errsz, "invalid group '%.*s' (userlist '%s' has no such group)", (int)pat.len,
+		 pat.ptr, userlist_name(ul));
+	return -1;
+}
+
 /* http_auth_type: "Basic" or "Bearer" */
 static int smp_fetch_http_auth_type(const struct arg *args, struct sample *smp,
 				    const struct sample_fetch *kw)
@@ -210,4 +225,5 @@ static int auth_resolve_userlist(struct arg *a, const char *name, struct proxy *
 __attribute__((constructor)) static void auth_register_resolver(void)
 {
 	arg_register_resolver(ARGT_USR, auth_resolve_userlist);
+	acl_register_pat_check(smp_fetch_http_auth_group, auth_group_pat_check);
 }

@@ -115,6 +115,7 @@ static int parse_allow(char **args, int *pos, int nargs, const struct act_parse 
 		       struct act_rule *r, char *err, size_t errsz)
 {
 	r->action = act_allow;
+	r->flags |= ACT_FL_VERDICT;
 	return 0;
 }
 
@@ -125,7 +126,7 @@ static int parse_deny(char **args, int *pos, int nargs, const struct act_parse *
 
 	r->action = act_deny;
 	r->release = act_release_reply;
-	r->flags |= ACT_FL_FINAL;
+	r->flags |= ACT_FL_FINAL | ACT_FL_VERDICT;
 	r->arg.reply = http_reply_parse(args, pos, nargs, ap, req ? 403 : 502, true, err, errsz);
 	if (!r->arg.reply)
 		return -1;

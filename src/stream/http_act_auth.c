@@ -132,7 +132,7 @@ static int parse_tarpit(char **args, int *pos, int nargs, const struct act_parse
 
 	r->action = act_tarpit;
 	r->release = act_tarpit_release;
-	r->flags |= ACT_FL_FINAL;
+	r->flags |= ACT_FL_FINAL | ACT_FL_VERDICT;
 	rp = r->arg.reply = http_reply_parse(args, pos, nargs, ap, 500, true, err, errsz);
 	if (!rp)
 		return -1;

@@ -248,7 +248,9 @@ static int rules_check_defaults_users(void)
 
 int rules_check_all(void)
 {
-	int errs = sample_resolve_args() + rules_check_defaults_users();
+	int errs = sample_resolve_args();
+
+	errs += acl_check_patterns() + rules_check_defaults_users();
 	struct proxy *px;
 
 	for (px = proxy_defaults_first(); px; px = px->next)

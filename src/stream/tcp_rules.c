@@ -89,6 +89,10 @@ static enum act_return tcp_run_list(struct list *list, struct proxy *px, struct 
 		rules_partial = false;
 		if (ret == ACT_RET_CONT)
 			continue;
+		if ((r->flags & ACT_FL_VERDICT) && s) {
+			s->last_rule_file = r->file;
+			s->last_rule_line = r->line;
+		}
 		if (ret == ACT_RET_STOP)
 			return ACT_RET_CONT; /* accept: this rule set is over */
 		if (ret == ACT_RET_YIELD)
@@ -280,6 +284,8 @@ static int parse_simple(char **args, int *pos, int nargs, const struct act_parse
 					      : act_silent_drop;
 	if (r->action != act_accept)
 		r->flags |= ACT_FL_FINAL;
+	if (r->action == act_accept || r->action == act_reject)
+		r->flags |= ACT_FL_VERDICT;
 	return 0;
 }
 

@@ -726,6 +726,50 @@ def test_http_auth_group_acl(proxy, port):
     assert send(port, crlf("GET / HTTP/1.1\nHost: h\n\n")).status == 401
 
 
+def test_http_auth_group_unknown_group_is_an_error(tmp_path):
+    """An ACL pattern of http_auth_group must name a group of the userlist (2.6 says
+    "invalid group"); ours also names the file and line."""
+    path = tmp_path / "g.cfg"
+    path.write_text("\n".join(["global"] + USERLIST + DEFAULTS + [
+        "listen px", "    bind 127.0.0.1:%d" % free_port(),
+        "    http-request deny if { http_auth_group(L) G1 nosuch }"]) + "\n")
+    r = run_haproxy(["-c", "-f", str(path)])
+    assert r.returncode != 0
+    assert "invalid group 'nosuch'" in r.stderr, r.stderr
+    if not IS_REF:
+        lineno = len(USERLIST) + len(DEFAULTS) + 4
+        assert "g.cfg:%d]" % lineno in r.stderr, r.stderr
+
+
+def test_last_rule_file_and_line(proxy, backend, port):
+    """last_rule_file/_line name the last allow/deny/tarpit/accept that ended a rule set;
+    return, redirect and rules that go on leave them unset (HAProxy 2.6)."""
+    cfg = "\n".join(DEFAULTS + [
+        "frontend fe", "    bind 127.0.0.1:%d" % port,               # lines 6-7
+        "    tcp-request content accept if { path /acc }",            # 8
+        "    http-request set-var(txn.p) path",                       # 9
+        "    http-request allow if { path /allow }",                  # 10
+        "    http-request deny deny_status 403 if { path /deny }",    # 11
+        "    http-request return status 201 if { path /ret }",        # 12
+        "    http-response deny if { var(txn.p) -m str /rspdeny }",   # 13
+        '    http-after-response set-header X-R "%[last_rule_file]:%[last_rule_line]"',
+        "    use_backend srv if { path /rspdeny }",
+        "    default_backend be",
+        "backend be",
+        "    http-request allow if { path /beallow }",  # 18: no server then, 503
+        "    http-request return status 200",
+        "backend srv", "    server s 127.0.0.1:%d" % backend.port]) + "\n"
+    p = proxy(cfg, ports=[port])
+    where = str(p.cfg_path)
+    for path, status, line in [("/acc", 200, 8), ("/allow", 200, 10), ("/deny", 403, 11),
+                               ("/ret", 201, None), ("/other", 200, None),
+                               ("/beallow", 503, 18), ("/rspdeny", 502, 13)]:
+        r = send(port, crlf("GET %s HTTP/1.1\nHost: h\n\n" % path))
+        assert r.status == status, path
+        want = ":" if line is None else "%s:%d" % (where, line)
+        assert r.header("x-r") == want, (path, r.headers)
+
+
 def test_unknown_userlist_is_an_error(tmp_path):
     path = tmp_path / "u.cfg"
     path.write_text(cfg_text(free_port(), "http-request deny if { http_auth(nope) }"))

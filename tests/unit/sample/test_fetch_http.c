@@ -144,8 +144,8 @@ TEST(fetch_header_value_scanner)
 					buf[at] = k ? '"' : ',';
 				r = smp_find_comma_or_quote(buf, buf + len);
 				if (r != buf + at)
-					test_fail(__FILE__, __LINE__, "len %zu at %zu: got %td", len, at,
-						  r - buf);
+					test_fail(__FILE__, __LINE__, "len %zu at %zu: got %td",
+						  len, at, r - buf);
 			}
 		}
 	}
