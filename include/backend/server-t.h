@@ -19,6 +19,8 @@ struct srv_per_thread;
 #define SRV_F_BACKUP   0x0002 /* "backup": used only when no active server is usable */
 #define SRV_F_CHECK    0x0004 /* "check" was given (health checks are not implemented yet) */
 #define SRV_F_NON_STICK 0x0008 /* "non-stick": "stick" rules never store this server */
+#define SRV_F_FIXED_ID 0x0010 /* "id N" was given */
+#define SRV_F_PORT_MAP 0x0020 /* no port or "+N"/"-N": the client's destination port + port_off */
 
 struct server {
 	struct server *next;      /* next server of the same backend, config order */
@@ -26,9 +28,11 @@ struct server {
 	char *id;                 /* server name */
 	char *file;               /* config location */
 	int line;
-	int puid;                 /* 1-based position in the backend */
+	int puid;                 /* "id", else the lowest id no other server of the backend has
+				   * (config order); from 1 */
 	struct sockaddr_storage addr;
 	socklen_t addrlen;
+	int port_off;             /* SRV_F_PORT_MAP: added to the client's destination port */
 	uint32_t flags;           /* SRV_F_* */
 	int weight;               /* configured weight 0..256, default 1 */
 	int maxconn;              /* 0 = unlimited */

@@ -17,6 +17,12 @@ struct srv_per_thread {
 	int nb_idle;
 } ALIGNED_CL;
 
+struct proxy;
+
+/* Gives each server of <px> without an "id" the lowest id no other server has, in config
+ * order. Check time. */
+void srv_assign_ids(struct proxy *px);
+
 /* May take traffic in the tier <backup> (active or backup servers). */
 static inline bool srv_usable(const struct server *s, bool backup)
 {

@@ -13,6 +13,7 @@
 #define ADDR_F_PORT_RANGE 0x0001 /* accept "lo-hi" port ranges (bind) */
 #define ADDR_F_FD         0x0002 /* accept "fd@N" (bind) */
 #define ADDR_F_HOSTNAME   0x0004 /* a non-literal host is returned as ADDR_HOSTNAME */
+#define ADDR_F_PORT_MAP   0x0008 /* accept no port or "+N"/"-N" (server): port_map set */
 
 /* addr_parse() results */
 #define ADDR_ERR      (-1)        /* invalid; the reason is in err */
@@ -27,11 +28,15 @@ struct addr_res {
 	int port_lo, port_hi;         /* inet ports, equal without a range; 0 for unix/fd */
 	int fd;                       /* >= 0 for "fd@N", else -1 */
 	int family;                   /* family asked by a prefix (AF_UNSPEC if none) */
+	int port_map;                 /* ADDR_F_PORT_MAP: no port or an offset was written: the
+				       * port is the client's destination port + port_off */
+	int port_off;                 /* -65535..65535 */
 	char host[ADDR_HOST_MAX];     /* ADDR_HOSTNAME: the name to resolve */
 };
 
 /* Parses one address <str> (NUL-terminated, no commas) into <res> according to <flags>.
- * A port is required for inet addresses and must be 1..65535. Returns ADDR_OK,
+ * A port is required for inet addresses and must be 1..65535 (with ADDR_F_PORT_MAP it may
+ * be left out, or written "+N" or "-N": res->port_map). Returns ADDR_OK,
  * ADDR_HOSTNAME (only with ADDR_F_HOSTNAME) or ADDR_ERR with a message in err[0..errsz).
  */
 int addr_parse(const char *str, unsigned int flags, struct addr_res *res, char *err, size_t errsz);

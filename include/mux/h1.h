@@ -41,11 +41,12 @@ int h1_front_close_idle(void);
 void h1_release_all(void);
 
 /* back side (mux/h1_back.c) */
-/* Returns an idle connection to <srv> owned by this thread, or NULL. */
-struct conn *h1_back_take_idle(struct server *srv);
-/* Starts a connection to <srv>; returns it (CO_FL_CONNECTING possibly set) or NULL with
- * errno set. */
-struct conn *h1_back_connect(struct server *srv);
+/* Returns an idle connection to <srv> owned by this thread, or NULL; with <to> (a server
+ * whose port follows the client's), only one connected to that address. */
+struct conn *h1_back_take_idle(struct server *srv, const struct sockaddr_storage *to);
+/* Starts a connection to <srv>, at <to> when not NULL (srv->addr otherwise); returns it
+ * (CO_FL_CONNECTING possibly set) or NULL with errno set. */
+struct conn *h1_back_connect(struct server *srv, const struct sockaddr_storage *to);
 /* Completes a pending connect after an event: 1 connected, 0 still pending, -1 failed. */
 int h1_back_check_connect(struct conn *c);
 /* Parks <c> in its server's idle list (or closes it when the list is full). */

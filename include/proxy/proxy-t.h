@@ -124,6 +124,9 @@ struct proxy {
 	/* servers and load balancing */
 	struct server *srv;       /* first server, config order */
 	int srv_count;
+	char **defsrv_args;       /* "default-server" options, in order, every "server" line of
+				   * this section starts with (inherited from defaults); owned */
+	int defsrv_nargs;
 	int lbalgo;               /* enum lb_algo */
 	int lb_draws;             /* random(N): servers drawn per pick (default 2) */
 	const struct lb_ops *lb;  /* set when runtime state is built */

@@ -17,12 +17,17 @@ struct act_rule;
 /* Creates a proxy <name> with capabilities <cap> (PR_CAP_DEF for a defaults section)
  * defined at <file>:<line>, starting as a copy of the settings of <defpx> (mode, options,
  * timeouts, retries, maxconn, backlog, default_backend, balance, forwardfor, monitor-uri,
- * errorfiles; never binds, servers or rules), or of the built-in defaults when NULL.
+ * errorfiles, default-server options; never binds, servers or rules), or of the built-in
+ * defaults when NULL.
  * Defaults sections go to a private list (the last one becomes the default of the next
  * proxies); others are appended to `proxies`. Returns NULL on allocation failure.
  */
 struct proxy *proxy_new(const char *name, uint32_t cap, const char *file, int line,
 			const struct proxy *defpx);
+
+/* Appends copies of the "default-server" option words args[0..nargs) to <px>. Returns 0,
+ * or -1 when out of memory. */
+int proxy_defsrv_append(struct proxy *px, char *const *args, int nargs);
 
 /* The defaults section a proxy without "from" inherits: the last one declared, or NULL. */
 struct proxy *proxy_defaults_last(void);

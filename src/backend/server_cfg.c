@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <backend/server-t.h>
+#include <backend/server.h>
 #include <base/addr.h>
 #include <cfg/cfg.h>
 #include <proxy/proxy.h>
@@ -50,7 +50,6 @@ static const char *const srv_later[][2] = {
 	{ "proxy-v2-options", "the PROXY protocol is not implemented yet" },
 	{ "proto", "HTTP/2 to servers is not implemented yet" },
 	{ "cookie", "cookie persistence is not implemented yet" },
-	{ "id", "numeric server ids are not implemented yet" },
 	{ "resolvers", "DNS resolvers are not implemented yet" },
 	{ "resolve-prefer", "DNS resolvers are not implemented yet" },
 	{ "resolve-net", "DNS resolvers are not implemented yet" },
@@ -71,6 +70,10 @@ static const char *const srv_later[][2] = {
 	{ "shard", "peers are not implemented yet" },
 	{ "guid", "guids are not implemented yet" },
 };
+
+/* Set while the stored "default-server" options are applied to a server: they were
+ * checked, and warned about, on their own line. */
+static bool srv_quiet;
 
 /* Parses the integer value of option args[*i] in [min, max]; advances *i. */
 static int srv_opt_int(struct cfg_ctx *ctx, const struct server *srv, int *i, long min, long max,
@@ -143,8 +146,21 @@ static int srv_parse_opt(struct cfg_ctx *ctx, struct server *srv, int *i)
 	}
 	if (!strcmp(opt, "check")) {
 		srv->flags |= SRV_F_CHECK;
-		cfg_warn(ctx, "'server %s/%s' : health checks are not supported yet: 'check' has no "
-			 "effect and the server is considered up.", srv->px->id, srv->id);
+		if (!srv_quiet)
+			cfg_warn(ctx, "'server %s/%s' : health checks are not supported yet: 'check' "
+				 "has no effect and the server is considered up.", srv->px->id,
+				 srv->id);
+		return 0;
+	}
+	if (!strcmp(opt, "id")) {
+		if (!srv->px || (srv->px->cap & PR_CAP_DEF) || !strcmp(srv->id, "default-server")) {
+			cfg_alert(ctx, "'id' option is not accepted in default-server sections");
+			return -1;
+		}
+		if (srv_opt_int(ctx, srv, i, 1, INT_MAX, &v) < 0)
+			return -1;
+		srv->puid = (int)v;
+		srv->flags |= SRV_F_FIXED_ID;
 		return 0;
 	}
 	if (!strcmp(opt, "no-check")) {
@@ -177,31 +193,106 @@ static int srv_parse_addr(struct cfg_ctx *ctx, struct server *srv, const char *s
 	char err[320];
 	int rc;
 
-	rc = addr_parse(str, ADDR_F_HOSTNAME, &res, err, sizeof(err));
+	rc = addr_parse(str, ADDR_F_HOSTNAME | ADDR_F_PORT_MAP, &res, err, sizeof(err));
 	if (rc == ADDR_HOSTNAME && addr_resolve(&res, err, sizeof(err)) < 0)
 		rc = ADDR_ERR;
 	if (rc == ADDR_ERR) {
-		if (!strncmp(err, "missing port", 12))
-			cfg_alert(ctx, "'server %s/%s' : %s (a server without a port, reusing the "
-				  "client's destination port, is not supported yet).", srv->px->id,
-				  srv->id, err);
-		else
-			cfg_alert(ctx, "'server %s/%s' : %s", srv->px->id, srv->id, err);
+		cfg_alert(ctx, "'server %s/%s' : %s", srv->px->id, srv->id, err);
+		return -1;
+	}
+	if (res.port_map && res.ss.ss_family == AF_UNIX) {
+		cfg_alert(ctx, "'server %s/%s' : a unix socket takes no port.", srv->px->id, srv->id);
 		return -1;
 	}
 	srv->addr = res.ss;
 	srv->addrlen = res.len;
+	if (res.port_map) {
+		srv->flags |= SRV_F_PORT_MAP;
+		srv->port_off = res.port_off;
+	}
 	return 0;
 }
 
-static void srv_append(struct proxy *px, struct server *srv)
+/* Appends <srv> to its backend. A fixed id must be unique there; the other servers get
+ * theirs at check time (srv_assign_ids). Returns 0, or -1 after an alert. */
+static int srv_append(struct cfg_ctx *ctx, struct proxy *px, struct server *srv)
 {
 	struct server **tail = &px->srv;
 
-	while (*tail)
-		tail = &(*tail)->next;
+	for (; *tail; tail = &(*tail)->next) {
+		const struct server *o = *tail;
+
+		if ((srv->flags & SRV_F_FIXED_ID) && (o->flags & SRV_F_FIXED_ID) &&
+		    o->puid == srv->puid) {
+			cfg_alert(ctx, "'server %s/%s' : custom id %d already used at %s:%d "
+				  "('server %s').", px->id, srv->id, srv->puid, o->file, o->line,
+				  o->id);
+			return -1;
+		}
+	}
 	*tail = srv;
-	srv->puid = ++px->srv_count;
+	px->srv_count++;
+	return 0;
+}
+
+void srv_assign_ids(struct proxy *px)
+{
+	int next = 1;
+
+	for (struct server *s = px->srv; s; s = s->next) {
+		bool used;
+
+		if (s->flags & SRV_F_FIXED_ID)
+			continue;
+		do { /* the lowest id no fixed one takes, in config order */
+			used = false;
+			for (const struct server *o = px->srv; o; o = o->next)
+				if ((o->flags & SRV_F_FIXED_ID) && o->puid == next)
+					used = true;
+		} while (used && ++next);
+		s->puid = next++;
+	}
+}
+
+/* Applies the "default-server" options of <px> to the fresh <srv>. */
+static int srv_apply_defaults(struct cfg_ctx *ctx, struct proxy *px, struct server *srv)
+{
+	struct cfg_ctx dctx = *ctx;
+	int rc = 0;
+
+	dctx.args = px->defsrv_args;
+	dctx.nargs = px->defsrv_nargs;
+	srv_quiet = true;
+	for (int i = 0; i < dctx.nargs && rc == 0; i++)
+		rc = srv_parse_opt(&dctx, srv, &i);
+	srv_quiet = false;
+	return rc;
+}
+
+/* default-server [options]: the options every later "server" line of this section starts
+ * with (a defaults section hands them on to the proxies that follow it). They are checked
+ * here, on a scratch server, so that an error names this line. */
+static int defsrv_kw_parse(struct cfg_ctx *ctx)
+{
+	struct proxy *px = ctx->px;
+	struct server tmp = { .id = "default-server", .px = px, .weight = 1 };
+	int i;
+
+	if (!px)
+		return -1;
+	if (!(px->cap & (PR_CAP_BE | PR_CAP_DEF))) {
+		cfg_alert(ctx, "'default-server' not allowed because %s '%s' has no backend "
+			  "capability.", proxy_type_str(px), px->id);
+		return -1;
+	}
+	for (i = 1; i < ctx->nargs; i++)
+		if (srv_parse_opt(ctx, &tmp, &i) < 0)
+			return -1;
+	if (proxy_defsrv_append(px, ctx->args + 1, ctx->nargs - 1) < 0) {
+		cfg_alert(ctx, "out of memory.");
+		return -1;
+	}
+	return 0;
 }
 
 /* server NAME ADDR[:PORT] [options] */
@@ -230,12 +321,13 @@ static int srv_kw_parse(struct cfg_ctx *ctx)
 	srv->px = px;
 	srv->line = ctx->line;
 	srv->weight = 1;
-	if (srv_parse_addr(ctx, srv, ctx->args[2]) < 0)
+	if (srv_parse_addr(ctx, srv, ctx->args[2]) < 0 || srv_apply_defaults(ctx, px, srv) < 0)
 		goto fail;
 	for (i = 3; i < ctx->nargs; i++)
 		if (srv_parse_opt(ctx, srv, &i) < 0)
 			goto fail;
-	srv_append(px, srv);
+	if (srv_append(ctx, px, srv) < 0)
+		goto fail;
 	return 0;
 fail:
 	if (srv) {
@@ -248,6 +340,7 @@ fail:
 
 static const struct cfg_kw srv_kws[] = {
 	{ "server", CFG_SEC_PROXIES, srv_kw_parse },
+	{ "default-server", CFG_SEC_PROXIES, defsrv_kw_parse },
 	{ NULL, 0, NULL },
 };
 

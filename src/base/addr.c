@@ -81,8 +81,21 @@ static int addr_parse_ports(const char *port, unsigned int flags, struct addr_re
 		return ADDR_ERR;
 	}
 	if (*port == '+' || *port == '-') {
-		snprintf(err, errsz, "port offsets ('+N'/'-N') in '%s' are not supported yet", str);
-		return ADDR_ERR;
+		int off = end - port > 1 ? addr_parse_port(port + 1, end) : -1;
+
+		if (!(flags & ADDR_F_PORT_MAP)) {
+			snprintf(err, errsz, "port offsets ('+N'/'-N') are only for servers, in '%s'",
+				 str);
+			return ADDR_ERR;
+		}
+		if (off < 0 && strcmp(port + 1, "0") != 0) {
+			snprintf(err, errsz, "invalid port offset '%s'", port);
+			return ADDR_ERR;
+		}
+		res->port_map = 1;
+		res->port_off = *port == '-' ? -(off < 0 ? 0 : off) : (off < 0 ? 0 : off);
+		res->port_lo = res->port_hi = 0;
+		return ADDR_OK;
 	}
 	if (dash && (flags & ADDR_F_PORT_RANGE)) {
 		res->port_lo = addr_parse_port(port, dash);
@@ -153,6 +166,14 @@ static int addr_parse_inet(const char *s, unsigned int flags, struct addr_res *r
 	if (*s == '[') {
 		const char *rb = strchr(s, ']');
 
+		if (rb && !rb[1] && (flags & ADDR_F_PORT_MAP) && rb - s - 1 < (long)sizeof(host)) {
+			/* "[v6]" without a port: the client's destination port */
+			memcpy(host, s + 1, (size_t)(rb - s - 1));
+			host[rb - s - 1] = 0;
+			res->port_map = 1;
+			res->port_off = 0;
+			return addr_set_host(host, 1, flags, res, str, err, errsz);
+		}
 		if (!rb || rb[1] != ':') {
 			snprintf(err, errsz, "invalid address: '%s' (expected '[ipv6]:port')", str);
 			return ADDR_ERR;
@@ -163,6 +184,13 @@ static int addr_parse_inet(const char *s, unsigned int flags, struct addr_res *r
 		port = rb + 2;
 	} else {
 		colon = strrchr(s, ':');
+		if (!colon && (flags & ADDR_F_PORT_MAP)) {
+			/* no port: the client's destination port */
+			res->port_map = 1;
+			res->port_off = 0;
+			res->port_lo = res->port_hi = 0;
+			return addr_set_host(s, 0, flags, res, str, err, errsz);
+		}
 		if (!colon) {
 			snprintf(err, errsz, "missing port specification in '%s'", str);
 			return ADDR_ERR;

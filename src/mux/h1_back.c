@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -50,7 +51,17 @@ static void back_timeout(struct timer *t)
 		conn_close(c);
 }
 
-struct conn *h1_back_take_idle(struct server *srv)
+/* Same address and port (ports are at the same offset in sockaddr_in and sockaddr_in6). */
+static bool back_same_peer(const struct sockaddr_storage *a, const struct sockaddr_storage *b)
+{
+	if (a->ss_family != b->ss_family)
+		return false;
+	if (a->ss_family == AF_INET)
+		return !memcmp(a, b, sizeof(struct sockaddr_in));
+	return a->ss_family == AF_INET6 && !memcmp(a, b, sizeof(struct sockaddr_in6));
+}
+
+struct conn *h1_back_take_idle(struct server *srv, const struct sockaddr_storage *to)
 {
 	struct srv_per_thread *pt = &srv->per_thr[tid];
 	struct conn *c;
@@ -58,15 +69,28 @@ struct conn *h1_back_take_idle(struct server *srv)
 	if (list_empty(&pt->idle))
 		return NULL;
 	c = list_elem(pt->idle.next, struct conn, idle);
+	if (unlikely(to)) {
+		bool found = false;
+
+		list_for_each_entry(c, &pt->idle, idle) {
+			if (back_same_peer(&c->peer, to)) {
+				found = true;
+				break;
+			}
+		}
+		if (!found)
+			return NULL;
+	}
 	list_delete(&c->idle);
 	pt->nb_idle--;
 	c->flags &= ~(CO_FL_IDLE | CO_FL_GOT_DATA);
 	return c;
 }
 
-struct conn *h1_back_connect(struct server *srv)
+struct conn *h1_back_connect(struct server *srv, const struct sockaddr_storage *to)
 {
-	int fam = srv->addr.ss_family, one = 1, fd;
+	const struct sockaddr_storage *addr = to ? to : &srv->addr;
+	int fam = addr->ss_family, one = 1, fd;
 	struct conn *c;
 
 	fd = socket(fam, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
@@ -83,8 +107,8 @@ struct conn *h1_back_connect(struct server *srv)
 	c->flags |= CO_FL_BACK;
 	c->srv = srv;
 	c->px = srv->px;
-	c->peer = srv->addr;
-	if (connect(fd, (const struct sockaddr *)&srv->addr, srv->addrlen) == 0) {
+	c->peer = *addr;
+	if (connect(fd, (const struct sockaddr *)addr, srv->addrlen) == 0) {
 		c->flags |= CO_FL_CAN_SEND;
 		return c;
 	}
@@ -153,6 +177,6 @@ void h1_back_close_idle(struct server *srv)
 {
 	struct conn *c;
 
-	while ((c = h1_back_take_idle(srv)))
+	while ((c = h1_back_take_idle(srv, NULL)))
 		conn_close(c);
 }

@@ -133,6 +133,25 @@ static int proxy_init_builtin(struct proxy *px)
 	return proxy_ist_set(&px->fwdfor_hdr, "X-Forwarded-For");
 }
 
+int proxy_defsrv_append(struct proxy *px, char *const *args, int nargs)
+{
+	char **na;
+
+	if (nargs <= 0)
+		return 0;
+	na = realloc(px->defsrv_args, (size_t)(px->defsrv_nargs + nargs) * sizeof(*na));
+	if (!na)
+		return -1;
+	px->defsrv_args = na;
+	for (int i = 0; i < nargs; i++) {
+		na[px->defsrv_nargs] = strdup(args[i]);
+		if (!na[px->defsrv_nargs])
+			return -1;
+		px->defsrv_nargs++;
+	}
+	return 0;
+}
+
 /* Copies the inheritable settings of defaults section <def> into the fresh <px>. */
 static int proxy_inherit(struct proxy *px, const struct proxy *def)
 {
@@ -154,6 +173,8 @@ static int proxy_inherit(struct proxy *px, const struct proxy *def)
 	px->fwdfor_except_mask = def->fwdfor_except_mask;
 	px->fwdfor_has_except = def->fwdfor_has_except;
 	if (def->defbe_name && !(px->defbe_name = strdup(def->defbe_name)))
+		return -1;
+	if (proxy_defsrv_append(px, def->defsrv_args, def->defsrv_nargs) < 0)
 		return -1;
 	if (proxy_ist_dup(&px->fwdfor_hdr, def->fwdfor_hdr) < 0 ||
 	    proxy_ist_dup(&px->monitor_uri, def->monitor_uri) < 0)
@@ -282,6 +303,9 @@ static void proxy_free(struct proxy *px)
 	free((char *)px->fwdfor_hdr.ptr);
 	free((char *)px->monitor_uri.ptr);
 	free(px->defbe_name);
+	for (i = 0; i < px->defsrv_nargs; i++)
+		free(px->defsrv_args[i]);
+	free(px->defsrv_args);
 	free(px->id);
 	free(px->file);
 	free(px);

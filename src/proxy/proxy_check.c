@@ -5,7 +5,7 @@
  */
 #include <string.h>
 
-#include <backend/server-t.h>
+#include <backend/server.h>
 #include <cfg/cfg.h>
 #include <proxy/proxy.h>
 #include <proxy/proxy_cfg.h>
@@ -148,6 +148,7 @@ int proxy_check_all(void)
 		errs += proxy_check_dup_name(px);
 		errs += proxy_check_mode(px);
 		errs += proxy_check_backends(px);
+		srv_assign_ids(px);
 		errs += proxy_check_servers(px);
 		proxy_check_warnings(px);
 	}

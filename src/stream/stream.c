@@ -8,6 +8,7 @@
 #include <backend/server-t.h>
 #include <base/buf.h>
 #include <base/pool.h>
+#include <conn/conn_addr.h>
 #include <conn/connection.h>
 #include <base/freq_ctr.h>
 #include <event/loop.h>
@@ -437,9 +438,40 @@ static int stream_established(struct stream *s)
 	return 1;
 }
 
+/* The address of a server whose port follows the client's (SRV_F_PORT_MAP): the port
+ * the client connected to plus the server's offset. False when there is none in
+ * 1..65535 (a client on a unix socket, an offset out of range). */
+static bool stream_mapped_addr(struct stream *s, struct sockaddr_storage *to)
+{
+	const struct sockaddr *l = conn_local_addr(s->front);
+	int port;
+
+	if (!l || (l->sa_family != AF_INET && l->sa_family != AF_INET6))
+		return false;
+	port = ntohs(l->sa_family == AF_INET ? ((const struct sockaddr_in *)l)->sin_port
+					      : ((const struct sockaddr_in6 *)l)->sin6_port);
+	port += s->srv->port_off;
+	if (port < 1 || port > 65535)
+		return false;
+	*to = s->srv->addr;
+	if (to->ss_family == AF_INET)
+		((struct sockaddr_in *)to)->sin_port = htons((uint16_t)port);
+	else
+		((struct sockaddr_in6 *)to)->sin6_port = htons((uint16_t)port);
+	return true;
+}
+
 static int stream_try_connect(struct stream *s, bool allow_idle)
 {
-	struct conn *b = allow_idle ? h1_back_take_idle(s->srv) : NULL;
+	struct sockaddr_storage mapped, *to = NULL;
+	struct conn *b;
+
+	if (unlikely(s->srv->flags & SRV_F_PORT_MAP)) {
+		if (!stream_mapped_addr(s, &mapped))
+			return -2; /* no port to connect to: the caller retries, then 503 */
+		to = &mapped;
+	}
+	b = allow_idle ? h1_back_take_idle(s->srv, to) : NULL;
 
 	timer_del(&s->tmr); /* queue or turnaround deadline: over */
 	if (b) {
@@ -448,7 +480,7 @@ static int stream_try_connect(struct stream *s, bool allow_idle)
 	} else {
 		s->flags &= ~SF_REUSED_CONN;
 		CNT_INC(s->srv->cnt, connect);
-		b = h1_back_connect(s->srv);
+		b = h1_back_connect(s->srv, to);
 		if (!b)
 			return -2; /* immediate failure: the caller retries */
 	}

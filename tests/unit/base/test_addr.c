@@ -79,8 +79,37 @@ TEST(addr_ports)
 	CHECK_STR(addrt_err, "missing port specification in '1.2.3.4'");
 	CHECK_INT(addr_parse("1.2.3.4:", BIND_F, &r, addrt_err, sizeof(addrt_err)), ADDR_ERR);
 	CHECK_INT(addr_parse("1.2.3.4:+1", 0, &r, addrt_err, sizeof(addrt_err)), ADDR_ERR);
-	CHECK(strstr(addrt_err, "not supported yet") != NULL);
+	CHECK(strstr(addrt_err, "only for servers") != NULL);
 	CHECK_INT(addr_parse("", 0, &r, addrt_err, sizeof(addrt_err)), ADDR_ERR);
+}
+
+/* Servers: no port, or an offset, means the client's destination port (+ the offset). */
+TEST(addr_port_map)
+{
+	const unsigned int f = ADDR_F_PORT_MAP;
+	struct addr_res r;
+
+	CHECK_INT(addr_parse("1.2.3.4", f, &r, addrt_err, sizeof(addrt_err)), ADDR_OK);
+	CHECK(r.port_map && r.port_off == 0 && r.ss.ss_family == AF_INET);
+	CHECK_INT(addr_parse("1.2.3.4:+10", f, &r, addrt_err, sizeof(addrt_err)), ADDR_OK);
+	CHECK(r.port_map && r.port_off == 10);
+	CHECK_INT(addr_parse("1.2.3.4:-1000", f, &r, addrt_err, sizeof(addrt_err)), ADDR_OK);
+	CHECK(r.port_map && r.port_off == -1000);
+	CHECK_INT(addr_parse("1.2.3.4:+0", f, &r, addrt_err, sizeof(addrt_err)), ADDR_OK);
+	CHECK(r.port_map && r.port_off == 0);
+	CHECK_INT(addr_parse("[::1]", f, &r, addrt_err, sizeof(addrt_err)), ADDR_OK);
+	CHECK(r.port_map && r.ss.ss_family == AF_INET6);
+	CHECK_INT(addr_parse("[::1]:-2", f, &r, addrt_err, sizeof(addrt_err)), ADDR_OK);
+	CHECK(r.port_map && r.port_off == -2);
+	CHECK_INT(addr_parse("1.2.3.4:80", f, &r, addrt_err, sizeof(addrt_err)), ADDR_OK);
+	CHECK(!r.port_map && r.port_lo == 80);
+	CHECK_INT(addr_parse("1.2.3.4:+x", f, &r, addrt_err, sizeof(addrt_err)), ADDR_ERR);
+	CHECK_INT(addr_parse("1.2.3.4:+", f, &r, addrt_err, sizeof(addrt_err)), ADDR_ERR);
+	CHECK_INT(addr_parse("1.2.3.4:+70000", f, &r, addrt_err, sizeof(addrt_err)), ADDR_ERR);
+	CHECK_INT(addr_parse("1.2.3.4:", f, &r, addrt_err, sizeof(addrt_err)), ADDR_ERR);
+	CHECK_INT(addr_parse("localhost", f | ADDR_F_HOSTNAME, &r, addrt_err, sizeof(addrt_err)),
+		  ADDR_HOSTNAME);
+	CHECK(r.port_map);
 }
 
 TEST(addr_unix_and_fd)

@@ -436,7 +436,7 @@ TEST(proxy_cfg_balance_and_misc)
 		 "  no option forwardfor\n  retries 3 4\n  frobnicate\n"
 		 "  server s 127.0.0.1:1 check inter 2s rise 2 fall 3 no-check\n"
 		 "  server t 127.0.0.1:2 weight 300\n  server u 127.0.0.1:3 ssl\n"
-		 "  server v 127.0.0.1\n  server w nosuchhost.invalid:80\n  server y\n"
+		 "  server v 127.0.0.1:+x\n  server w nosuchhost.invalid:80\n  server y\n"
 		 "  server z 127.0.0.1:4 foo\n", &r);
 	PXT_HAS(&r, "t.cfg:9] : 'balance random' expects 'random' or 'random(<draws>)'");
 	PXT_HAS(&r, "t.cfg:10] : balance only supports");
@@ -457,7 +457,7 @@ TEST(proxy_cfg_balance_and_misc)
 	PXT_HAS(&r, "t.cfg:24] : 'server be/s' : health checks are not supported yet");
 	PXT_HAS(&r, "t.cfg:25] : 'server be/t' : weight of server t is not within 0 and 256 (300).");
 	PXT_HAS(&r, "t.cfg:26] : 'server be/u' : option 'ssl' is not supported yet");
-	PXT_HAS(&r, "t.cfg:27] : 'server be/v' : missing port specification in '127.0.0.1'");
+	PXT_HAS(&r, "t.cfg:27] : 'server be/v' : invalid port offset '+x'");
 	PXT_HAS(&r, "t.cfg:28] : 'server be/w' : could not resolve address 'nosuchhost.invalid'");
 	PXT_HAS(&r, "t.cfg:29] : 'server' expects <name> and <addr>[:<port>] as arguments.");
 	PXT_HAS(&r, "t.cfg:30] : 'server be/z' : unknown keyword 'foo'.");
