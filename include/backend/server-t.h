@@ -33,6 +33,7 @@ struct server {
 	struct sockaddr_storage addr;
 	socklen_t addrlen;
 	int port_off;             /* SRV_F_PORT_MAP: added to the client's destination port */
+	char *cookie;             /* "cookie VALUE" (persistence, stream/cookie.c), or NULL */
 	uint32_t flags;           /* SRV_F_* */
 	int weight;               /* configured weight 0..256, default 1 */
 	int maxconn;              /* 0 = unlimited */

@@ -35,6 +35,8 @@ enum pr_mode {
 #define PR_O_FWDFOR        0x00000008 /* option forwardfor */
 #define PR_O_FF_IFNONE     0x00000010 /* forwardfor if-none */
 #define PR_O_REDISP        0x00000020 /* option redispatch */
+#define PR_O_PERSIST       0x00000200 /* option persist: a cookie may name a server in
+				       * maintenance */
 #define PR_O_BUF_REQ       0x00000040 /* option http-buffer-request */
 #define PR_O_HTTP_NO_DELAY 0x00000080 /* option http-no-delay: never MSG_MORE */
 #define PR_O_IDLE_CLOSE_RSP 0x00000100 /* option idle-close-on-response: on a graceful stop,
@@ -124,6 +126,7 @@ struct proxy {
 	/* servers and load balancing */
 	struct server *srv;       /* first server, config order */
 	int srv_count;
+	struct px_cookie *ck;     /* "cookie" persistence (stream/cookie.c), or NULL */
 	char **defsrv_args;       /* "default-server" options, in order, every "server" line of
 				   * this section starts with (inherited from defaults); owned */
 	int defsrv_nargs;

@@ -96,6 +96,12 @@ smp_hdr_next_value_fast(struct ist *rest, bool *done, struct ist *val)
 	return true;
 }
 
+/* The first "NAME=VALUE" pair named <name> (case-sensitive) of the Cookie header value
+ * <v>, pairs separated by ';' or ',' with optional spaces: *pair is the whole pair (from
+ * its name to the end of its value, to remove or replace it), *val its value (spaces
+ * around '=' skipped). False when there is none. Used by cookie persistence. */
+bool smp_cookie_pair(struct ist v, struct ist name, struct ist *pair, struct ist *val);
+
 /* HAProxy's lenient integer reading (hdr_val, cook_val, urlp_val): an optional '-', then
  * bytes accumulated as base-10 digits until one above '9'; bytes below '0' are accumulated
  * too (as their negative distance to '0'), and the result wraps at 32 bits. */

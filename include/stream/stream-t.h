@@ -93,6 +93,7 @@ enum stream_state {
 #define SF_IGNORE_PRST    0x400000 /* ignore-persist: cookie persistence is ignored (as in
 				   * HAProxy, stick tables are not concerned) */
 #define SF_EH_OPEN        0x100000 /* a 103 response is being built by early-hint rules */
+#define SF_CK_RSP_DONE    0x800000 /* the persistence cookie of the response was handled */
 
 /* stream->log_level: set-log-level, a syslog level (0..7) plus one */
 #define STRM_LOG_UNSET  0         /* the proxy's own level */
@@ -152,6 +153,8 @@ struct stream {
 				   * output buffer (stream_reply_start) */
 	struct stk_trk *stk;      /* stick counters tracked, pending stick stores (stream/
 				   * stktable_act.c), or NULL */
+	struct server *ck_srv;    /* the server the request's persistence cookie named, or NULL */
+	uint8_t ck_state;         /* CK_* (stream/cookie.h) */
 	const char *last_rule_file; /* the last verdict rule that ended a rule set (ACT_FL_VERDICT), */
 	int last_rule_line;       /* for last_rule_file/_line; NULL/0 when none did */
 	struct act_rule *tcp_next; /* tcp-request content: the rule to run again after a wait

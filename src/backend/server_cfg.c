@@ -49,7 +49,6 @@ static const char *const srv_later[][2] = {
 	{ "send-proxy-v2-ssl", "the PROXY protocol is not implemented yet" },
 	{ "proxy-v2-options", "the PROXY protocol is not implemented yet" },
 	{ "proto", "HTTP/2 to servers is not implemented yet" },
-	{ "cookie", "cookie persistence is not implemented yet" },
 	{ "resolvers", "DNS resolvers are not implemented yet" },
 	{ "resolve-prefer", "DNS resolvers are not implemented yet" },
 	{ "resolve-net", "DNS resolvers are not implemented yet" },
@@ -150,6 +149,23 @@ static int srv_parse_opt(struct cfg_ctx *ctx, struct server *srv, int *i)
 			cfg_warn(ctx, "'server %s/%s' : health checks are not supported yet: 'check' "
 				 "has no effect and the server is considered up.", srv->px->id,
 				 srv->id);
+		return 0;
+	}
+	if (!strcmp(opt, "cookie")) {
+		char *val;
+
+		if (*i + 1 >= ctx->nargs || !*ctx->args[*i + 1]) {
+			cfg_alert(ctx, "'server %s/%s' : 'cookie' expects <value> as argument.",
+				  srv->px->id, srv->id);
+			return -1;
+		}
+		val = strdup(ctx->args[++*i]);
+		if (!val) {
+			cfg_alert(ctx, "out of memory.");
+			return -1;
+		}
+		free(srv->cookie);
+		srv->cookie = val;
 		return 0;
 	}
 	if (!strcmp(opt, "id")) {
@@ -285,9 +301,13 @@ static int defsrv_kw_parse(struct cfg_ctx *ctx)
 			  "capability.", proxy_type_str(px), px->id);
 		return -1;
 	}
-	for (i = 1; i < ctx->nargs; i++)
-		if (srv_parse_opt(ctx, &tmp, &i) < 0)
+	for (i = 1; i < ctx->nargs; i++) {
+		if (srv_parse_opt(ctx, &tmp, &i) < 0) {
+			free(tmp.cookie);
 			return -1;
+		}
+	}
+	free(tmp.cookie);
 	if (proxy_defsrv_append(px, ctx->args + 1, ctx->nargs - 1) < 0) {
 		cfg_alert(ctx, "out of memory.");
 		return -1;
@@ -333,6 +353,7 @@ fail:
 	if (srv) {
 		free(srv->id);
 		free(srv->file);
+		free(srv->cookie);
 	}
 	free(srv);
 	return -1;

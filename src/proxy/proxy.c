@@ -296,6 +296,7 @@ static void proxy_free(struct proxy *px)
 		next = srv->next;
 		free(srv->id);
 		free(srv->file);
+		free(srv->cookie);
 		free(srv);
 	}
 	for (i = 0; i < px->nb_errorfiles; i++)

@@ -86,6 +86,11 @@ static int pxopt_idle_close(struct cfg_ctx *ctx, int a, bool neg)
 	return pxopt_bool(ctx, a, neg, PR_O_IDLE_CLOSE_RSP);
 }
 
+static int pxopt_persist(struct cfg_ctx *ctx, int a, bool neg)
+{
+	return pxopt_bool(ctx, a, neg, PR_O_PERSIST);
+}
+
 /* Parses an IPv4 "NET[/BITS|/MASK]" into net/mask. Returns 0 or -1. */
 static int pxopt_parse_net4(const char *s, struct in_addr *net, struct in_addr *mask)
 {
@@ -223,6 +228,7 @@ static const struct pxopt pxopts[] = {
 	{ "forceclose", FEBE, pxopt_forceclose },
 	{ "forwardfor", FEBE, pxopt_forwardfor },
 	{ "redispatch", PR_CAP_BE, pxopt_redispatch },
+	{ "persist", PR_CAP_BE, pxopt_persist },
 	{ "http-buffer-request", FEBE, pxopt_buf_req },
 	{ "http-no-delay", FEBE, pxopt_no_delay },
 	{ "idle-close-on-response", PR_CAP_FE, pxopt_idle_close },
@@ -271,7 +277,6 @@ static const char *const pxopt_later[][2] = {
 	{ "independent-streams", "independent-streams needs TCP mode, which is not implemented yet" },
 	{ "nolinger", "nolinger is not implemented yet" },
 	{ "originalto", "originalto is not implemented yet" },
-	{ "persist", "persistence is not implemented yet" },
 	{ "prefer-last-server", "prefer-last-server is not implemented yet" },
 	{ "splice-auto", "splicing is not implemented yet" },
 	{ "splice-request", "splicing is not implemented yet" },

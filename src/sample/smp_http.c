@@ -129,6 +129,44 @@ bool smp_cookie_next(struct ist *rest, struct ist name, bool any, bool list, str
 	return false;
 }
 
+static bool ck_is_sep(char c)
+{
+	return c == ';' || c == ',';
+}
+
+bool smp_cookie_pair(struct ist v, struct ist name, struct ist *pair, struct ist *val)
+{
+	const char *p = v.ptr, *e = v.ptr + v.len;
+
+	while (p < e) {
+		const char *s, *eq, *ne, *end;
+
+		while (p < e && (is_sp(*p) || ck_is_sep(*p)))
+			p++;
+		s = p;
+		while (p < e && !ck_is_sep(*p))
+			p++;
+		end = p;
+		while (end > s && is_sp(end[-1]))
+			end--;
+		eq = memchr(s, '=', (size_t)(end - s));
+		if (!eq)
+			continue;
+		ne = eq;
+		while (ne > s && is_sp(ne[-1]))
+			ne--;
+		if ((size_t)(ne - s) != name.len || memcmp(s, name.ptr, name.len) != 0)
+			continue;
+		eq++;
+		while (eq < end && is_sp(*eq))
+			eq++;
+		*pair = ist2(s, (size_t)(end - s));
+		*val = ist2(eq, (size_t)(end - eq));
+		return true;
+	}
+	return false;
+}
+
 /* ---- header values ---- */
 
 bool smp_hdr_next_value(struct ist *rest, bool *done, struct ist *val)

@@ -17,6 +17,7 @@
 #include <stream/action.h>
 #include <stream/http_capture.h>
 #include <stream/http_err.h>
+#include <stream/cookie.h>
 #include <stream/persist.h>
 #include <stream/px_ext.h>
 #include <stream/stktable.h>
@@ -170,6 +171,7 @@ static void rules_free_proxy(struct proxy *px)
 	px_ext_free(px); /* captures, unique id, monitor fail, redirects, error lines */
 	stick_rules_free(px);
 	persist_free_proxy(px);
+	cookie_free_proxy(px);
 	acl_free_list(&px->acls);
 }
 
@@ -258,6 +260,7 @@ int rules_check_all(void)
 	for (px = proxies; px; px = px->next) {
 		errs += rules_check_proxy(px);
 		errs += persist_check_proxy(px);
+		errs += cookie_check_proxy(px);
 		px->rule_sets = rules_sets_of(px);
 		http_capture_layout(px);
 	}

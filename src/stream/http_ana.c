@@ -23,6 +23,7 @@
 #include <sample/logfmt.h>
 #include <proxy/proxy.h>
 #include <stream/action.h>
+#include <stream/cookie.h>
 #include <stream/http_capture.h>
 #include <stream/http_px.h>
 #include <stream/http_redir.h>
@@ -458,6 +459,18 @@ static const char *rsp_conn_hdr(const struct stream *s, bool tunnel)
 	return (s->req.flags & H1_MF_VER_11) ? NULL : "keep-alive";
 }
 
+/* The backend's persistence cookie on the response, once: after the http-response rules,
+ * before the http-after-response ones, as in HAProxy. Returns 1 to go on. */
+static int rsp_cookie(struct stream *s, int *ret)
+{
+	s->flags |= SF_CK_RSP_DONE;
+	if (cookie_process_response(s) == 0)
+		return 1;
+	stream_count_rewrite_failed(s);
+	*ret = stream_server_error(s, 500);
+	return 0;
+}
+
 /* The response rule sets in order, from where they stopped (rsp_set): the backend's then
  * the frontend's http-response rules, then their http-after-response rules; then the
  * headers go to the client. */
@@ -485,12 +498,18 @@ static int ana_rsp_rules(struct stream *s)
 	for (; s->rsp_set < sizeof(sets) / sizeof(sets[0]); s->rsp_set++) {
 		struct proxy *px = sets[s->rsp_set].be ? s->be : s->fe;
 
+		if (s->rsp_set == 2 && unlikely(s->be->ck) && !(s->flags & SF_CK_RSP_DONE) &&
+		    !rsp_cookie(s, &ret))
+			return ret;
+
 		if ((!sets[s->rsp_set].be && s->fe == s->be) ||
 		    likely(!(px->rule_sets & sets[s->rsp_set].set)))
 			continue; /* no rule costs nothing */
 		if (!run_res_rules(s, px, sets[s->rsp_set].from, &ret))
 			return ret;
 	}
+	if (unlikely(s->be->ck) && !(s->flags & SF_CK_RSP_DONE) && !rsp_cookie(s, &ret))
+		return ret;
 	if (h1_write_response(&f->obuf, m, rsp_conn_hdr(s, tunnel)) < 0)
 		return stream_server_error(s, 502);
 	b_del(&b->ibuf, m->hdr_len);

@@ -20,6 +20,7 @@
 #include <stats/counters.h>
 #include <sample/vars.h>
 #include <stream/action.h>
+#include <stream/cookie.h>
 #include <stream/http_capture.h>
 #include <stream/http_err.h>
 #include <stream/http_reply.h>
@@ -600,6 +601,8 @@ int stream_connect_server(struct stream *s)
 {
 	if (unlikely(s->be->rule_sets & PR_RS_PERSIST))
 		persist_process(s);
+	if (unlikely(s->be->ck))
+		cookie_process_request(s);
 	if (unlikely(stk_used) && !list_empty(&s->be->stick_rules))
 		stk_process_sticking_rules(s);
 	s->conn_retries = s->be->retries;

@@ -168,6 +168,34 @@ TEST(fetch_header_value_scanner)
 	CHECK(smp_hdr_next_value_fast(&rest, &done, &v) && done && v.len == 1 && *v.ptr == 'b');
 }
 
+/* The persistence cookie finder: pairs split on ';' or ',', spaces around '=' ignored,
+ * the first pair of the name wins, names are case-sensitive. */
+static const char *cpair(const char *hv, const char *name, char *out)
+{
+	struct ist pair, val;
+
+	if (!smp_cookie_pair(ist_str(hv), ist_str(name), &pair, &val))
+		return "-";
+	snprintf(out, 128, "[%.*s]{%.*s}", (int)pair.len, pair.ptr, (int)val.len, val.ptr);
+	return out;
+}
+
+TEST(fetch_cookie_pair)
+{
+	char buf[128];
+
+	CHECK_STR(cpair("x=1; SRV=B; y=2", "SRV", buf), "[SRV=B]{B}");
+	CHECK_STR(cpair("a=1, SRV=A", "SRV", buf), "[SRV=A]{A}");
+	CHECK_STR(cpair("SRV = B ;x", "SRV", buf), "[SRV = B]{B}");
+	CHECK_STR(cpair("SRV=1;SRV=2", "SRV", buf), "[SRV=1]{1}");
+	CHECK_STR(cpair("srv=1", "SRV", buf), "-");
+	CHECK_STR(cpair("SRVX=1; XSRV=2", "SRV", buf), "-");
+	CHECK_STR(cpair("SRV", "SRV", buf), "-");
+	CHECK_STR(cpair("SRV=", "SRV", buf), "[SRV=]{}");
+	CHECK_STR(cpair("", "SRV", buf), "-");
+	CHECK_STR(cpair(";;; ,, SRV=E~abc", "SRV", buf), "[SRV=E~abc]{E~abc}");
+}
+
 TEST(fetch_strl2ic)
 {
 	CHECK_INT(smp_strl2ic(ist_str("12")), 12);

@@ -1,0 +1,37 @@
+/* Cookie-based persistence ("cookie NAME [insert|rewrite|prefix] [options]" in backends,
+ * "cookie VALUE" on servers): the request's cookie names the server, the response gets
+ * the cookie inserted, rewritten or prefixed. See stream/cookie.c.
+ */
+#ifndef STREAM_COOKIE_H
+#define STREAM_COOKIE_H
+
+#include <stdbool.h>
+#include <base/ist.h>
+
+struct proxy;
+struct stream;
+
+/* stream->ck_state: what the request's persistence cookie said */
+#define CK_NONE 0    /* no cookie (or persistence ignored) */
+#define CK_INVALID 1 /* a value no server of the backend has */
+#define CK_DOWN 2    /* a server that may not take traffic (disabled, down) */
+#define CK_VALID 3   /* a usable server */
+
+/* Request side, once the backend is known and before the server is chosen: reads the
+ * cookie, edits the request's Cookie headers (indirect insert, prefix), and takes the
+ * cookie's server unless one was chosen already or persistence is ignored. */
+void cookie_process_request(struct stream *s);
+
+/* Response side, after the http-response rules: the server's own cookie is removed,
+ * rewritten or prefixed, and the persistence cookie inserted. Returns 0, or -1 when a
+ * header could not be written (a failed rewrite). */
+int cookie_process_response(struct stream *s);
+
+/* Check time: proxies without "cookie" take their defaults section's. Returns the number
+ * of errors (a server cookie without a "cookie" line is only HAProxy's warning). */
+int cookie_check_proxy(struct proxy *px);
+
+/* Frees the settings <px> owns. */
+void cookie_free_proxy(struct proxy *px);
+
+#endif

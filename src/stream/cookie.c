@@ -1,0 +1,376 @@
+/* Cookie-based persistence, as HAProxy 2.6 does it: "cookie NAME [insert|rewrite|prefix]
+ * [indirect] [nocache] [postonly] [preserve] [httponly] [secure] [domain D]* [attr A]*" in
+ * backends (and defaults), "cookie VALUE" on servers. The request's cookie names the
+ * server (before stick rules and load balancing, after use-server); the response gets the
+ * cookie inserted (insert), the server's own one rewritten (rewrite) or prefixed with
+ * "VALUE~" (prefix), or removed when the client already had a valid one (indirect).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <backend/backend.h>
+#include <backend/server.h>
+#include <cfg/cfg.h>
+#include <http/meth.h>
+#include <proxy/proxy.h>
+#include <proxy/proxy_cfg.h>
+#include <sample/smp_http.h>
+#include <stream/cookie.h>
+#include <stream/http_rw.h>
+#include <stream/stream.h>
+
+#define CK_M_PASSIVE 0 /* no mode: the cookie only names the server */
+#define CK_M_INSERT 1
+#define CK_M_REWRITE 2
+#define CK_M_PREFIX 3
+
+#define CK_O_INDIRECT 0x01
+#define CK_O_NOCACHE 0x02
+#define CK_O_POSTONLY 0x04
+#define CK_O_PRESERVE 0x08
+#define CK_O_HTTPONLY 0x10
+#define CK_O_SECURE 0x20
+
+struct px_cookie {
+	struct ist name; /* owned */
+	int mode;	 /* CK_M_* */
+	int opts;	 /* CK_O_* */
+	char *attrs;	 /* "; path=/; domain=D; HttpOnly; Secure; A" of insert */
+	const struct proxy *owner;
+};
+
+/* ---- configuration ---- */
+
+static int ck_append(char **s, const char *a, const char *b)
+{
+	size_t l = *s ? strlen(*s) : 0, n = strlen(a) + strlen(b);
+	char *ns = realloc(*s, l + n + 1);
+
+	if (!ns)
+		return -1;
+	snprintf(ns + l, n + 1, "%s%s", a, b);
+	*s = ns;
+	return 0;
+}
+
+static void ck_free(struct px_cookie *ck)
+{
+	if (!ck)
+		return;
+	free((char *)ck->name.ptr);
+	free(ck->attrs);
+	free(ck);
+}
+
+/* cookie NAME [options] */
+static int kw_cookie(struct cfg_ctx *ctx)
+{
+	static const struct {
+		const char *kw;
+		int opt;
+	} flags[] = {
+		{ "indirect", CK_O_INDIRECT }, { "nocache", CK_O_NOCACHE },
+		{ "postonly", CK_O_POSTONLY }, { "preserve", CK_O_PRESERVE },
+		{ "httponly", CK_O_HTTPONLY }, { "secure", CK_O_SECURE },
+	};
+	struct proxy *px = ctx->px;
+	struct px_cookie *ck;
+	char *domains = NULL, *attrs = NULL;
+	int i, modes = 0;
+
+	if (!px || !proxy_cfg_has_cap(ctx, PR_CAP_BE, "cookie"))
+		return px ? 0 : -1;
+	if (ctx->nargs < 2 || !*ctx->args[1]) {
+		cfg_alert(ctx, "'cookie' expects <cookie_name> as argument.");
+		return -1;
+	}
+	ck = calloc(1, sizeof(*ck));
+	if (!ck || !(ck->name.ptr = strdup(ctx->args[1])))
+		goto oom;
+	ck->name.len = strlen(ck->name.ptr);
+	ck->owner = px;
+	for (i = 2; i < ctx->nargs; i++) {
+		const char *a = ctx->args[i];
+		size_t k;
+
+		if (!strcmp(a, "insert") || !strcmp(a, "rewrite") || !strcmp(a, "prefix")) {
+			ck->mode = a[0] == 'i'	 ? CK_M_INSERT
+				   : a[0] == 'r' ? CK_M_REWRITE
+						 : CK_M_PREFIX;
+			modes++;
+			continue;
+		}
+		for (k = 0; k < sizeof(flags) / sizeof(flags[0]); k++)
+			if (!strcmp(a, flags[k].kw))
+				break;
+		if (k < sizeof(flags) / sizeof(flags[0])) {
+			ck->opts |= flags[k].opt;
+			continue;
+		}
+		if ((!strcmp(a, "domain") || !strcmp(a, "attr")) && i + 1 < ctx->nargs) {
+			if (ck_append(a[0] == 'd' ? &domains : &attrs,
+				      a[0] == 'd' ? "; domain=" : "; ", ctx->args[++i]) < 0)
+				goto oom;
+			continue;
+		}
+		if (!strcmp(a, "domain") || !strcmp(a, "attr")) {
+			cfg_alert(ctx, "'cookie' '%s' option requires an argument.", a);
+			goto fail;
+		}
+		if (!strcmp(a, "maxidle") || !strcmp(a, "maxlife") || !strcmp(a, "dynamic")) {
+			cfg_alert(ctx, "'cookie' option '%s' is not supported yet.", a);
+			goto fail;
+		}
+		cfg_alert(ctx,
+			  "'cookie' supports 'rewrite', 'insert', 'prefix', 'indirect', "
+			  "'nocache', 'postonly', 'domain', 'maxidle', 'dynamic', 'maxlife' and "
+			  "'attr' options.");
+		goto fail;
+	}
+	if (modes > 1) {
+		cfg_alert(ctx, "cookie 'rewrite', 'insert' and 'prefix' modes are incompatible.");
+		goto fail;
+	}
+	if (ck_append(&ck->attrs, "; path=/", domains ? domains : "") < 0 ||
+	    ((ck->opts & CK_O_HTTPONLY) && ck_append(&ck->attrs, "; HttpOnly", "") < 0) ||
+	    ((ck->opts & CK_O_SECURE) && ck_append(&ck->attrs, "; Secure", "") < 0) ||
+	    (attrs && ck_append(&ck->attrs, attrs, "") < 0))
+		goto oom;
+	free(domains);
+	free(attrs);
+	cookie_free_proxy(px);
+	px->ck = ck;
+	return 0;
+oom:
+	cfg_alert(ctx, "out of memory.");
+fail:
+	free(domains);
+	free(attrs);
+	ck_free(ck);
+	return -1;
+}
+
+int cookie_check_proxy(struct proxy *px)
+{
+	if (!px->ck && px->defpx && px->defpx->ck)
+		px->ck = px->defpx->ck; /* shared, owned by the defaults section */
+	if (px->ck || !(px->cap & PR_CAP_BE))
+		return 0;
+	for (const struct server *srv = px->srv; srv; srv = srv->next) {
+		if (srv->cookie) {
+			ha_warning(
+				"config : %s '%s' : server '%s' has a cookie but the backend has "
+				"no 'cookie' line: it is ignored.\n",
+				proxy_type_str(px), px->id, srv->id);
+			break;
+		}
+	}
+	return 0;
+}
+
+void cookie_free_proxy(struct proxy *px)
+{
+	if (px->ck && px->ck->owner == px)
+		ck_free(px->ck);
+	px->ck = NULL;
+}
+
+/* ---- request ---- */
+
+static bool ck_sep(char c)
+{
+	return c == ';' || c == ',';
+}
+
+static bool ck_sp(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+/* Writes header value <v> without pair <pair> (and its separator), or with <pair>
+ * replaced by NAME=<repl> when <repl> is not NULL, into the rewrite buffer. */
+static bool ck_edit(struct stream *s, struct ist v, struct ist pair, struct ist name,
+		    const struct ist *repl, struct ist *out)
+{
+	const char *ps = pair.ptr, *pe = pair.ptr + pair.len, *e = v.ptr + v.len;
+	struct rw_build b;
+
+	if (!repl) { /* drop the pair, its separator and the spaces after it */
+		while (pe < e && (ck_sp(*pe) || ck_sep(*pe)))
+			pe++;
+		if (pe == e) /* the last pair: drop the separator before it instead */
+			while (ps > v.ptr && (ck_sp(ps[-1]) || ck_sep(ps[-1])))
+				ps--;
+	}
+	rwb_begin(&b, s);
+	rwb_put(&b, ist2(v.ptr, (size_t)(ps - v.ptr)));
+	if (repl) {
+		rwb_put(&b, name);
+		rwb_put(&b, IST("="));
+		rwb_put(&b, *repl);
+	}
+	rwb_put(&b, ist2(pe, (size_t)(e - pe)));
+	return rwb_end(&b, s, out);
+}
+
+/* A server the cookie may send traffic to: not in maintenance (a weight of 0 still takes
+ * persistent traffic, as in HAProxy). */
+static bool ck_srv_up(const struct server *srv)
+{
+	return !(srv->flags & SRV_F_DISABLED);
+}
+
+static struct server *ck_server(struct proxy *be, struct ist v)
+{
+	for (struct server *srv = be->srv; srv; srv = srv->next)
+		if (srv->cookie && strlen(srv->cookie) == v.len &&
+		    !memcmp(srv->cookie, v.ptr, v.len))
+			return srv;
+	return NULL;
+}
+
+void cookie_process_request(struct stream *s)
+{
+	const struct px_cookie *ck = s->be->ck;
+	struct h1_msg *m = &s->req;
+	struct server *srv = NULL;
+	struct ist pair, val, id;
+
+	s->ck_state = CK_NONE;
+	if (s->flags & SF_IGNORE_PRST)
+		return;
+	for (uint16_t i = 0; i < m->nhdr; i++) {
+		struct h1_hdr *h = &m->hdr[i];
+		const char *tilde;
+		struct ist out, rest;
+
+		if (h->skip || !ist_ieq(h->n, IST("cookie")) ||
+		    !smp_cookie_pair(h->v, ck->name, &pair, &val))
+			continue;
+		id = val;
+		tilde = ck->mode == CK_M_PREFIX ? memchr(val.ptr, '~', val.len) : NULL;
+		if (ck->mode == CK_M_PREFIX)
+			id = tilde ? ist2(val.ptr, (size_t)(tilde - val.ptr)) : ist2(val.ptr, 0);
+		srv = id.len ? ck_server(s->be, id) : NULL;
+		s->ck_state = !srv ? CK_INVALID : ck_srv_up(srv) ? CK_VALID : CK_DOWN;
+		if (ck->mode == CK_M_INSERT && (ck->opts & CK_O_INDIRECT)) {
+			if (ck_edit(s, h->v, pair, ck->name, NULL, &out)) {
+				h->v = out;
+				h->folded = 0;
+				h->skip = !out.len;
+			}
+		} else if (ck->mode == CK_M_PREFIX && tilde) {
+			rest = ist2(tilde + 1, (size_t)(val.ptr + val.len - tilde - 1));
+			if (ck_edit(s, h->v, pair, ck->name, &rest, &out)) {
+				h->v = out;
+				h->folded = 0;
+			}
+		}
+		break;
+	}
+	s->ck_srv = srv;
+	if (!srv || (s->flags & SF_HAS_SLOT))
+		return; /* use-server chose already: it comes first, as in HAProxy */
+	if (s->ck_state == CK_VALID || (s->be->options & PR_O_PERSIST) ||
+	    (s->flags & SF_FORCE_PRST))
+		backend_take_server(s, srv); /* a full server is left to the load balancer */
+}
+
+/* ---- response ---- */
+
+/* A response that caches may keep: an explicit lifetime and no private/no-store. */
+static bool ck_rsp_cacheable(const struct h1_msg *m)
+{
+	bool life = false;
+
+	for (uint16_t i = 0; i < m->nhdr; i++) {
+		const struct h1_hdr *h = &m->hdr[i];
+
+		if (h->skip)
+			continue;
+		if (ist_ieq(h->n, IST("expires")))
+			life = true;
+		if (!ist_ieq(h->n, IST("cache-control")))
+			continue;
+		if (memmem(h->v.ptr, h->v.len, "private", 7) ||
+		    memmem(h->v.ptr, h->v.len, "no-cache", 8) ||
+		    memmem(h->v.ptr, h->v.len, "no-store", 8))
+			return false;
+		if (memmem(h->v.ptr, h->v.len, "max-age", 7))
+			life = true;
+	}
+	return life;
+}
+
+int cookie_process_response(struct stream *s)
+{
+	const struct px_cookie *ck = s->be->ck;
+	struct h1_msg *m = &s->rsp;
+	const struct server *srv = s->srv;
+	/* as in HAProxy, a valid cookie is kept even when another server took the request
+	 * (use-server, a full server left to the load balancer) */
+	bool valid = s->ck_state == CK_VALID;
+	bool own = false, drop;
+	struct ist out, v;
+	struct rw_build b;
+
+	if (!srv)
+		return 0;
+	drop = (ck->opts & CK_O_INDIRECT) && valid && !(ck->opts & CK_O_PRESERVE);
+	for (uint16_t i = 0; i < m->nhdr; i++) {
+		struct h1_hdr *h = &m->hdr[i];
+		struct ist pair, val;
+
+		if (h->skip || !ist_ieq(h->n, IST("set-cookie")) ||
+		    !smp_cookie_pair(h->v, ck->name, &pair, &val) || pair.ptr != h->v.ptr)
+			continue; /* Set-Cookie holds one cookie, first */
+		own = true;
+		if (ck->mode == CK_M_INSERT) {
+			if (!(ck->opts & CK_O_PRESERVE))
+				h->skip = 1;
+			continue;
+		}
+		if (drop) {
+			h->skip = 1;
+			continue;
+		}
+		if (!srv->cookie || ck->mode == CK_M_PASSIVE)
+			continue;
+		rwb_begin(&b, s);
+		rwb_put(&b, ist2(h->v.ptr, (size_t)(val.ptr - h->v.ptr)));
+		rwb_put(&b, ist_str(srv->cookie));
+		if (ck->mode == CK_M_PREFIX) {
+			rwb_put(&b, IST("~"));
+			rwb_put(&b, val);
+		}
+		rwb_put(&b,
+			ist2(val.ptr + val.len, (size_t)(h->v.ptr + h->v.len - val.ptr - val.len)));
+		if (!rwb_end(&b, s, &out))
+			return -1;
+		h->v = out;
+		h->folded = 0;
+	}
+	if (ck->mode != CK_M_INSERT || valid || !srv->cookie ||
+	    ((ck->opts & CK_O_PRESERVE) && own) ||
+	    ((ck->opts & CK_O_POSTONLY) && s->meth != HTTP_METH_POST))
+		return 0;
+	rwb_begin(&b, s);
+	rwb_put(&b, ck->name);
+	rwb_put(&b, IST("="));
+	rwb_put(&b, ist_str(srv->cookie));
+	rwb_put(&b, ist_str(ck->attrs));
+	if (!rwb_end(&b, s, &v) || http_hdr_add(s, m, IST("set-cookie"), v) < 0)
+		return -1;
+	if ((ck->opts & CK_O_NOCACHE) && ck_rsp_cacheable(m) &&
+	    http_hdr_add(s, m, IST("cache-control"), IST("private")) < 0)
+		return -1;
+	return 0;
+}
+
+static const struct cfg_kw cookie_kws[] = {
+	{ "cookie", CFG_SEC_PROXIES, kw_cookie },
+	{ NULL, 0, NULL },
+};
+
+CFG_REGISTER_KEYWORDS(cookie_kws);

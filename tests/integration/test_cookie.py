@@ -1,0 +1,150 @@
+"""Cookie-based persistence: `cookie NAME [insert|rewrite|prefix] [options]` and server
+`cookie VALUE`.
+
+Owns: which server a client carrying the cookie reaches, what the server receives of the
+Cookie header (indirect, prefix), the Set-Cookie headers the client gets back (insert,
+rewrite, prefix, preserve, postonly, nocache), `option persist`, `ignore-persist`, the
+defaults inheritance and the configuration errors. Every test runs against Debian's
+haproxy 2.6 too (reference mode): the expectations are 2.6's, checked on both.
+"""
+
+import httpc
+from conftest import free_port, run_haproxy
+
+DEFAULTS = ["defaults", "    mode http", "    timeout connect 2s", "    timeout client 5s",
+            "    timeout server 5s"]
+
+
+def start(proxy, port, cookie_line, servers, extra=(), defaults=()):
+    """A listen section on <port> with <cookie_line> over (backend, options) pairs, the
+    servers named a, b, c... with cookie values A, B, C... unless options say otherwise."""
+    lines = DEFAULTS + list(defaults) + ["listen px", "    bind 127.0.0.1:%d" % port]
+    if cookie_line:
+        lines.append("    " + cookie_line)
+    lines += ["    " + x for x in extra]
+    for i, (b, opts) in enumerate(servers):
+        name = "abcdefgh"[i]
+        ck = "" if "cookie" in opts or "nocookie" in opts else " cookie %s" % name.upper()
+        lines.append("    server %s 127.0.0.1:%d%s %s" % (name, b.port, ck,
+                                                        opts.replace("nocookie", "")))
+    proxy("\n".join(lines) + "\n", ports=[port])
+
+
+def get(port, path="/", cookie=None, method="GET"):
+    hdrs = "Cookie: %s\r\n" % cookie if cookie is not None else ""
+    raw = ("%s %s HTTP/1.1\r\nHost: h\r\n%sContent-Length: 0\r\nConnection: close\r\n\r\n"
+           % (method, path, hdrs)).encode()
+    return httpc.request(port, raw, method=method)
+
+
+def test_insert_indirect_nocache(proxy, backends, port):
+    a, b = backends(2)
+    start(proxy, port, "cookie SRV insert indirect nocache", [(a, ""), (b, "")])
+    r = get(port)                                   # no cookie: balanced, cookie inserted
+    first = r.header("x-server")
+    want = "A" if first == a.name else "B"
+    assert r.header_all("set-cookie") == ["SRV=%s; path=/" % want]
+    for _ in range(4):                              # the cookie keeps the client there
+        r = get(port, cookie="x=1; SRV=B; y=2")
+        assert r.header("x-server") == b.name and not r.header_all("set-cookie")
+        assert b.last().header("cookie") == "x=1; y=2"   # indirect: removed on the way
+    r = get(port, cookie="SRV=A")
+    assert r.header("x-server") == a.name
+    assert a.last().header("cookie") is None        # its only cookie: the header goes
+    r = get(port, cookie="SRV=nosuch")              # unknown: balanced, a new cookie
+    assert len(r.header_all("set-cookie")) == 1
+
+
+def test_insert_removes_servers_own_cookie_unless_preserve(proxy, backends, port):
+    (a,) = backends(1)
+    start(proxy, port, "cookie SRV insert", [(a, "")])
+    r = get(port, "/?hdr=Set-Cookie:SRV%3Dserver")
+    assert r.header_all("set-cookie") == ["SRV=A; path=/"]
+    p2 = free_port()
+    start(proxy, p2, "cookie SRV insert preserve", [(a, "")])
+    r = get(p2, "/?hdr=Set-Cookie:SRV%3Dserver")
+    assert r.header_all("set-cookie") == ["SRV=server"]
+
+
+def test_insert_attributes_and_nocache(proxy, backends, port):
+    (a,) = backends(1)
+    start(proxy, port, 'cookie SRV insert nocache httponly secure domain .ex.com '
+          'attr "SameSite=Lax"', [(a, "")])
+    r = get(port, "/?hdr=Cache-Control:max-age%3D60")
+    assert r.header_all("set-cookie") == [
+        "SRV=A; path=/; domain=.ex.com; HttpOnly; Secure; SameSite=Lax"]
+    assert r.header_all("cache-control") == ["max-age=60", "private"]
+    r = get(port, "/")                              # nothing for a cache to keep
+    assert r.header_all("cache-control") == []
+    r = get(port, "/?hdr=Cache-Control:public,%20max-age%3D9,%20no-transform")
+    assert r.header_all("cache-control") == ["public, max-age=9, no-transform", "private"]
+    r = get(port, "/?hdr=Expires:Thu,%2001%20Dec%202030%2016:00:00%20GMT")
+    assert r.header_all("cache-control") == ["private"]
+    r = get(port, "/?hdr=Cache-Control:max-age%3D9,%20no-store")
+    assert r.header_all("cache-control") == ["max-age=9, no-store"]
+
+
+def test_postonly(proxy, backends, port):
+    (a,) = backends(1)
+    start(proxy, port, "cookie SRV insert postonly", [(a, "")])
+    assert get(port).header_all("set-cookie") == []
+    assert get(port, method="POST").header_all("set-cookie") == ["SRV=A; path=/"]
+
+
+def test_prefix_and_rewrite(proxy, backends, port):
+    a, b = backends(2)
+    start(proxy, port, "cookie JSESSIONID prefix", [(a, ""), (b, "")])
+    r = get(port, "/?hdr=Set-Cookie:JSESSIONID%3Dabc%3B%20path%3D%2F",
+            cookie="JSESSIONID=B~xyz; o=1")
+    assert r.header("x-server") == b.name
+    assert b.last().header("cookie") == "JSESSIONID=xyz; o=1"
+    assert r.header_all("set-cookie") == ["JSESSIONID=B~abc; path=/"]
+    p2 = free_port()
+    start(proxy, p2, "cookie SRV rewrite", [(a, ""), (b, "")])
+    r = get(p2, "/?hdr=Set-Cookie:SRV%3Dmine", cookie="SRV=A")
+    assert r.header("x-server") == a.name
+    assert a.last().header("cookie") == "SRV=A"
+    assert r.header_all("set-cookie") == ["SRV=A"]
+
+
+def test_down_server_persist_and_ignore(proxy, backends, port):
+    a, b = backends(2)
+    start(proxy, port, "cookie SRV insert", [(a, "disabled"), (b, "")])
+    r = get(port, cookie="SRV=A")                   # in maintenance: balanced elsewhere
+    assert r.header("x-server") == b.name
+    assert r.header_all("set-cookie") == ["SRV=B; path=/"]
+    p2 = free_port()
+    start(proxy, p2, "cookie SRV insert", [(a, "disabled"), (b, "")], ["option persist"])
+    assert get(p2, cookie="SRV=A").header("x-server") == a.name
+    p3 = free_port()
+    start(proxy, p3, "cookie SRV insert", [(a, ""), (b, "")],
+          ["ignore-persist if { path_beg /static }", "balance roundrobin"])
+    seen = {get(p3, "/static/x", cookie="SRV=A").header("x-server") for _ in range(4)}
+    assert seen == {a.name, b.name}
+
+
+def test_use_server_comes_first(proxy, backends, port):
+    a, b = backends(2)
+    start(proxy, port, "cookie SRV insert indirect", [(a, ""), (b, "")],
+          ["use-server b if { path /useb }"])
+    r = get(port, "/useb", cookie="SRV=A")
+    assert r.header("x-server") == b.name
+    assert r.header_all("set-cookie") == []         # the cookie was valid
+    assert b.last().header("cookie") is None
+
+
+def test_cookie_from_defaults(proxy, backends, port):
+    (a,) = backends(1)
+    start(proxy, port, None, [(a, "")], defaults=["    cookie SRV insert"])
+    assert get(port).header_all("set-cookie") == ["SRV=A; path=/"]
+
+
+def test_cookie_config_errors(tmp_path):
+    for line, text in [("cookie", "'cookie' expects <cookie_name> as argument."),
+                       ("cookie SRV insert rewrite", "modes are incompatible"),
+                       ("cookie SRV insert foo", "'cookie' supports 'rewrite', 'insert'")]:
+        path = tmp_path / "c.cfg"
+        path.write_text("\n".join(DEFAULTS + ["backend be", "    " + line,
+                                              "    server a 127.0.0.1:1 cookie A"]) + "\n")
+        r = run_haproxy(["-c", "-f", str(path)])
+        assert r.returncode != 0 and "c.cfg:7]" in r.stderr and text in r.stderr, r.stderr
