@@ -60,4 +60,22 @@ void lb_rr_free(struct proxy *px);
 struct server *lb_lc_pick(struct proxy *px, struct server *avoid, bool *all_full);
 struct server *lb_rand_pick(struct proxy *px, struct server *avoid, bool *all_full);
 
+/* Hash-based algorithms and "first" (lb_hash.c). Points per unit of weight on the ring. */
+#define LB_RING_POINTS 32
+/* Builds the id-ordered server list, the map and the ring of <px>; 0 or -1 (memory). */
+int lb_hash_build(struct proxy *px);
+void lb_hash_free(struct proxy *px);
+/* The server for <hash> in the active tier, or the backup tier when no active server is
+ * usable; NULL with *all_full set when that server is full (the stream queues). */
+struct server *lb_hash_pick(struct proxy *px, uint32_t hash, struct server *avoid, bool *all_full);
+/* The first usable server in id order with a free slot (same contract as lb_rr_pick). */
+struct server *lb_first_pick(struct proxy *px, struct server *avoid, bool *all_full);
+/* The ring position of point <k> of the server with id <puid> (unit tests). */
+uint32_t lb_ring_point(int puid, int k);
+
+/* Hash of the key of a hash-based algorithm taken from stream <s> (registered by
+ * stream/lb_key.c, above this layer): true with *hash set, false when the stream has no
+ * key (the pick falls back to round robin). Owner thread. */
+extern bool (*lb_key_hash_hook)(struct stream *s, uint32_t *hash);
+
 #endif

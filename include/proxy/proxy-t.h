@@ -15,6 +15,7 @@
 
 struct server;
 struct lb_ops;
+struct lb_key;
 struct acl_cond;
 struct lf_expr;
 struct stktable;
@@ -132,6 +133,13 @@ struct proxy {
 	int defsrv_nargs;
 	int lbalgo;               /* enum lb_algo */
 	int lb_draws;             /* random(N): servers drawn per pick (default 2) */
+	uint8_t hash_type;        /* enum lb_hash_type ("hash-type") */
+	uint8_t hash_fn;          /* enum lb_hash_fn */
+	bool hash_avalanche;      /* "hash-type ... avalanche" */
+	bool lb_key_own;          /* lb_key was parsed here (else shared with the defaults) */
+	int hash_balance_factor;  /* "hash-balance-factor": 0 (off) or a percentage > 100 */
+	struct lb_key *lb_key;    /* hash-based balance: what to hash (stream/lb_key.c) */
+	void *lb_hash_ctx;        /* runtime: map and ring of the hash algorithms (lb_hash.c) */
 	const struct lb_ops *lb;  /* set when runtime state is built */
 	void *lb_ctx;             /* LB private state (lb_rr.c: sequence and group cursors) */
 
@@ -178,6 +186,30 @@ enum lb_algo {
 	LB_ALGO_ROUNDROBIN = 0,   /* roundrobin and static-rr */
 	LB_ALGO_RANDOM,           /* random[(N)]: best of N weighted draws */
 	LB_ALGO_LEASTCONN,        /* leastconn: fewest connections per weight */
+	LB_ALGO_FIRST,            /* first: the first server in id order with a free slot */
+	/* hash-based: a key taken from the stream (px->lb_key), round robin without one */
+	LB_ALGO_SOURCE,           /* source: the client address */
+	LB_ALGO_URI,              /* uri [len N] [depth N] [whole] [path-only] */
+	LB_ALGO_URL_PARAM,        /* url_param NAME [check_post] */
+	LB_ALGO_HDR,              /* hdr(NAME) [use_domain_only] */
+	LB_ALGO_RDP_COOKIE,       /* rdp-cookie(NAME): no RDP cookie in mode http */
+	LB_ALGO_HASH,             /* hash EXPR */
+};
+
+/* The first hash-based algorithm: the ones from here on hash a key. */
+#define LB_ALGO_HASHED LB_ALGO_SOURCE
+
+enum lb_hash_type {
+	LB_HASH_MAP = 0,          /* map-based: hash modulo the total weight */
+	LB_HASH_CONSISTENT,       /* consistent: a ring of points per server */
+};
+
+enum lb_hash_fn {
+	LB_HFN_SDBM = 0,
+	LB_HFN_DJB2,
+	LB_HFN_WT6,
+	LB_HFN_CRC32,
+	LB_HFN_NONE,              /* the key's first 8 bytes read as a big-endian number */
 };
 
 #endif

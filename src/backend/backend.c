@@ -32,7 +32,22 @@ int backend_init(struct proxy *px)
 		memset(s->per_thr, 0, sizeof(*s->per_thr) * MAX_THREADS);
 		h1_back_init_server(s);
 	}
-	return lb_rr_build(px);
+	if (px->lbalgo >= LB_ALGO_FIRST && lb_hash_build(px) < 0)
+		return -1;
+	return lb_rr_build(px); /* also the fallback of the hash algorithms */
+}
+
+bool (*lb_key_hash_hook)(struct stream *s, uint32_t *hash);
+
+/* Hash-based algorithms: the key's server, round robin when the stream has no key. */
+static struct server *lb_pick_hashed(struct stream *s, struct proxy *be, struct server *avoid,
+				     bool *all_full)
+{
+	uint32_t hash;
+
+	if (lb_key_hash_hook && lb_key_hash_hook(s, &hash))
+		return lb_hash_pick(be, hash, avoid, all_full);
+	return lb_rr_pick(be, avoid, all_full);
 }
 
 struct server *lb_pick_tiered(struct proxy *px, struct server *avoid, bool *all_full,
@@ -55,16 +70,28 @@ struct server *lb_pick_tiered(struct proxy *px, struct server *avoid, bool *all_
 	return s;
 }
 
-static struct server *lb_pick(struct proxy *be, struct server *avoid, bool *all_full)
+/* The algorithms other than roundrobin, kept out of line so that the plain path stays short. */
+static __attribute__((noinline)) struct server *lb_pick_other(struct stream *s, struct proxy *be,
+							     struct server *avoid, bool *all_full)
 {
 	switch (be->lbalgo) {
 	case LB_ALGO_LEASTCONN:
 		return lb_lc_pick(be, avoid, all_full);
 	case LB_ALGO_RANDOM:
 		return lb_rand_pick(be, avoid, all_full);
+	case LB_ALGO_FIRST:
+		return lb_first_pick(be, avoid, all_full);
 	default:
-		return lb_rr_pick(be, avoid, all_full);
+		return lb_pick_hashed(s, be, avoid, all_full);
 	}
+}
+
+static inline struct server *lb_pick(struct stream *s, struct proxy *be, struct server *avoid,
+				     bool *all_full)
+{
+	if (likely(be->lbalgo == LB_ALGO_ROUNDROBIN))
+		return lb_rr_pick(be, avoid, all_full);
+	return lb_pick_other(s, be, avoid, all_full);
 }
 
 /* Takes the first stream of group queue <g> out (Q_WOKEN); NULL when empty. */
@@ -141,7 +168,7 @@ int backend_assign(struct stream *s, struct server *avoid, bool front_of_queue)
 	/* the pick saw a free slot, but another thread may take it first: the slot is
 	 * taken with a CAS against maxconn, and a lost race picks again */
 	for (int tries = 0; tries < 4; tries++) {
-		srv = lb_pick(be, avoid, &all_full);
+		srv = lb_pick(s, be, avoid, &all_full);
 		if (!srv || srv_take_slot(srv))
 			break;
 		srv = NULL;
@@ -170,7 +197,7 @@ int backend_assign(struct stream *s, struct server *avoid, bool front_of_queue)
 	CNT_INC(be->be_cnt, queued_total);
 	backend_queue_max(be);
 	/* a slot released between the pick and the enqueue found no one to wake */
-	lb_pick(be, NULL, &all_full);
+	lb_pick(s, be, NULL, &all_full);
 	if (!all_full)
 		backend_kick(be);
 	return ASSIGN_QUEUED;

@@ -169,6 +169,12 @@ static int proxy_inherit(struct proxy *px, const struct proxy *def)
 	px->retries = def->retries;
 	px->redispatch_every = def->redispatch_every;
 	px->lbalgo = def->lbalgo;
+	px->lb_draws = def->lb_draws;
+	px->lb_key = def->lb_key; /* shared: freed by the defaults section that parsed it */
+	px->hash_type = def->hash_type;
+	px->hash_fn = def->hash_fn;
+	px->hash_avalanche = def->hash_avalanche;
+	px->hash_balance_factor = def->hash_balance_factor;
 	px->fwdfor_except_net = def->fwdfor_except_net;
 	px->fwdfor_except_mask = def->fwdfor_except_mask;
 	px->fwdfor_has_except = def->fwdfor_has_except;

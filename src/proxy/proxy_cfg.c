@@ -1,9 +1,10 @@
 /* The proxy sections ("defaults", "frontend", "backend", "listen") and their general
  * keywords: mode, timeouts (and the 1.x contimeout/clitimeout/srvtimeout), retries,
- * maxconn, backlog, default_backend, use_backend, balance, monitor-uri, errorfile, log,
+ * maxconn, backlog, default_backend, use_backend, monitor-uri, errorfile, log,
  * and the well-known keywords not implemented yet, refused with a reason. "option" lives in
- * proxy_option.c, "bind" in conn/bind_cfg.c, "server" in backend/server_cfg.c and the
- * http-request/http-response rules in stream/http_act_cfg.c.
+ * proxy_option.c, "bind" in conn/bind_cfg.c, "server" in backend/server_cfg.c, "balance"
+ * and "hash-type" in stream/lb_cfg.c and the http-request/http-response rules in
+ * stream/http_act_cfg.c.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -370,83 +371,6 @@ static int pxcfg_default_backend(struct cfg_ctx *ctx)
 	return 0;
 }
 
-/* "random", "random(N)": N in 1..100; returns the draws or -1. */
-static int pxcfg_random_draws(const char *a)
-{
-	long n = 2;
-
-	if (!strcmp(a, "random"))
-		return 2;
-	if (strncmp(a, "random(", 7) || a[strlen(a) - 1] != ')')
-		return -1;
-	{
-		char num[16];
-		size_t len = strlen(a) - 8;
-
-		if (!len || len >= sizeof(num))
-			return -1;
-		memcpy(num, a + 7, len);
-		num[len] = 0;
-		if (parse_long(num, 1, 100, &n) < 0)
-			return -1;
-	}
-	return (int)n;
-}
-
-/* balance ALGO: roundrobin, static-rr (runs as roundrobin: same distribution, weights are
- * simply not changeable at run time yet), leastconn, random[(N)].
- */
-static int pxcfg_balance(struct cfg_ctx *ctx)
-{
-	static const char *const later[] = {
-		"source", "uri", "url_param", "first", "hash",
-		"hdr(", "rdp-cookie", NULL,
-	};
-	const char *a = ctx->nargs > 1 ? ctx->args[1] : "";
-	int i;
-
-	if (!ctx->px || !proxy_cfg_has_cap(ctx, PR_CAP_BE, "balance"))
-		return ctx->px ? 0 : -1;
-	if (!strcmp(a, "roundrobin") || !strcmp(a, "static-rr")) {
-		if (proxy_cfg_max_args(ctx, 1, 1) < 0)
-			return -1;
-		ctx->px->lbalgo = LB_ALGO_ROUNDROBIN;
-		return 0;
-	}
-	if (!strcmp(a, "leastconn")) {
-		if (proxy_cfg_max_args(ctx, 1, 1) < 0)
-			return -1;
-		ctx->px->lbalgo = LB_ALGO_LEASTCONN;
-		return 0;
-	}
-	if (!strncmp(a, "random", 6)) {
-		int n = pxcfg_random_draws(a);
-
-		if (n < 0) {
-			cfg_alert(ctx, "'balance random' expects 'random' or 'random(<draws>)' with "
-				  "<draws> between 1 and 100, got '%s'.", a);
-			return -1;
-		}
-		if (proxy_cfg_max_args(ctx, 1, 1) < 0)
-			return -1;
-		ctx->px->lbalgo = LB_ALGO_RANDOM;
-		ctx->px->lb_draws = n;
-		return 0;
-	}
-	for (i = 0; later[i]; i++) {
-		if (strncmp(a, later[i], strlen(later[i])) == 0) {
-			char what[128];
-
-			snprintf(what, sizeof(what), "balance %s", a);
-			return proxy_cfg_later(ctx, what, "this algorithm is not implemented yet; "
-					       "use 'roundrobin' for now");
-		}
-	}
-	cfg_alert(ctx, "balance only supports 'roundrobin', 'static-rr', 'leastconn', 'source', "
-		  "'uri', 'url_param', 'hdr(name)' and 'rdp-cookie(name)' options.");
-	return -1;
-}
-
 static int pxcfg_monitor_uri(struct cfg_ctx *ctx)
 {
 	if (!ctx->px || !proxy_cfg_has_cap(ctx, PR_CAP_FE, "monitor-uri"))
@@ -635,8 +559,6 @@ static const struct pxcfg_later pxcfg_later_kws[] = {
 	{ "external-check", "health checks are not implemented yet" },
 	{ "compression", "compression is not implemented yet" },
 	{ "filter", "filters are not implemented yet" },
-	{ "hash-type", "hash-based load balancing is not implemented yet" },
-	{ "hash-balance-factor", "hash-based load balancing is not implemented yet" },
 	{ "server-template", "server templates need DNS resolution, which is not implemented yet" },
 	{ "fullconn", "dynamic server maxconn (minconn/fullconn) is not implemented yet" },
 	{ "dispatch", "dispatch is not implemented yet; use 'server'" },
@@ -684,7 +606,6 @@ static const struct cfg_kw pxcfg_kws[] = {
 	{ "maxconn", PXS, pxcfg_maxconn },
 	{ "backlog", PXS, pxcfg_backlog },
 	{ "default_backend", PXS, pxcfg_default_backend },
-	{ "balance", PXS, pxcfg_balance },
 	{ "monitor-uri", PXS, pxcfg_monitor_uri },
 	{ "errorfile", PXS, pxcfg_errorfile },
 	{ "log", PXS, pxcfg_log },
@@ -696,8 +617,6 @@ static const struct cfg_kw pxcfg_kws[] = {
 	{ "external-check", PXS, pxcfg_later },
 	{ "compression", PXS, pxcfg_later },
 	{ "filter", PXS, pxcfg_later },
-	{ "hash-type", PXS, pxcfg_later },
-	{ "hash-balance-factor", PXS, pxcfg_later },
 	{ "server-template", PXS, pxcfg_later },
 	{ "fullconn", PXS, pxcfg_later },
 	{ "dispatch", PXS, pxcfg_later },

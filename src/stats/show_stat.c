@@ -261,6 +261,20 @@ static const char *stat_algo(const struct proxy *px)
 		return "leastconn";
 	case LB_ALGO_RANDOM:
 		return "random";
+	case LB_ALGO_FIRST:
+		return "first";
+	case LB_ALGO_SOURCE:
+		return "source";
+	case LB_ALGO_URI:
+		return "uri";
+	case LB_ALGO_URL_PARAM:
+		return "url_param";
+	case LB_ALGO_HDR:
+		return "hdr";
+	case LB_ALGO_RDP_COOKIE:
+		return "rdp-cookie";
+	case LB_ALGO_HASH:
+		return "hash";
 	default:
 		return "roundrobin";
 	}

@@ -14,6 +14,7 @@
 #include <proxy/proxy-t.h>
 #include <sample/acl.h>
 #include <sample/logfmt.h>
+#include <stream/lb_key.h>
 #include <stream/action.h>
 #include <stream/http_capture.h>
 #include <stream/http_err.h>
@@ -163,6 +164,9 @@ static void rules_free_proxy(struct proxy *px)
 	}
 	act_rules_free(&px->http_req_rules);
 	act_rules_free(&px->http_res_rules);
+	if (px->lb_key_own)
+		lb_key_free(px->lb_key);
+	px->lb_key = NULL;
 	act_rules_free(&px->http_after_rules);
 	act_rules_free(&px->tcp_req_conn_rules);
 	act_rules_free(&px->tcp_req_sess_rules);

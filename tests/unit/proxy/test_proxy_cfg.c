@@ -410,9 +410,12 @@ TEST(proxy_cfg_balance_algorithms)
 		 "backend a\n  balance random\n  server s 127.0.0.1:1\n"
 		 "backend b\n  balance random(5)\n  server s 127.0.0.1:1\n"
 		 "backend c\n  balance leastconn\n  server s 127.0.0.1:1\n"
-		 "backend d\n  balance source\n  server s 127.0.0.1:1\n", &r);
-	PXT_HAS(&r, "t.cfg:16] : 'balance source' is not supported yet");
-	CHECK_INT(r.errors, 1);
+		 "backend d\n  balance source\n  hash-type consistent crc32 avalanche\n"
+		 "  server s 127.0.0.1:1\n", &r);
+	CHECK_INT(r.errors, 0);
+	be = proxy_find("d", PR_CAP_BE);
+	CHECK(be && be->lbalgo == LB_ALGO_SOURCE && be->hash_type == LB_HASH_CONSISTENT &&
+	      be->hash_fn == LB_HFN_CRC32 && be->hash_avalanche && be->lb_key);
 	be = proxy_find("a", PR_CAP_BE);
 	CHECK(be && be->lbalgo == LB_ALGO_RANDOM && be->lb_draws == 2);
 	be = proxy_find("b", PR_CAP_BE);
