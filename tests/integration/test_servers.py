@@ -79,7 +79,7 @@ def test_server_port_follows_the_client(proxy, backend):
     """A server without a port takes the port the client connected to; "+N"/"-N" add an
     offset to it."""
     p_same = backend.port                 # on 127.0.0.2: the server is 127.0.0.1, same port
-    p_off = backend.port - 1000 if backend.port > 2000 else backend.port + 1000
+    p_off = free_port()
     off = backend.port - p_off
     cfg = "\n".join(DEFAULTS + [
         "listen same", "    bind 127.0.0.2:%d" % p_same, "    server s 127.0.0.1",
