@@ -14,7 +14,8 @@
 # WARMUP (2), CONNS (50), PROXY_CPU (0), CLIENT_CPU (1), PORT (18080), CG_REQUESTS (20000),
 # CALLGRIND (1; 0 skips it), THREADS_BENCH (1; 0 skips the 2-thread part), RPS_BENCH (1; 0
 # skips the wrk runs), IDLE_BENCH (1; 0 skips the idle part), IDLE_CONNS (3000), IDLE_RUNS
-# (3), RULES_BENCH (1; 0 skips the rules and large-list lookups part), RULES_CG_REQUESTS
+# (3), LB_BENCH (1; 0 skips leastconn/random(2)/source), LB_PAIRS (3),
+# RULES_BENCH (1; 0 skips the rules and large-list lookups part), RULES_CG_REQUESTS
 # (5000). Results are also written under bench/out/. With 2+ CPUs it then runs nbthread 2, ours
 # vs theirs, and ours with 1 thread vs 2 threads in 1 group vs 2 groups of 1 thread,
 # everything sharing all CPUs.
@@ -108,7 +109,7 @@ for i in 1 2 3 4; do
 done
 
 # --- proxy configs -------------------------------------------------------------------
-# write_cfg FILE NBTHREAD [THREAD_GROUPS]
+# write_cfg FILE NBTHREAD [THREAD_GROUPS] [BALANCE]
 write_cfg() {
 	{
 		echo "global"
@@ -126,7 +127,7 @@ write_cfg() {
 		echo "	default_backend be"
 		echo
 		echo "backend be"
-		echo "	balance roundrobin"
+		echo "	balance ${4:-roundrobin}"
 		for i in 1 2 3 4; do
 			echo "	server s$i 127.0.0.1:$((PORT + i))"
 		done
@@ -227,6 +228,34 @@ for pair in $(seq 1 "$PAIRS"); do
 done
 echo
 python3 "$ROOT/bench/summary.py" "$RESULTS"
+fi
+
+# --- load-balancing algorithms ------------------------------------------------------
+# The same load over the 4 servers with leastconn, random(2) and source, LB_PAIRS (3)
+# alternating pairs each (LB_BENCH=0 skips it).
+if [ "${LB_BENCH:-1}" != 0 ]; then
+	for algo in leastconn "random(2)" source; do
+		write_cfg "$TMP/proxy-lb.cfg" 1 "" "$algo"
+		"$OURS" -c -q -f "$TMP/proxy-lb.cfg" || die "$OURS rejects balance $algo"
+		"$THEIRS" -c -q -f "$TMP/proxy-lb.cfg" || die "$THEIRS rejects balance $algo"
+		echo
+		echo "balance $algo: ours vs theirs, same load, ${LB_PAIRS:-3} pairs"
+		SAVED_RESULTS=$RESULTS
+		RESULTS=$TMP/results-lb.tsv
+		: >"$RESULTS"
+		for pair in $(seq 1 "${LB_PAIRS:-3}"); do
+			if [ $((pair % 2)) -eq 1 ]; then
+				bench_one "$OURS" ours "$pair" "$TMP/proxy-lb.cfg"
+				bench_one "$THEIRS" theirs "$pair" "$TMP/proxy-lb.cfg"
+			else
+				bench_one "$THEIRS" theirs "$pair" "$TMP/proxy-lb.cfg"
+				bench_one "$OURS" ours "$pair" "$TMP/proxy-lb.cfg"
+			fi
+		done
+		python3 "$ROOT/bench/summary.py" "$RESULTS"
+		cat "$RESULTS" >>"$OUT/lb-$(date +%Y%m%d-%H%M%S).tsv"
+		RESULTS=$SAVED_RESULTS
+	done
 fi
 
 # --- two threads ---------------------------------------------------------------------
