@@ -55,7 +55,10 @@ struct conn {
 	struct list by_thread;    /* in th_ctx->conns: every open connection of the thread */
 	struct list idle;         /* back: in srv->per_thr[tid].idle while parked;
 				   * front: in the thread's idle front list between requests */
-	uint32_t nb_req;          /* front: requests served on this connection */
+	uint32_t nb_req;          /* requests served on this connection (front), sent on it
+				   * (back) */
+	struct conn *priv;        /* http-reuse never: a front's idle server connection, kept
+				   * for its next request; a back's front; or NULL */
 	uint32_t front_state;     /* front: FC_* (mux/h1) */
 	uint64_t last_act;        /* ms of the last byte received or sent */
 	uint64_t bytes_in;        /* front: received since the stream counters took them */

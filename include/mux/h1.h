@@ -41,9 +41,11 @@ int h1_front_close_idle(void);
 void h1_release_all(void);
 
 /* back side (mux/h1_back.c) */
-/* Returns an idle connection to <srv> owned by this thread, or NULL; with <to> (a server
- * whose port follows the client's), only one connected to that address. */
-struct conn *h1_back_take_idle(struct server *srv, const struct sockaddr_storage *to);
+/* Returns an idle connection to <srv> owned by this thread that carried at least
+ * <min_req> requests, or NULL; with <to> (a server whose port follows the client's), only
+ * one connected to that address. */
+struct conn *h1_back_take_idle(struct server *srv, const struct sockaddr_storage *to,
+			       uint32_t min_req);
 /* Starts a connection to <srv>, at <to> when not NULL (srv->addr otherwise); returns it
  * (CO_FL_CONNECTING possibly set) or NULL with errno set. */
 struct conn *h1_back_connect(struct server *srv, const struct sockaddr_storage *to);
@@ -51,6 +53,12 @@ struct conn *h1_back_connect(struct server *srv, const struct sockaddr_storage *
 int h1_back_check_connect(struct conn *c);
 /* Parks <c> in its server's idle list (or closes it when the list is full). */
 void h1_back_park(struct conn *c);
+/* http-reuse never: keeps the idle <c> for <front>'s next request only (closed with it). */
+void h1_back_park_private(struct conn *c, struct conn *front);
+/* The server connection <front> kept (http-reuse never) if it goes to <srv> (at <to> when
+ * not NULL), or NULL; a kept one to another server is closed. */
+struct conn *h1_back_take_private(struct conn *front, struct server *srv,
+				  const struct sockaddr_storage *to);
 /* Closes every parked connection of this thread to <srv>. */
 void h1_back_close_idle(struct server *srv);
 void h1_back_init_server(struct server *srv);

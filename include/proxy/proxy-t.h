@@ -42,6 +42,12 @@ enum pr_mode {
 #define PR_O_HTTP_NO_DELAY 0x00000080 /* option http-no-delay: never MSG_MORE */
 #define PR_O_IDLE_CLOSE_RSP 0x00000100 /* option idle-close-on-response: on a graceful stop,
 					 * idle connections wait for their next request */
+/* proxy->http_reuse ("http-reuse") */
+#define PR_REUSE_SAFE   0 /* the default: a first request only when it can be replayed */
+#define PR_REUSE_NEVER  1 /* a server connection per request */
+#define PR_REUSE_AGGR   2 /* first requests too, on connections that served two or more */
+#define PR_REUSE_ALWAYS 3 /* every request */
+
 /* proxy->rule_sets */
 #define PR_RS_HTTP_REQ   0x01
 #define PR_RS_HTTP_RES   0x02
@@ -133,6 +139,7 @@ struct proxy {
 	int defsrv_nargs;
 	int lbalgo;               /* enum lb_algo */
 	int lb_draws;             /* random(N): servers drawn per pick (default 2) */
+	uint8_t http_reuse;       /* PR_REUSE_*: which requests may use an idle connection */
 	uint8_t hash_type;        /* enum lb_hash_type ("hash-type") */
 	uint8_t hash_fn;          /* enum lb_hash_fn */
 	bool hash_avalanche;      /* "hash-type ... avalanche" */

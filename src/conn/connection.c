@@ -84,6 +84,13 @@ void conn_close(struct conn *c)
 	if (c->flags & CO_FL_CLOSED)
 		return;
 	c->flags |= CO_FL_CLOSED;
+	if (c->priv) { /* a private pair (http-reuse never) comes apart */
+		struct conn *o = c->priv;
+
+		c->priv = o->priv = NULL;
+		if (!(c->flags & CO_FL_BACK))
+			conn_close(o); /* the client is gone: its server connection too */
+	}
 	timer_del(&c->tmr);
 	list_delete(&c->idle);
 	list_delete(&c->by_thread);

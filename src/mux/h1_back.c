@@ -61,7 +61,8 @@ static bool back_same_peer(const struct sockaddr_storage *a, const struct sockad
 	return a->ss_family == AF_INET6 && !memcmp(a, b, sizeof(struct sockaddr_in6));
 }
 
-struct conn *h1_back_take_idle(struct server *srv, const struct sockaddr_storage *to)
+struct conn *h1_back_take_idle(struct server *srv, const struct sockaddr_storage *to,
+			       uint32_t min_req)
 {
 	struct srv_per_thread *pt = &srv->per_thr[tid];
 	struct conn *c;
@@ -69,11 +70,11 @@ struct conn *h1_back_take_idle(struct server *srv, const struct sockaddr_storage
 	if (list_empty(&pt->idle))
 		return NULL;
 	c = list_elem(pt->idle.next, struct conn, idle);
-	if (unlikely(to)) {
+	if (unlikely(to || min_req)) {
 		bool found = false;
 
 		list_for_each_entry(c, &pt->idle, idle) {
-			if (back_same_peer(&c->peer, to)) {
+			if ((!to || back_same_peer(&c->peer, to)) && c->nb_req >= min_req) {
 				found = true;
 				break;
 			}
@@ -146,16 +147,14 @@ int h1_back_check_connect(struct conn *c)
 	return 1;
 }
 
-void h1_back_park(struct conn *c)
+/* Makes <c> idle if it is clean and quiet (no pending input or output, no FIN seen: RDHUP
+ * may have come with the response's last bytes); closes it and returns false otherwise. */
+static bool back_make_idle(struct conn *c)
 {
-	struct srv_per_thread *pt = &c->srv->per_thr[tid];
-
-	/* only a clean, quiet connection is reusable: no pending input or output, and no
-	 * FIN seen (RDHUP may have come with the response's last bytes) */
-	if (pt->nb_idle >= SRV_MAX_IDLE_PER_THREAD || c->ibuf.data || c->obuf.data ||
+	if (c->ibuf.data || c->obuf.data ||
 	    (c->flags & (CO_FL_RD_EOF | CO_FL_ERROR | CO_FL_HUP | CO_FL_RDHUP | CO_FL_WR_SHUT))) {
 		conn_close(c);
-		return;
+		return false;
 	}
 	c->strm = NULL;
 	c->flags |= CO_FL_IDLE | CO_FL_USED;
@@ -163,8 +162,47 @@ void h1_back_park(struct conn *c)
 	timer_set(&c->tmr, tick_add(IDLE_PURGE_DELAY_MS));
 	b_release(&c->ibuf);
 	b_release(&c->obuf);
+	return true;
+}
+
+void h1_back_park(struct conn *c)
+{
+	struct srv_per_thread *pt = &c->srv->per_thr[tid];
+
+	if (pt->nb_idle >= SRV_MAX_IDLE_PER_THREAD) {
+		conn_close(c);
+		return;
+	}
+	if (!back_make_idle(c))
+		return;
 	list_insert(&pt->idle, &c->idle);
 	pt->nb_idle++;
+}
+
+void h1_back_park_private(struct conn *c, struct conn *front)
+{
+	if (front->priv)
+		conn_close(front->priv); /* one at a time */
+	if (!back_make_idle(c))
+		return;
+	c->priv = front;
+	front->priv = c;
+}
+
+struct conn *h1_back_take_private(struct conn *front, struct server *srv,
+				  const struct sockaddr_storage *to)
+{
+	struct conn *c = front->priv;
+
+	if (!c)
+		return NULL;
+	front->priv = c->priv = NULL;
+	if (c->srv != srv || (to && !back_same_peer(&c->peer, to))) {
+		conn_close(c); /* another server this time */
+		return NULL;
+	}
+	c->flags &= ~(CO_FL_IDLE | CO_FL_GOT_DATA);
+	return c;
 }
 
 void h1_back_init_server(struct server *srv)
@@ -177,6 +215,6 @@ void h1_back_close_idle(struct server *srv)
 {
 	struct conn *c;
 
-	while ((c = h1_back_take_idle(srv, NULL)))
+	while ((c = h1_back_take_idle(srv, NULL, 0)))
 		conn_close(c);
 }

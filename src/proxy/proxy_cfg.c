@@ -521,20 +521,24 @@ static int pxcfg_log(struct cfg_ctx *ctx)
 	return 0;
 }
 
-/* http-reuse safe is what the runtime does; the other strategies are not implemented yet. */
+/* http-reuse never|safe|aggressive|always: which requests may use an idle server
+ * connection (stream.c, stream_may_reuse). */
 static int pxcfg_http_reuse(struct cfg_ctx *ctx)
 {
+	static const char *const modes[] = {
+		[PR_REUSE_SAFE] = "safe", [PR_REUSE_NEVER] = "never",
+		[PR_REUSE_AGGR] = "aggressive", [PR_REUSE_ALWAYS] = "always",
+	};
+
 	if (!ctx->px || cfg_need_args(ctx, 1) < 0)
 		return -1;
-	if (!proxy_cfg_has_cap(ctx, PR_CAP_BE, "http-reuse") || !strcmp(ctx->args[1], "safe"))
+	if (!proxy_cfg_has_cap(ctx, PR_CAP_BE, "http-reuse"))
 		return 0;
-	if (!strcmp(ctx->args[1], "never") || !strcmp(ctx->args[1], "aggressive") ||
-	    !strcmp(ctx->args[1], "always")) {
-		char what[64];
-
-		snprintf(what, sizeof(what), "http-reuse %s", ctx->args[1]);
-		return proxy_cfg_later(ctx, what, "only 'http-reuse safe' (the default) is "
-				       "supported for now");
+	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		if (!strcmp(ctx->args[1], modes[i])) {
+			ctx->px->http_reuse = (uint8_t)i;
+			return 0;
+		}
 	}
 	cfg_alert(ctx, "'http-reuse' only supports 'never', 'safe', 'aggressive', 'always'");
 	return -1;

@@ -158,10 +158,12 @@ static int stream_end(struct stream *s)
 	if (b) {
 		b->strm = NULL;
 		s->back = NULL;
-		if (!(s->flags & SF_BACK_CLOSE) && (s->flags & both) == both)
-			h1_back_park(b);
-		else
+		if ((s->flags & SF_BACK_CLOSE) || (s->flags & both) != both)
 			conn_close(b);
+		else if (unlikely(s->be->http_reuse == PR_REUSE_NEVER))
+			kal ? h1_back_park_private(b, f) : conn_close(b);
+		else
+			h1_back_park(b);
 	}
 	stream_free(s);
 	h1_front_end_stream(f, kal);
@@ -422,6 +424,7 @@ static int stream_established(struct stream *s)
 	timer_set(&b->tmr, 0);
 	if (h1_write_request(&b->obuf, &s->req, req_conn_hdr(s)) < 0)
 		return stream_server_error(s, 500);
+	b->nb_req++;
 	/* an idle connection may have been closed by its server just now: an idempotent
 	 * request without body can then be sent again, so its headers are kept until the
 	 * response starts */
@@ -462,7 +465,7 @@ static bool stream_mapped_addr(struct stream *s, struct sockaddr_storage *to)
 	return true;
 }
 
-static int stream_try_connect(struct stream *s, bool allow_idle)
+static int stream_try_connect(struct stream *s, bool allow_idle, uint32_t min_req)
 {
 	struct sockaddr_storage mapped, *to = NULL;
 	struct conn *b;
@@ -472,7 +475,12 @@ static int stream_try_connect(struct stream *s, bool allow_idle)
 			return -2; /* no port to connect to: the caller retries, then 503 */
 		to = &mapped;
 	}
-	b = allow_idle ? h1_back_take_idle(s->srv, to) : NULL;
+	if (!allow_idle)
+		b = NULL;
+	else if (unlikely(s->be->http_reuse == PR_REUSE_NEVER))
+		b = h1_back_take_private(s->front, s->srv, to);
+	else
+		b = h1_back_take_idle(s->srv, to, min_req);
 
 	timer_del(&s->tmr); /* queue or turnaround deadline: over */
 	if (b) {
@@ -511,7 +519,7 @@ int stream_resend(struct stream *s)
 
 	stream_drop_back(s);
 	s->flags &= ~(SF_REQ_KEPT | SF_REQ_HDRS_SENT | SF_REQ_DONE | SF_REQ_ABORTED);
-	ret = stream_try_connect(s, false); /* a new connection, not another idle one */
+	ret = stream_try_connect(s, false, 0); /* a new connection, not another idle one */
 	return ret == -2 ? stream_conn_failed(s) : ret;
 }
 
@@ -549,13 +557,44 @@ static int stream_conn_failed(struct stream *s)
 	return 0;
 }
 
+/* The request may be sent again on a new connection if a reused one turns out closed:
+ * no body, an idempotent method (stream_established keeps its headers for that). */
+static bool stream_replayable(const struct stream *s)
+{
+	return s->reqx.mode == XFER_NONE && ((s->req.flags & (H1_MF_METH_GET | H1_MF_METH_HEAD)) ||
+					     h1_meth_idempotent(s->req.meth));
+}
+
 static int stream_connect_now(struct stream *s)
 {
-	/* http-reuse safe: the first request of a client connection goes on a connection
-	 * of its own, so that if a reused one fails, only requests the client itself can
-	 * retry (not its first) are exposed */
-	int ret = stream_try_connect(s, s->front->nb_req > 0);
+	uint32_t min_req = 0;
+	bool reuse;
+	int ret;
 
+	/* A reused connection may have been closed by its server just now. HAProxy's "safe"
+	 * sends a client's first request on a connection of its own, so that only requests
+	 * the client itself can retry are exposed; here a first request the proxy can replay
+	 * by itself (stream_replayable) may take an idle connection too, which saves a
+	 * connection per request in close mode. "aggressive" lets any first request take a
+	 * connection that served two requests or more, "always" any; under "never" a
+	 * client's server connection serves only its own requests, as in HAProxy. */
+	switch (s->be->http_reuse) {
+	case PR_REUSE_NEVER: /* only the client's own connection (stream_try_connect) */
+		reuse = true;
+		break;
+	case PR_REUSE_AGGR:
+		reuse = true;
+		if (!s->front->nb_req && !stream_replayable(s))
+			min_req = 2;
+		break;
+	case PR_REUSE_ALWAYS:
+		reuse = true;
+		break;
+	default:
+		reuse = s->front->nb_req > 0 || stream_replayable(s);
+		break;
+	}
+	ret = stream_try_connect(s, reuse, min_req);
 	return ret == -2 ? stream_conn_failed(s) : ret;
 }
 

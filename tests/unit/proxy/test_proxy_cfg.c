@@ -445,7 +445,6 @@ TEST(proxy_cfg_balance_and_misc)
 	PXT_HAS(&r, "t.cfg:10] : balance only supports");
 	PXT_HAS(&r, "t.cfg:11] : 'stats' is not supported yet (the stats page is not "
 		"implemented yet)");
-	PXT_HAS(&r, "t.cfg:14] : 'http-reuse always' is not supported yet");
 	PXT_HAS(&r, "[WARNING]  (");
 	PXT_HAS(&r, "t.cfg:15] : logging is not supported yet: 'log global' has no effect.");
 	PXT_HAS(&r, "t.cfg:16] : logging is not supported yet: 'option httplog' has no effect.");
@@ -464,9 +463,10 @@ TEST(proxy_cfg_balance_and_misc)
 	PXT_HAS(&r, "t.cfg:28] : 'server be/w' : could not resolve address 'nosuchhost.invalid'");
 	PXT_HAS(&r, "t.cfg:29] : 'server' expects <name> and <addr>[:<port>] as arguments.");
 	PXT_HAS(&r, "t.cfg:30] : 'server be/z' : unknown keyword 'foo'.");
-	CHECK_INT(r.errors, 15);
+	CHECK_INT(r.errors, 14);
 	be = proxy_find("be", PR_CAP_BE);
 	CHECK(be && be->srv_count == 1 && be->lbalgo == LB_ALGO_LEASTCONN);
+	CHECK(be && be->http_reuse == PR_REUSE_ALWAYS);
 	if (be && be->srv)
 		CHECK_INT(be->srv->flags, 0); /* "no-check" after "check" */
 	pxt_cleanup();
