@@ -14,7 +14,8 @@
 # WARMUP (2), CONNS (50), PROXY_CPU (0), CLIENT_CPU (1), PORT (18080), CG_REQUESTS (20000),
 # CALLGRIND (1; 0 skips it), THREADS_BENCH (1; 0 skips the 2-thread part), RPS_BENCH (1; 0
 # skips the wrk runs), IDLE_BENCH (1; 0 skips the idle part), IDLE_CONNS (3000), IDLE_RUNS
-# (3), LB_BENCH (1; 0 skips leastconn/random(2)/source), LB_PAIRS (3),
+# (3), LB_BENCH (1; 0 skips leastconn/random(2)/source), LB_PAIRS (3), CLOSE_BENCH (1; 0
+# skips the connection close mode part), CLOSE_PAIRS (3),
 # RULES_BENCH (1; 0 skips the rules and large-list lookups part), RULES_CG_REQUESTS
 # (5000). Results are also written under bench/out/. With 2+ CPUs it then runs nbthread 2, ours
 # vs theirs, and ours with 1 thread vs 2 threads in 1 group vs 2 groups of 1 thread,
@@ -186,10 +187,12 @@ bench_one() {
 	local bin=$1 label=$2 pair=$3 cfg=${4:-$CFG} pcpu=${5:-$PROXY_CPU}
 	local ccpu=${6:-$CLIENT_CPU} wthr=${7:-1} c0 c1 out reqs rps p50 p99 cpu_us non2xx
 	proxy_start "$bin" "" 10 "$cfg" "$pcpu"
-	taskset -c "$ccpu" wrk -t"$wthr" -c"$CONNS" -d"${WARMUP}s" "http://127.0.0.1:$PORT/" \
-		>/dev/null
+	# shellcheck disable=SC2086 # WRK_EXTRA holds whole arguments
+	taskset -c "$ccpu" wrk -t"$wthr" -c"$CONNS" -d"${WARMUP}s" ${WRK_EXTRA:-} \
+		"http://127.0.0.1:$PORT/" >/dev/null
 	c0=$(proxy_cpu_ticks)
-	out=$(taskset -c "$ccpu" wrk -t"$wthr" -c"$CONNS" -d"${DURATION}s" --latency \
+	# shellcheck disable=SC2086
+	out=$(taskset -c "$ccpu" wrk -t"$wthr" -c"$CONNS" -d"${DURATION}s" --latency ${WRK_EXTRA:-} \
 		"http://127.0.0.1:$PORT/")
 	c1=$(proxy_cpu_ticks)
 	proxy_stop
@@ -256,6 +259,31 @@ if [ "${LB_BENCH:-1}" != 0 ]; then
 		cat "$RESULTS" >>"$OUT/lb-$(date +%Y%m%d-%H%M%S).tsv"
 		RESULTS=$SAVED_RESULTS
 	done
+fi
+
+# --- connection close mode ------------------------------------------------------------
+# Every client request on a new connection ("Connection: close"), roundrobin, nbthread 1,
+# CLOSE_PAIRS (3) alternating pairs (CLOSE_BENCH=0 skips it). The proxy reuses idle
+# server connections for these first requests when it can replay them (http-reuse safe).
+if [ "${CLOSE_BENCH:-1}" != 0 ]; then
+	echo
+	echo "connection close mode (wrk -H 'Connection: close'): ours vs theirs, ${CLOSE_PAIRS:-3} pairs"
+	SAVED_RESULTS=$RESULTS
+	RESULTS=$TMP/results-close.tsv
+	: >"$RESULTS"
+	WRK_EXTRA="-H Connection:close"
+	for pair in $(seq 1 "${CLOSE_PAIRS:-3}"); do
+		if [ $((pair % 2)) -eq 1 ]; then
+			bench_one "$OURS" ours "$pair"
+			bench_one "$THEIRS" theirs "$pair"
+		else
+			bench_one "$THEIRS" theirs "$pair"
+			bench_one "$OURS" ours "$pair"
+		fi
+	done
+	WRK_EXTRA=
+	python3 "$ROOT/bench/summary.py" "$RESULTS"
+	RESULTS=$SAVED_RESULTS
 fi
 
 # --- two threads ---------------------------------------------------------------------
