@@ -14,10 +14,18 @@
 
 struct proxy;
 struct srv_per_thread;
+struct check;
+
+/* run_state: what checks (and later the CLI) decided, through srv_set_state() only. */
+enum srv_run_state {
+	SRV_RS_UP = 0,            /* takes traffic (also every server without "check") */
+	SRV_RS_DOWN,              /* failed its checks: never picked */
+	SRV_RS_NOLB,              /* "http-check disable-on-404" saw a 404: no new traffic */
+};
 
 #define SRV_F_DISABLED 0x0001 /* "disabled": administratively down (maintenance) */
 #define SRV_F_BACKUP   0x0002 /* "backup": used only when no active server is usable */
-#define SRV_F_CHECK    0x0004 /* "check" was given (health checks are not implemented yet) */
+#define SRV_F_CHECK    0x0004 /* "check": health checks run (src/check/) */
 #define SRV_F_NON_STICK 0x0008 /* "non-stick": "stick" rules never store this server */
 #define SRV_F_FIXED_ID 0x0010 /* "id N" was given */
 #define SRV_F_PORT_MAP 0x0020 /* no port or "+N"/"-N": the client's destination port + port_off */
@@ -37,6 +45,24 @@ struct server {
 	uint32_t flags;           /* SRV_F_* */
 	int weight;               /* configured weight 0..256, default 1 */
 	int maxconn;              /* 0 = unlimited */
+	/* health check settings ("check", "inter"...), parse time */
+	int inter;                /* ms, default 2000 */
+	int fastinter;            /* ms, 0: inter */
+	int downinter;            /* ms, 0: inter */
+	int rise;                 /* default 2 */
+	int fall;                 /* default 3 */
+	int check_port;           /* "port", 0: the server's */
+	struct sockaddr_storage check_addr; /* "addr", family 0: the server's */
+	struct check *check;      /* its check, built by checks_prepare(), or NULL */
+	/* runtime: written by srv_set_state() (atomics), read by any thread */
+	int run_state;            /* enum srv_run_state (atomic, relaxed) */
+	int check_status;         /* enum chk_result of the last check (atomic) */
+	int check_code;           /* HTTP status of the last check, 0 if none (atomic) */
+	int check_duration;       /* ms of the last check (atomic) */
+	uint32_t chk_fail;        /* failed checks (atomic) */
+	uint32_t chk_down;        /* UP -> DOWN transitions (atomic) */
+	uint64_t last_change;     /* monotonic ms of the last state change, 0: start (atomic) */
+	uint64_t down_time;       /* ms spent DOWN before last_change (atomic) */
 	/* runtime: process-wide, atomics (see DESIGN.md §5) */
 	int cur_conns;            /* connections in use (atomic) */
 	int cur_conns_max;        /* highest cur_conns (atomic, show stat smax) */

@@ -23,12 +23,26 @@ struct proxy;
  * order. Check time. */
 void srv_assign_ids(struct proxy *px);
 
+/* Up for new traffic (not DOWN or NOLB after its checks); any thread. */
+static inline bool srv_is_up(const struct server *s)
+{
+	return HA_ATOMIC_LOAD_RLX(&s->run_state) == SRV_RS_UP;
+}
+
 /* May take traffic in the tier <backup> (active or backup servers). */
 static inline bool srv_usable(const struct server *s, bool backup)
 {
 	return !(s->flags & SRV_F_DISABLED) && s->weight > 0 &&
-	       !!(s->flags & SRV_F_BACKUP) == backup;
+	       !!(s->flags & SRV_F_BACKUP) == backup && srv_is_up(s);
 }
+
+/* The one function that changes a server's run state (checks now, the runtime API
+ * later): stores it, counts and times the change, and prints HAProxy's notice to stderr
+ * ("Server be/s1 is DOWN, reason: <why>. 0 active and 0 backup servers left..."), plus
+ * "backend 'be' has no server available!" when the last one goes. <why> is the
+ * "reason: ..." text without the leading "reason: ". Any thread; <now> is the caller's
+ * monotonic ms clock. */
+void srv_set_state(struct server *s, enum srv_run_state st, const char *why, uint64_t now);
 
 /* Every slot allowed by "maxconn" is taken. */
 static inline bool srv_full(const struct server *s)

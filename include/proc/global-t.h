@@ -30,7 +30,7 @@ struct global {
 	bool strict_limits;       /* strict-limits (an unreachable maxconn is always fatal) */
 	char *node;               /* "node" (stored for the runtime API) */
 	char *desc;               /* "description" */
-	int spread_checks;        /* spread-checks percent (stored until checks exist) */
+	int spread_checks;        /* spread-checks percent: random part of check intervals */
 	int max_spread_checks;    /* max-spread-checks, ms */
 	int tune_logurilen;       /* tune.http.logurilen, default 1024 (for logging) */
 	int tune_cookielen;       /* tune.http.cookielen, 0 = none (for captures) */

@@ -75,6 +75,8 @@ struct proxy_timeouts {
 };
 
 struct http_reply;
+struct chk_http_cfg;
+struct chk_proxy;
 
 /* The message of one status: "errorfile CODE FILE" (the complete HTTP response read from
  * the file), or a reply built per request ("http-error", stream/http_err_cfg.c). */
@@ -149,6 +151,10 @@ struct proxy {
 	void *lb_hash_ctx;        /* runtime: map and ring of the hash algorithms (lb_hash.c) */
 	const struct lb_ops *lb;  /* set when runtime state is built */
 	void *lb_ctx;             /* LB private state (lb_rr.c: sequence and group cursors) */
+	/* health checks (src/check/check_cfg.c) */
+	struct chk_http_cfg *httpchk; /* "option httpchk" + "http-check", or NULL (TCP) */
+	bool httpchk_owned;       /* httpchk is this proxy's, not its defaults' */
+	struct chk_proxy *chk;    /* the HTTP check built at check time, or NULL */
 
 	/* forwardfor */
 	struct ist fwdfor_hdr;    /* header name, default "X-Forwarded-For" */

@@ -32,5 +32,7 @@ void proxy_deinit_all(void);
 /* Set by the rule layer: frees what it attached to a proxy (rules, ACLs, switching rules,
  * rules_ext). */
 extern void (*proxy_rules_free_hook)(struct proxy *px);
+/* Set by check/: frees what health checks hang on a proxy. */
+extern void (*proxy_check_free_hook)(struct proxy *px);
 
 #endif

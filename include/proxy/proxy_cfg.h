@@ -103,4 +103,7 @@ int proxy_cfg_read_errorfile(struct cfg_ctx *ctx, const char *kw, const char *co
  */
 int proxy_ist_set(struct ist *dst, const char *s);
 
+/* Set by check/: parses "[no] option httpchk ..." with args[a] = "httpchk". */
+extern int (*proxy_httpchk_hook)(struct cfg_ctx *ctx, int a, bool neg);
+
 #endif

@@ -186,7 +186,7 @@ static struct server *lb_ring_pick(const struct proxy *px, const struct lb_hash 
 	for (uint32_t k = 0; k < t->ring_len; k++) {
 		struct server *s = h->srv[t->ring[(start + k) % t->ring_len].pos];
 
-		if (s == avoid)
+		if (s == avoid || !srv_is_up(s)) /* a DOWN server's keys go to the next ones */
 			continue;
 		if (!fallback)
 			fallback = s;
@@ -195,7 +195,10 @@ static struct server *lb_ring_pick(const struct proxy *px, const struct lb_hash 
 			continue;
 		return s;
 	}
-	return fallback ? fallback : h->srv[t->ring[start].pos];
+	if (fallback)
+		return fallback;
+	/* only <avoid> is left, or nothing is up */
+	return avoid && srv_is_up(avoid) ? (struct server *)avoid : NULL;
 }
 
 /* Map-based: entry <hash> % total weight, the next ones when it is <avoid>. */
@@ -207,10 +210,10 @@ static struct server *lb_map_pick(const struct lb_hash *h, const struct lb_hash_
 	for (uint32_t k = 0; k < t->map_len; k++) {
 		struct server *s = h->srv[t->map[(start + k) % t->map_len]];
 
-		if (s != avoid)
+		if (s != avoid && srv_is_up(s)) /* a DOWN server's keys go to the next entries */
 			return s;
 	}
-	return h->srv[t->map[start]];
+	return avoid && srv_is_up(avoid) ? (struct server *)avoid : NULL;
 }
 
 struct server *lb_hash_pick(struct proxy *px, uint32_t hash, struct server *avoid, bool *all_full)
@@ -228,6 +231,8 @@ struct server *lb_hash_pick(struct proxy *px, uint32_t hash, struct server *avoi
 			s = lb_ring_pick(px, h, t, b == 1, hash, avoid);
 		else
 			s = lb_map_pick(h, t, hash, avoid);
+		if (!s)
+			continue; /* nothing up in this tier: the backups */
 		if (srv_full(s)) {
 			*all_full = true; /* HAProxy queues on the hashed server: we queue */
 			return NULL;

@@ -131,13 +131,16 @@ static struct server *rr_round(struct proxy *px, bool backup, struct server *avo
 	unsigned int start;
 	bool avoid_free = false;
 
-	*usable = seq != NULL;
+	*usable = false;
 	if (!seq)
 		return NULL;
 	start = HA_ATOMIC_FETCH_ADD(&rr->cur[tgid - 1][backup].next, 1);
 	for (uint32_t k = 0; k < seq->len; k++) {
 		struct server *s = rr->srv[seq->pos[(start + k) % seq->len]];
 
+		if (!srv_is_up(s)) /* the sequence holds the configured servers: skip DOWN ones */
+			continue;
+		*usable = true;
 		if (srv_full(s))
 			continue;
 		if (s == avoid) {

@@ -35,8 +35,6 @@ static const char *const srv_later[][2] = {
 	{ "agent-check", "agent checks are not implemented yet" },
 	{ "agent-port", "agent checks are not implemented yet" },
 	{ "agent-inter", "agent checks are not implemented yet" },
-	{ "addr", "health checks are not implemented yet" },
-	{ "port", "health checks are not implemented yet" },
 	{ "observe", "health checks are not implemented yet" },
 	{ "on-error", "health checks are not implemented yet" },
 	{ "on-marked-down", "health checks are not implemented yet" },
@@ -70,10 +68,6 @@ static const char *const srv_later[][2] = {
 	{ "guid", "guids are not implemented yet" },
 };
 
-/* Set while the stored "default-server" options are applied to a server: they were
- * checked, and warned about, on their own line. */
-static bool srv_quiet;
-
 /* Parses the integer value of option args[*i] in [min, max]; advances *i. */
 static int srv_opt_int(struct cfg_ctx *ctx, const struct server *srv, int *i, long min, long max,
 		       long *out)
@@ -88,11 +82,13 @@ static int srv_opt_int(struct cfg_ctx *ctx, const struct server *srv, int *i, lo
 	return proxy_cfg_int(ctx, kw, ctx->args[++*i], min, max, out);
 }
 
-/* Health-check tuning options: validated, no effect until health checks exist. */
-static int srv_opt_check_tuning(struct cfg_ctx *ctx, const struct server *srv, int *i)
+/* Health-check settings: inter, fastinter, downinter (times), rise, fall, port (integers),
+ * addr (an address without port). */
+static int srv_opt_check_tuning(struct cfg_ctx *ctx, struct server *srv, int *i)
 {
 	const char *opt = ctx->args[*i];
-	char kw[320];
+	char kw[320], err[320];
+	struct addr_res res;
 	long v;
 	int ms;
 
@@ -101,9 +97,29 @@ static int srv_opt_check_tuning(struct cfg_ctx *ctx, const struct server *srv, i
 		cfg_alert(ctx, "'%s' expects an argument.", kw);
 		return -1;
 	}
-	if (!strcmp(opt, "rise") || !strcmp(opt, "fall"))
-		return proxy_cfg_int(ctx, kw, ctx->args[++*i], 1, INT_MAX, &v);
-	return proxy_cfg_time(ctx, kw, ctx->args[++*i], &ms);
+	if (!strcmp(opt, "addr")) {
+		if (addr_parse(ctx->args[++*i], ADDR_F_PORT_MAP, &res, err, sizeof(err)) != ADDR_OK ||
+		    (res.ss.ss_family != AF_INET && res.ss.ss_family != AF_INET6)) {
+			cfg_alert(ctx, "'%s' : invalid address '%s'.", kw, ctx->args[*i]);
+			return -1;
+		}
+		srv->check_addr = res.ss;
+		return 0;
+	}
+	if (!strcmp(opt, "rise") || !strcmp(opt, "fall") || !strcmp(opt, "port")) {
+		if (proxy_cfg_int(ctx, kw, ctx->args[++*i], 1, opt[0] == 'p' ? 65535 : INT_MAX / 4, &v) < 0)
+			return -1;
+		*(opt[0] == 'r' ? &srv->rise : opt[0] == 'f' ? &srv->fall : &srv->check_port) = (int)v;
+		return 0;
+	}
+	if (proxy_cfg_time(ctx, kw, ctx->args[++*i], &ms) < 0)
+		return -1;
+	if (ms <= 0) {
+		cfg_alert(ctx, "'%s' : expects a positive delay.", kw);
+		return -1;
+	}
+	*(opt[0] == 'i' ? &srv->inter : opt[0] == 'f' ? &srv->fastinter : &srv->downinter) = ms;
+	return 0;
 }
 
 /* Parses option args[*i] of server <srv>, advancing *i past its value. Returns 0 or -1. */
@@ -145,10 +161,6 @@ static int srv_parse_opt(struct cfg_ctx *ctx, struct server *srv, int *i)
 	}
 	if (!strcmp(opt, "check")) {
 		srv->flags |= SRV_F_CHECK;
-		if (!srv_quiet)
-			cfg_warn(ctx, "'server %s/%s' : health checks are not supported yet: 'check' "
-				 "has no effect and the server is considered up.", srv->px->id,
-				 srv->id);
 		return 0;
 	}
 	if (!strcmp(opt, "cookie")) {
@@ -184,7 +196,8 @@ static int srv_parse_opt(struct cfg_ctx *ctx, struct server *srv, int *i)
 		return 0;
 	}
 	if (!strcmp(opt, "inter") || !strcmp(opt, "fastinter") || !strcmp(opt, "downinter") ||
-	    !strcmp(opt, "rise") || !strcmp(opt, "fall"))
+	    !strcmp(opt, "rise") || !strcmp(opt, "fall") || !strcmp(opt, "port") ||
+	    !strcmp(opt, "addr"))
 		return srv_opt_check_tuning(ctx, srv, i);
 	for (k = 0; k < sizeof(srv_later) / sizeof(srv_later[0]); k++) {
 		if (!strcmp(opt, srv_later[k][0])) {
@@ -278,10 +291,8 @@ static int srv_apply_defaults(struct cfg_ctx *ctx, struct proxy *px, struct serv
 
 	dctx.args = px->defsrv_args;
 	dctx.nargs = px->defsrv_nargs;
-	srv_quiet = true;
 	for (int i = 0; i < dctx.nargs && rc == 0; i++)
 		rc = srv_parse_opt(&dctx, srv, &i);
-	srv_quiet = false;
 	return rc;
 }
 
@@ -291,7 +302,8 @@ static int srv_apply_defaults(struct cfg_ctx *ctx, struct proxy *px, struct serv
 static int defsrv_kw_parse(struct cfg_ctx *ctx)
 {
 	struct proxy *px = ctx->px;
-	struct server tmp = { .id = "default-server", .px = px, .weight = 1 };
+	struct server tmp = { .id = "default-server", .px = px, .weight = 1, .inter = 2000,
+			      .rise = 2, .fall = 3 };
 	int i;
 
 	if (!px)
@@ -341,6 +353,9 @@ static int srv_kw_parse(struct cfg_ctx *ctx)
 	srv->px = px;
 	srv->line = ctx->line;
 	srv->weight = 1;
+	srv->inter = 2000; /* HAProxy's check defaults */
+	srv->rise = 2;
+	srv->fall = 3;
 	if (srv_parse_addr(ctx, srv, ctx->args[2]) < 0 || srv_apply_defaults(ctx, px, srv) < 0)
 		goto fail;
 	for (i = 3; i < ctx->nargs; i++)

@@ -16,6 +16,7 @@
 #include <base/atomic.h>
 #include <base/pool.h>
 #include <cfg/cfg.h>
+#include <check/check.h>
 #include <cli/cli.h>
 #include <conn/listener.h>
 #include <event/inbox.h>
@@ -162,7 +163,10 @@ static int thread_start_loop(const sigset_t *set)
 		return -1;
 	if (tid == 0 && (signals_listen(set) < 0 || cli_start() < 0))
 		return -1;
-	return listeners_enable_thread();
+	if (listeners_enable_thread() < 0)
+		return -1;
+	checks_thread_start();
+	return 0;
 }
 
 static void *thread_main(void *arg)
@@ -190,6 +194,7 @@ static void *thread_main(void *arg)
 	if (t == 0)
 		cli_stop();
 	h1_release_all();
+	checks_thread_stop();
 	listeners_thread_disable();
 	loop_release_deferred();
 	smp_trash_deinit_thread();

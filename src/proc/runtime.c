@@ -12,6 +12,7 @@
 #include <base/buf.h>
 #include <base/pool.h>
 #include <cfg/cfg.h>
+#include <check/check.h>
 #include <conn/listener.h>
 #include <event/loop.h>
 #include <mux/h1.h>
@@ -87,6 +88,10 @@ int runtime_prepare(void)
 	}
 	if (counters_alloc(thread_cfg.ngroups > 0 ? thread_cfg.ngroups : 1) < 0) {
 		ha_alert("out of memory while allocating counters.\n");
+		return -1;
+	}
+	if (checks_prepare() < 0) {
+		ha_alert("out of memory while preparing the health checks.\n");
 		return -1;
 	}
 	return runtime_set_limits();

@@ -176,6 +176,7 @@ static int proxy_inherit(struct proxy *px, const struct proxy *def)
 	px->hash_fn = def->hash_fn;
 	px->hash_avalanche = def->hash_avalanche;
 	px->hash_balance_factor = def->hash_balance_factor;
+	px->httpchk = def->httpchk; /* shared until this proxy changes it */
 	px->fwdfor_except_net = def->fwdfor_except_net;
 	px->fwdfor_except_mask = def->fwdfor_except_mask;
 	px->fwdfor_has_except = def->fwdfor_has_except;
@@ -282,6 +283,7 @@ const char *proxy_type_str(const struct proxy *px)
 }
 
 void (*proxy_rules_free_hook)(struct proxy *px);
+void (*proxy_check_free_hook)(struct proxy *px);
 
 /* Frees <px> and everything it owns. lb_ctx belongs to the LB code and must have been
  * released by it before.
@@ -299,6 +301,8 @@ static void proxy_free(struct proxy *px)
 	/* rules, ACLs and switching rules belong to the layers above (stream/, sample/) */
 	if (proxy_rules_free_hook)
 		proxy_rules_free_hook(px);
+	if (proxy_check_free_hook)
+		proxy_check_free_hook(px);
 	for (srv = px->srv; srv; srv = next) {
 		next = srv->next;
 		free(srv->id);

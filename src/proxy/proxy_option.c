@@ -220,8 +220,19 @@ static int pxopt_logging(struct cfg_ctx *ctx, int a, bool neg)
 	return 0;
 }
 
+int (*proxy_httpchk_hook)(struct cfg_ctx *ctx, int a, bool neg);
+
+/* option httpchk: parsed by check/ (check_cfg.c). */
+static int pxopt_httpchk(struct cfg_ctx *ctx, int a, bool neg)
+{
+	if (!proxy_httpchk_hook)
+		return cfg_not_supported(ctx, "health checks are not linked in");
+	return proxy_httpchk_hook(ctx, a, neg);
+}
+
 #define FEBE (PR_CAP_FE | PR_CAP_BE)
 static const struct pxopt pxopts[] = {
+	{ "httpchk", PR_CAP_BE, pxopt_httpchk },
 	{ "http-keep-alive", FEBE, pxopt_kal },
 	{ "http-server-close", FEBE, pxopt_scl },
 	{ "httpclose", FEBE, pxopt_clo },
@@ -246,7 +257,6 @@ static const struct pxopt pxopts[] = {
 
 /* HAProxy options not implemented yet, each with the reason given to the user. */
 static const char *const pxopt_later[][2] = {
-	{ "httpchk", "health checks are not implemented yet" },
 	{ "ssl-hello-chk", "health checks are not implemented yet" },
 	{ "tcp-check", "health checks are not implemented yet" },
 	{ "mysql-check", "health checks are not implemented yet" },

@@ -15,6 +15,8 @@
 #include <base/addr.h>
 #include <base/atomic.h>
 #include <base/freq_ctr.h>
+#include <check/check-t.h>
+#include <check/check.h>
 #include <cli/cli.h>
 #include <event/loop.h>
 #include <proc/global-t.h>
@@ -131,14 +133,45 @@ static int stat_be_fullconn(const struct proxy *be)
 
 static bool srv_is_up(const struct server *srv)
 {
-	return !(srv->flags & SRV_F_DISABLED);
+	return !(srv->flags & SRV_F_DISABLED) &&
+	       HA_ATOMIC_LOAD_RLX(&srv->run_state) == SRV_RS_UP;
 }
 
 static const char *stat_srv_status(const struct server *srv)
 {
+	static const char *const st[] = { "UP", "DOWN", "NOLB" };
+	int rs = HA_ATOMIC_LOAD_RLX(&srv->run_state);
+
 	if (srv->flags & SRV_F_DISABLED)
 		return "MAINT";
-	return (srv->flags & SRV_F_CHECK) ? "UP" : "no check";
+	if (!(srv->flags & SRV_F_CHECK))
+		return "no check";
+	return st[rs >= 0 && rs <= SRV_RS_NOLB ? rs : 0];
+}
+
+/* The check fields of a server line: status, counters, last change, downtime. */
+static void stat_fill_srv_check(struct stat_line *l, const struct server *srv)
+{
+	uint64_t last = HA_ATOMIC_LOAD_RLX(&srv->last_change), down;
+	uint64_t now = th_ctx ? now_ms() : 0;
+
+	if (last && now >= last)
+		st_u64(l, ST_lastchg, (now - last) / 1000);
+	if (!(srv->flags & SRV_F_CHECK))
+		return;
+	down = HA_ATOMIC_LOAD_RLX(&srv->down_time);
+	if (HA_ATOMIC_LOAD_RLX(&srv->run_state) == SRV_RS_DOWN && last && now >= last)
+		down += now - last;
+	st_u64(l, ST_chkfail, HA_ATOMIC_LOAD_RLX(&srv->chk_fail));
+	st_u64(l, ST_chkdown, HA_ATOMIC_LOAD_RLX(&srv->chk_down));
+	st_u64(l, ST_downtime, down / 1000);
+	st_str(l, ST_check_status, chk_result_str(HA_ATOMIC_LOAD_RLX(&srv->check_status)));
+	if (HA_ATOMIC_LOAD_RLX(&srv->check_code))
+		st_int(l, ST_check_code, HA_ATOMIC_LOAD_RLX(&srv->check_code));
+	st_int(l, ST_check_duration, HA_ATOMIC_LOAD_RLX(&srv->check_duration));
+	st_int(l, ST_check_rise, srv->rise);
+	st_int(l, ST_check_fall, srv->fall);
+	st_int(l, ST_check_health, srv->check ? HA_ATOMIC_LOAD_RLX(&srv->check->health) : 0);
 }
 
 static void stat_fill_fe(struct stat_line *l, const struct proxy *px)
@@ -252,6 +285,7 @@ static void stat_fill_srv(struct stat_line *l, const struct proxy *px, const str
 	st_u64(l, ST_lbtot, c.cum_lbconn);
 	st_str(l, ST_type, "2");
 	st_str(l, ST_addr, addr_to_str(&srv->addr, addr, sizeof(addr)));
+	stat_fill_srv_check(l, srv);
 }
 
 static const char *stat_algo(const struct proxy *px)

@@ -214,11 +214,11 @@ static bool ck_edit(struct stream *s, struct ist v, struct ist pair, struct ist 
 	return rwb_end(&b, s, out);
 }
 
-/* A server the cookie may send traffic to: not in maintenance (a weight of 0 still takes
- * persistent traffic, as in HAProxy). */
+/* A server the cookie may send traffic to: not in maintenance and not DOWN (a weight of
+ * 0 still takes persistent traffic, as in HAProxy). */
 static bool ck_srv_up(const struct server *srv)
 {
-	return !(srv->flags & SRV_F_DISABLED);
+	return !(srv->flags & SRV_F_DISABLED) && srv_is_up(srv);
 }
 
 static struct server *ck_server(struct proxy *be, struct ist v)

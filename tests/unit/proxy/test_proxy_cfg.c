@@ -15,6 +15,8 @@
 #include <backend/server-t.h>
 #include <base/addr.h>
 #include <cfg/cfg.h>
+#include <check/check-t.h>
+#include <check/check_cfg.h>
 #include <conn/listener-t.h>
 #include <proxy/proxy.h>
 #include <stream/action-t.h>
@@ -450,20 +452,19 @@ TEST(proxy_cfg_balance_and_misc)
 	PXT_HAS(&r, "t.cfg:16] : logging is not supported yet: 'option httplog' has no effect.");
 	PXT_HAS(&r, "t.cfg:17] : logging is not supported yet: 'no option httplog' has no effect.");
 	PXT_HAS(&r, "t.cfg:18] : 'option http-use-htx' is deprecated and ignored.");
-	PXT_HAS(&r, "t.cfg:19] : 'option httpchk' is not supported yet (health checks are not "
-		"implemented yet)");
 	PXT_HAS(&r, "t.cfg:20] : unknown option 'foo'.");
 	PXT_HAS(&r, "t.cfg:21] : negation/default is not supported for option 'forwardfor'.");
 	PXT_HAS(&r, "t.cfg:22] : 'retries' cannot handle unexpected argument '4'.");
 	PXT_HAS(&r, "t.cfg:23] : unknown keyword 'frobnicate' in 'backend' section");
-	PXT_HAS(&r, "t.cfg:24] : 'server be/s' : health checks are not supported yet");
+	CHECK(!strstr(r.err, "t.cfg:19]")); /* option httpchk GET / */
+	CHECK(!strstr(r.err, "t.cfg:24]")); /* check, inter, rise, fall: no warning */
 	PXT_HAS(&r, "t.cfg:25] : 'server be/t' : weight of server t is not within 0 and 256 (300).");
 	PXT_HAS(&r, "t.cfg:26] : 'server be/u' : option 'ssl' is not supported yet");
 	PXT_HAS(&r, "t.cfg:27] : 'server be/v' : invalid port offset '+x'");
 	PXT_HAS(&r, "t.cfg:28] : 'server be/w' : could not resolve address 'nosuchhost.invalid'");
 	PXT_HAS(&r, "t.cfg:29] : 'server' expects <name> and <addr>[:<port>] as arguments.");
 	PXT_HAS(&r, "t.cfg:30] : 'server be/z' : unknown keyword 'foo'.");
-	CHECK_INT(r.errors, 14);
+	CHECK_INT(r.errors, 13); /* both http-reuse and option httpchk are supported now */
 	be = proxy_find("be", PR_CAP_BE);
 	CHECK(be && be->srv_count == 1 && be->lbalgo == LB_ALGO_LEASTCONN);
 	CHECK(be && be->http_reuse == PR_REUSE_ALWAYS);
@@ -672,5 +673,75 @@ TEST(proxy_cfg_rules_keep_framing_headers)
 	PXT_HAS(&r, "t.cfg:10] : error detected in proxy 'l' while parsing 'http-response "
 		"add-header' rule : the proxy writes the 'connection' header itself");
 	CHECK_INT(r.errors, 3); /* del-header Connection is fine: the proxy drops it anyway */
+	pxt_cleanup();
+}
+
+/* Health-check settings: server options, option httpchk (old form with headers in VER),
+ * http-check, defaults sharing, and the refusals, each naming its line. */
+TEST(proxy_cfg_health_checks)
+{
+	struct pxt_run r;
+	struct proxy *be, *b2;
+	char err[2048];
+	int saved, errs;
+
+	pxt_setup();
+	pxt_load("defaults\n  mode http\n" PXT_TIMEOUTS "  option httpchk GET /d\n"
+		 "backend be\n  option httpchk HEAD /h \"HTTP/1.1\\r\\nHost:\\ x\"\n"
+		 "  http-check expect ! rstatus ^5\n  http-check disable-on-404\n"
+		 "  server s 127.0.0.1:1 check inter 500 fastinter 100 downinter 3s rise 4 fall 5 "
+		 "port 81 addr 127.0.0.2\n"
+		 "  server t 127.0.0.1:2 check rise 0\n  option tcp-check\n  option mysql-check\n"
+		 "  http-check connect\n  http-check expect hdr name x\n  http-check send foo x\n"
+		 "  server u 127.0.0.1:3 agent-check\n  option redis-check\n"
+		 "backend b2\n  http-check send meth POST uri /p ver HTTP/1.1 hdr Host h body hi\n"
+		 "  http-check expect string up\n  server s 127.0.0.1:1 check\n"
+		 "  server n 127.0.0.1 check\n",
+		 &r);
+	PXT_HAS(&r, "t.cfg:12] : 'server be/t' : 'rise' expects an integer argument between 1");
+	PXT_HAS(&r, "t.cfg:13] : 'option tcp-check' is not supported yet");
+	PXT_HAS(&r, "t.cfg:14] : 'option mysql-check' is not supported yet");
+	PXT_HAS(&r, "t.cfg:15] : 'http-check' is not supported yet (only 'http-check send', "
+		"'expect' and 'disable-on-404'");
+	PXT_HAS(&r, "t.cfg:16] : 'http-check' is not supported yet (this 'http-check expect' form");
+	PXT_HAS(&r, "t.cfg:17] : 'http-check send' : unknown parameter 'foo'");
+	PXT_HAS(&r, "t.cfg:18] : 'server be/u' : option 'agent-check' is not supported yet");
+	PXT_HAS(&r, "t.cfg:19] : 'option redis-check' is not supported yet");
+	CHECK_INT(r.errors, 8);
+	saved = test_capture_begin(pxt_dir);
+	errs = check_cfg_check_all();
+	test_capture_end(saved, pxt_dir, err, sizeof(err));
+	CHECK_INT(errs, 1);
+	CHECK_HAS(err, "t.cfg:24] : 'server b2/n' : server has neither service port nor check port");
+	be = proxy_find("be", PR_CAP_BE);
+	b2 = proxy_find("b2", PR_CAP_BE);
+	CHECK(be && b2 && be->srv && b2->srv);
+	if (be && be->srv && be->chk) {
+		CHECK(be->srv->flags & SRV_F_CHECK);
+		CHECK_INT(be->srv->inter, 500);
+		CHECK_INT(be->srv->fastinter, 100);
+		CHECK_INT(be->srv->downinter, 3000);
+		CHECK_INT(be->srv->rise, 4);
+		CHECK_INT(be->srv->fall, 5);
+		CHECK_INT(be->srv->check_port, 81);
+		CHECK_INT(be->srv->check_addr.ss_family, AF_INET);
+		CHECK_STR(be->chk->req, "HEAD /h HTTP/1.1\r\nHost: x\r\n\r\n");
+		CHECK_INT(be->chk->exp.kind, CHK_EXP_RSTATUS);
+		CHECK(be->chk->exp.negate);
+		CHECK(be->chk->exp.disable_on_404);
+		CHECK(be->chk->exp.re);
+	} else {
+		CHECK(!"be has no HTTP check");
+	}
+	if (b2 && b2->chk) { /* the defaults' "option httpchk" enables it; send overrides */
+		CHECK_STR(b2->chk->req, "POST /p HTTP/1.1\r\nHost: h\r\ncontent-length: 2\r\n"
+			  "\r\nhi");
+		CHECK_INT(b2->chk->exp.kind, CHK_EXP_STRING);
+		CHECK_INT(b2->srv->inter, 2000);
+		CHECK_INT(b2->srv->rise, 2);
+		CHECK_INT(b2->srv->fall, 3);
+	} else {
+		CHECK(!"b2 has no HTTP check");
+	}
 	pxt_cleanup();
 }

@@ -1,0 +1,26 @@
+/* Health checks at run time: one check per server with "check", each run by the event loop
+ * of one thread (servers spread over the threads) as a timer and a non-blocking socket.
+ * Actions return 0 or -1.
+ */
+#ifndef CHECK_CHECK_H
+#define CHECK_CHECK_H
+
+#include <check/check-t.h>
+
+/* Builds every server's check (its buffer included) and assigns it a thread. After
+ * runtime_prepare, single-threaded. Returns 0, or -1 out of memory. */
+int checks_prepare(void);
+
+/* Arms the first run of the calling thread's checks, spread over their "inter". */
+void checks_thread_start(void);
+
+/* Closes the calling thread's check sockets (the loop has ended). */
+void checks_thread_stop(void);
+
+/* Frees every check (process end, tests). */
+void checks_release(void);
+
+/* "L4OK"... as "show stat" check_status prints it; "" for CHK_R_NONE. */
+const char *chk_result_str(int r);
+
+#endif

@@ -1,0 +1,62 @@
+/* A server's run state (UP, DOWN, NOLB): the one function that changes it, used by health
+ * checks and later by the runtime API. It publishes the state with an atomic store (read
+ * by srv_usable() on every thread), keeps the counters "show stat" reports, and prints
+ * HAProxy's notices to stderr, as one write each.
+ */
+#include <stdio.h>
+#include <unistd.h>
+
+#include <backend/server.h>
+#include <proxy/proxy.h>
+#include <proxy/proxy_cfg.h>
+
+/* Servers of <px> usable for new traffic: active in *act, backup in *bck. */
+static void srv_count_usable(const struct proxy *px, int *act, int *bck)
+{
+	*act = *bck = 0;
+	for (const struct server *s = px->srv; s; s = s->next) {
+		if ((s->flags & SRV_F_DISABLED) || !srv_is_up(s))
+			continue;
+		if (s->flags & SRV_F_BACKUP)
+			(*bck)++;
+		else
+			(*act)++;
+	}
+}
+
+void srv_set_state(struct server *s, enum srv_run_state st, const char *why, uint64_t now)
+{
+	int old = HA_ATOMIC_LOAD_RLX(&s->run_state), act, bck;
+	uint64_t last = HA_ATOMIC_LOAD_RLX(&s->last_change);
+	char msg[1024];
+	int n;
+
+	if (old == (int)st)
+		return;
+	if (old == SRV_RS_DOWN && last <= now)
+		HA_ATOMIC_ADD(&s->down_time, now - last);
+	if (st == SRV_RS_DOWN)
+		HA_ATOMIC_INC(&s->chk_down);
+	HA_ATOMIC_STORE_RLX(&s->last_change, now ? now : 1);
+	HA_ATOMIC_STORE(&s->run_state, (int)st);
+	srv_count_usable(s->px, &act, &bck);
+	if (st == SRV_RS_UP)
+		n = snprintf(msg, sizeof(msg),
+			     "[WARNING]  (%d) : Server %s/%s is UP, reason: %s. %d "
+			     "active and %d backup servers online. 0 sessions requeued, 0 total in "
+			     "queue.\n",
+			     (int)getpid(), s->px->id, s->id, why, act, bck);
+	else
+		n = snprintf(
+			msg, sizeof(msg),
+			"[WARNING]  (%d) : Server %s/%s is %s, reason: %s. "
+			"%d active and %d backup servers left. %d sessions active, 0 requeued, "
+			"0 remaining in queue.\n",
+			(int)getpid(), s->px->id, s->id, st == SRV_RS_DOWN ? "DOWN" : "stopping",
+			why, act, bck, HA_ATOMIC_LOAD_RLX(&s->cur_conns));
+	if (n > 0)
+		fputs(msg, stderr);
+	if (st != SRV_RS_UP && !act && !bck)
+		fprintf(stderr, "[ALERT]    (%d) : %s '%s' has no server available!\n",
+			(int)getpid(), proxy_type_str(s->px), s->px->id);
+}

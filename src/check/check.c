@@ -1,0 +1,392 @@
+/* Health checks at run time: one non-blocking connect (and for HTTP checks one request
+ * and a bounded read) per run, driven by a timer on the event loop of the thread that owns
+ * the check. Results go through the rise/fall machine (check_http.c) and state changes
+ * through srv_set_state(). A run never blocks and never allocates: each check has its
+ * buffer from start. Owns struct check; the HTTP parts are pure and in check_http.c.
+ */
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <backend/server.h>
+#include <base/atomic.h>
+#include <base/tinfo.h>
+#include <check/check.h>
+#include <check/check_http.h>
+#include <event/loop.h>
+#include <proc/global-t.h>
+#include <proxy/proxy.h>
+
+#define CHK_PH_IDLE 0
+#define CHK_PH_CONNECT 1
+#define CHK_PH_SEND 2
+#define CHK_PH_RECV 3
+
+#define CHK_BUFSIZE 16384 /* response bytes kept: beyond, the check is judged */
+
+static const char *const chk_result_names[] = {
+	[CHK_R_NONE] = "",	     [CHK_R_L4OK] = "L4OK",   [CHK_R_L4CON] = "L4CON",
+	[CHK_R_L4TOUT] = "L4TOUT",   [CHK_R_L7OK] = "L7OK",   [CHK_R_L7OKC] = "L7OKC",
+	[CHK_R_L7STS] = "L7STS",     [CHK_R_L7RSP] = "L7RSP", [CHK_R_L7TOUT] = "L7TOUT",
+	[CHK_R_SOCKERR] = "SOCKERR",
+};
+
+const char *chk_result_str(int r)
+{
+	if (r < 0 || r > CHK_R_SOCKERR)
+		return "";
+	return chk_result_names[r];
+}
+
+/* The interval before the next run, from the server's state (inter, fastinter while
+ * going up or down, downinter while down), with "spread-checks" randomness. */
+static int chk_interval(const struct check *c)
+{
+	const struct server *s = c->srv;
+	int max = s->rise + s->fall - 1, ms = s->inter;
+
+	if (c->health == 0 && s->downinter)
+		ms = s->downinter;
+	else if (c->health != 0 && c->health != max && s->fastinter)
+		ms = s->fastinter;
+	if (global.spread_checks > 0 && ms > 1) {
+		int span = ms * global.spread_checks / 100;
+
+		if (span > 0)
+			ms += (int)((unsigned int)rand() % (unsigned int)(2 * span + 1)) - span;
+	}
+	return ms > 0 ? ms : 1;
+}
+
+/* Bounds of a run: connecting takes at most min(timeout connect, inter) when "timeout
+ * check" is set, else inter; the whole run takes at most inter, or connect + "timeout
+ * check" when that is set (HAProxy 2.6's rule). */
+static void chk_deadlines(struct check *c, uint64_t now, uint64_t *conn, uint64_t *all)
+{
+	const struct server *s = c->srv;
+	int tchk = s->px->timeout.check, tcon = s->px->timeout.connect, inter = s->inter;
+
+	if (tchk) {
+		int cto = tcon && tcon < inter ? tcon : inter;
+
+		*conn = now + (uint64_t)cto;
+		*all = *conn + (uint64_t)tchk;
+	} else {
+		*conn = *all = now + (uint64_t)inter;
+	}
+}
+
+/* Ends the socket of the current run, if any. The check itself is never freed while the
+ * loop runs, so a later event of the same batch only finds fh.fd == -1 and is skipped. */
+static void chk_close(struct check *c)
+{
+	if (c->fh.fd < 0)
+		return;
+	fd_unregister(&c->fh);
+	close(c->fh.fd);
+	c->fh.fd = -1;
+}
+
+/* Ends the current run with <res>; <code> is the HTTP status (0 if none), <info> the
+ * detail HAProxy prints after "info:" (NULL for none). Applies rise/fall, publishes the
+ * result and a state change, and arms the next run. */
+static void chk_finish(struct check *c, int res, int code, const char *info)
+{
+	struct server *s = c->srv;
+	uint64_t now = now_ms();
+	int dur = (int)(now - c->start_ms), tr, health;
+	bool ok = res == CHK_R_L4OK || res == CHK_R_L7OK || res == CHK_R_L7OKC;
+	static const char *const reasons[] = {
+		[CHK_R_L4OK] = "Layer4 check passed",
+		[CHK_R_L4CON] = "Layer4 connection problem",
+		[CHK_R_L4TOUT] = "Layer4 timeout",
+		[CHK_R_L7OK] = "Layer7 check passed",
+		[CHK_R_L7OKC] = "Layer7 check conditionally passed",
+		[CHK_R_L7STS] = "Layer7 wrong status",
+		[CHK_R_L7RSP] = "Layer7 invalid response",
+		[CHK_R_L7TOUT] = "Layer7 timeout",
+		[CHK_R_SOCKERR] = "Socket error",
+	};
+	char why[512], cbuf[32] = "", ibuf[320] = "";
+
+	chk_close(c);
+	c->phase = CHK_PH_IDLE;
+	if (!ok)
+		HA_ATOMIC_INC(&s->chk_fail);
+	HA_ATOMIC_STORE_RLX(&s->check_status, res);
+	HA_ATOMIC_STORE_RLX(&s->check_code, code);
+	HA_ATOMIC_STORE_RLX(&s->check_duration, dur);
+	health = c->health;
+	tr = chk_health_update(&health, s->rise, s->fall, ok);
+	HA_ATOMIC_STORE_RLX(&c->health, health); /* "show stat" reads it from another thread */
+	if (code)
+		snprintf(cbuf, sizeof(cbuf), ", code: %d", code);
+	if (info)
+		snprintf(ibuf, sizeof(ibuf), ", info: \"%s\"", info);
+	snprintf(why, sizeof(why), "%s%s%s, check duration: %dms", reasons[res], cbuf, ibuf, dur);
+	if (tr == CHK_T_DOWN)
+		srv_set_state(s, SRV_RS_DOWN, why, now);
+	else if (ok && c->health >= s->rise)
+		srv_set_state(s, res == CHK_R_L7OKC ? SRV_RS_NOLB : SRV_RS_UP, why, now);
+	timer_set(&c->timer, now + (uint64_t)chk_interval(c));
+}
+
+/* Judges the response in the buffer; <full>: no more can come. Returns false while more
+ * is needed. */
+static bool chk_judge(struct check *c, bool full)
+{
+	const struct chk_expect *e = &c->http->exp;
+	bool need_body = e->kind == CHK_EXP_STRING || e->kind == CHK_EXP_RSTRING;
+	struct chk_http_rsp rsp;
+	char reason[256];
+	int rc;
+
+	rc = chk_http_parse(c->buf, c->rcvd, full, need_body, &rsp);
+	if (rc == CHK_P_MORE)
+		return false;
+	if (rc == CHK_P_INVALID) {
+		chk_finish(c, CHK_R_L7RSP, 0, NULL);
+		return true;
+	}
+	snprintf(reason, sizeof(reason), "%.*s", (int)rsp.reason.len, rsp.reason.ptr);
+	if (e->disable_on_404 && rsp.status == 404 && c->health >= c->srv->rise)
+		chk_finish(c, CHK_R_L7OKC, 404, reason);
+	else if (chk_expect_match(e, &rsp))
+		chk_finish(c, CHK_R_L7OK, rsp.status, NULL);
+	else if (need_body)
+		chk_finish(c, CHK_R_L7RSP, rsp.status, "HTTP content check did not match");
+	else
+		chk_finish(c, CHK_R_L7STS, rsp.status, reason);
+	return true;
+}
+
+/* Reads what the socket has; judges the response when complete, closed or too long. */
+static void chk_recv(struct check *c)
+{
+	for (;;) {
+		ssize_t n = recv(c->fh.fd, c->buf + c->rcvd, c->bufsize - c->rcvd, 0);
+
+		if (n > 0) {
+			c->rcvd += (size_t)n;
+			if (c->rcvd == c->bufsize) {
+				chk_judge(c, true);
+				return;
+			}
+			continue;
+		}
+		if (n < 0 && (errno == EAGAIN || errno == EINTR))
+			break;
+		if (n < 0 && c->rcvd == 0) {
+			chk_finish(c, CHK_R_L7RSP, 0, strerror(errno));
+			return;
+		}
+		chk_judge(c, true); /* closed (or reset after some data) */
+		return;
+	}
+	chk_judge(c, false);
+}
+
+static void chk_send(struct check *c)
+{
+	while (c->sent < c->http->req_len) {
+		ssize_t n = send(c->fh.fd, c->http->req + c->sent, c->http->req_len - c->sent,
+				 MSG_NOSIGNAL);
+
+		if (n < 0 && errno == EAGAIN)
+			return;
+		if (n <= 0) {
+			chk_finish(c, CHK_R_SOCKERR, 0, n < 0 ? strerror(errno) : NULL);
+			return;
+		}
+		c->sent += (size_t)n;
+	}
+	c->phase = CHK_PH_RECV;
+	chk_recv(c);
+}
+
+static void chk_iocb(struct fd_handler *h, uint32_t events)
+{
+	struct check *c = (struct check *)((char *)h - offsetof(struct check, fh));
+	int err = 0;
+	socklen_t len = sizeof(err);
+
+	if (c->phase == CHK_PH_CONNECT) {
+		if (getsockopt(h->fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0)
+			err = errno;
+		if (err) {
+			chk_finish(c, CHK_R_L4CON, 0, strerror(err));
+			return;
+		}
+		if (!(events & EPOLLOUT))
+			return;
+		if (!c->http) {
+			chk_finish(c, CHK_R_L4OK, 0, NULL);
+			return;
+		}
+		c->phase = CHK_PH_SEND;
+	}
+	if (c->phase == CHK_PH_SEND)
+		chk_send(c);
+	else if (c->phase == CHK_PH_RECV)
+		chk_recv(c);
+}
+
+/* The address a run connects to: "addr" and "port" over the server's. */
+static socklen_t chk_target(const struct server *s, struct sockaddr_storage *ss)
+{
+	uint16_t port = 0;
+
+	if (s->addr.ss_family == AF_INET)
+		port = ((const struct sockaddr_in *)&s->addr)->sin_port;
+	else if (s->addr.ss_family == AF_INET6)
+		port = ((const struct sockaddr_in6 *)&s->addr)->sin6_port;
+	if (s->check_port)
+		port = htons((uint16_t)s->check_port);
+	*ss = s->check_addr.ss_family ? s->check_addr : s->addr;
+	if (ss->ss_family == AF_INET)
+		((struct sockaddr_in *)ss)->sin_port = port;
+	else if (ss->ss_family == AF_INET6)
+		((struct sockaddr_in6 *)ss)->sin6_port = port;
+	if (ss->ss_family == AF_INET)
+		return sizeof(struct sockaddr_in);
+	if (ss->ss_family == AF_INET6)
+		return sizeof(struct sockaddr_in6);
+	return s->addrlen;
+}
+
+/* Starts a run: a non-blocking connect; the timer becomes the run's deadline. */
+static void chk_start(struct check *c)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl = chk_target(c->srv, &ss);
+	uint64_t all;
+	int fd, one = 1;
+
+	c->start_ms = now_ms();
+	c->sent = c->rcvd = 0;
+	chk_deadlines(c, c->start_ms, &c->conn_deadline, &all);
+	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		chk_finish(c, CHK_R_SOCKERR, 0, strerror(errno));
+		return;
+	}
+	if (ss.ss_family != AF_UNIX)
+		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	c->fh.fd = fd;
+	c->fh.iocb = chk_iocb;
+	c->phase = CHK_PH_CONNECT;
+	if (connect(fd, (struct sockaddr *)&ss, sl) < 0 && errno != EINPROGRESS) {
+		chk_finish(c, CHK_R_L4CON, 0, strerror(errno));
+		return;
+	}
+	if (fd_register(&c->fh) < 0) {
+		chk_finish(c, CHK_R_SOCKERR, 0, strerror(errno));
+		return;
+	}
+	c->timer.expire = 0;
+	timer_set(&c->timer, c->conn_deadline < all ? c->conn_deadline : all);
+	c->conn_deadline = all; /* from here: the whole run's deadline */
+}
+
+/* Timer: starts a run, or ends the current one on its deadline. */
+static void chk_timer_cb(struct timer *t)
+{
+	struct check *c = (struct check *)((char *)t - offsetof(struct check, timer));
+
+	if (c->phase == CHK_PH_IDLE) {
+		chk_start(c);
+		return;
+	}
+	if (c->phase == CHK_PH_CONNECT) {
+		chk_finish(c, CHK_R_L4TOUT, 0, NULL);
+		return;
+	}
+	if (now_ms() < c->conn_deadline) { /* connected in time: the rest of the run */
+		timer_set(&c->timer, c->conn_deadline);
+		return;
+	}
+	chk_finish(c, CHK_R_L7TOUT, 0, NULL);
+}
+
+/* Builds the check of <s>, the <k>th of <n> checks of its backend. */
+static int chk_build(struct server *s, int k, int n, int thr)
+{
+	struct check *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return -1;
+	c->bufsize = CHK_BUFSIZE;
+	c->buf = s->px->chk ? malloc(c->bufsize) : NULL;
+	if (s->px->chk && !c->buf) {
+		free(c);
+		return -1;
+	}
+	c->srv = s;
+	c->http = s->px->chk;
+	c->tid = thr % (global.nbthread > 0 ? global.nbthread : 1);
+	c->first_ms = (int)((long long)s->inter * k / (n ? n : 1));
+	c->health = s->rise; /* HAProxy starts servers UP, one failure from DOWN */
+	c->fh.fd = -1;
+	c->timer.cb = chk_timer_cb;
+	s->check = c;
+	return 0;
+}
+
+int checks_prepare(void)
+{
+	int thr = 0;
+
+	for (struct proxy *px = proxies; px; px = px->next) {
+		int n = 0, k = 0;
+
+		for (struct server *s = px->srv; s; s = s->next)
+			n += !!(s->flags & SRV_F_CHECK);
+		for (struct server *s = px->srv; s; s = s->next) {
+			if (!(s->flags & SRV_F_CHECK) || s->check)
+				continue;
+			if (chk_build(s, k++, n, thr++) < 0)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+void checks_thread_start(void)
+{
+	for (struct proxy *px = proxies; px; px = px->next)
+		for (struct server *s = px->srv; s; s = s->next)
+			if (s->check && s->check->tid == (int)tid)
+				timer_set(&s->check->timer,
+					  now_ms() + 1 + (uint64_t)s->check->first_ms);
+}
+
+void checks_thread_stop(void)
+{
+	for (struct proxy *px = proxies; px; px = px->next) {
+		for (struct server *s = px->srv; s; s = s->next) {
+			if (!s->check || s->check->tid != (int)tid)
+				continue;
+			chk_close(s->check);
+			timer_del(&s->check->timer);
+		}
+	}
+}
+
+void checks_release(void)
+{
+	for (struct proxy *px = proxies; px; px = px->next) {
+		for (struct server *s = px->srv; s; s = s->next) {
+			if (!s->check)
+				continue;
+			free(s->check->buf);
+			free(s->check);
+			s->check = NULL;
+		}
+	}
+}
