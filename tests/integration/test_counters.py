@@ -20,7 +20,7 @@ import time
 
 import httpc
 import pytest
-from conftest import cli, free_port
+from conftest import IS_REF, cli, free_port
 from rawserver import read_head, read_request
 
 ANSWER = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"
@@ -174,15 +174,20 @@ SCENARIOS = {
                 "s1": dict(stot=3, lbtot=3, connect=1, reuse=2, hrsp_2xx=3, req_tot=3),
                 "BACKEND": dict(stot=3, req_tot=3, lbtot=3, connect=1, reuse=2, hrsp_2xx=3,
                                 econ=0, eresp=0, wretr=0)}),
-    "reuse_across_clients": dict(
+    "reuse_across_clients": dict(  # connect/reuse: HAProxy's (see close_mode below)
         act=gets(2, nconn=2),
         expect={"FRONTEND": dict(stot=2, req_tot=4, hrsp_2xx=4),
-                "s1": dict(stot=4, connect=2, reuse=2),
-                "BACKEND": dict(stot=4, connect=2, reuse=2)}),
+                "s1": dict(stot=4, connect=2, reuse=2) if IS_REF else dict(stot=4),
+                "BACKEND": dict(stot=4, connect=2, reuse=2) if IS_REF else dict(stot=4)}),
+    # HAProxy's http-reuse safe opens a server connection for every first request; ours
+    # lets a first GET take an idle one, since it can replay it (doc/configuration.md)
     "close_mode": dict(
         act=gets(1, nconn=3, close=True),
-        expect={"s1": dict(stot=3, connect=3, reuse=0),
-                "BACKEND": dict(stot=3, connect=3, reuse=0, hrsp_2xx=3)}),
+        # (how many reuse depends on whether the previous exchange's connection was
+        # parked before the next client came: test_reuse.py checks the reuse itself)
+        expect={"s1": dict(stot=3, connect=3, reuse=0) if IS_REF else dict(stot=3),
+                "BACKEND": dict(stot=3, connect=3, reuse=0, hrsp_2xx=3) if IS_REF else
+                dict(stot=3, hrsp_2xx=3)}),
     "refused_with_retries": dict(
         origins=[(None, "")], be=["retries 3"], act=gets(),
         expect={"FRONTEND": dict(req_tot=1, hrsp_5xx=1, ereq=0),
