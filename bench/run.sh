@@ -211,6 +211,21 @@ bench_one() {
 		>>"$RESULTS"
 }
 
+# N alternating pairs (ours then theirs, then theirs then ours...) of bench_one on config
+# $2 (default $CFG), appended to $RESULTS.
+ab_pairs() {
+	local n=$1 cfg=${2:-$CFG} pair
+	for pair in $(seq 1 "$n"); do
+		if [ $((pair % 2)) -eq 1 ]; then
+			bench_one "$OURS" ours "$pair" "$cfg"
+			bench_one "$THEIRS" theirs "$pair" "$cfg"
+		else
+			bench_one "$THEIRS" theirs "$pair" "$cfg"
+			bench_one "$OURS" ours "$pair" "$cfg"
+		fi
+	done
+}
+
 echo "hapx benchmark: ours=$OURS theirs=$THEIRS"
 echo "pinning: proxy on CPU $PROXY_CPU; wrk and nginx on CPU $CLIENT_CPU ($NCPU CPUs)"
 RESULTS=$TMP/results.tsv
@@ -220,15 +235,7 @@ echo "load: wrk -t1 -c$CONNS -d${DURATION}s (after ${WARMUP}s warm-up), $PAIRS p
 	"keep-alive, 4 nginx servers, roundrobin, nbthread 1"
 echo
 printf '%-8s %4s %12s %10s %10s %10s %12s\n' side pair req/s p50_us p99_us cpu_us/req requests
-for pair in $(seq 1 "$PAIRS"); do
-	if [ $((pair % 2)) -eq 1 ]; then
-		bench_one "$OURS" ours "$pair"
-		bench_one "$THEIRS" theirs "$pair"
-	else
-		bench_one "$THEIRS" theirs "$pair"
-		bench_one "$OURS" ours "$pair"
-	fi
-done
+ab_pairs "$PAIRS"
 echo
 python3 "$ROOT/bench/summary.py" "$RESULTS"
 fi
@@ -246,15 +253,7 @@ if [ "${LB_BENCH:-1}" != 0 ]; then
 		SAVED_RESULTS=$RESULTS
 		RESULTS=$TMP/results-lb.tsv
 		: >"$RESULTS"
-		for pair in $(seq 1 "${LB_PAIRS:-3}"); do
-			if [ $((pair % 2)) -eq 1 ]; then
-				bench_one "$OURS" ours "$pair" "$TMP/proxy-lb.cfg"
-				bench_one "$THEIRS" theirs "$pair" "$TMP/proxy-lb.cfg"
-			else
-				bench_one "$THEIRS" theirs "$pair" "$TMP/proxy-lb.cfg"
-				bench_one "$OURS" ours "$pair" "$TMP/proxy-lb.cfg"
-			fi
-		done
+		ab_pairs "${LB_PAIRS:-3}" "$TMP/proxy-lb.cfg"
 		python3 "$ROOT/bench/summary.py" "$RESULTS"
 		cat "$RESULTS" >>"$OUT/lb-$(date +%Y%m%d-%H%M%S).tsv"
 		RESULTS=$SAVED_RESULTS
@@ -272,15 +271,7 @@ if [ "${CLOSE_BENCH:-1}" != 0 ]; then
 	RESULTS=$TMP/results-close.tsv
 	: >"$RESULTS"
 	WRK_EXTRA="-H Connection:close"
-	for pair in $(seq 1 "${CLOSE_PAIRS:-3}"); do
-		if [ $((pair % 2)) -eq 1 ]; then
-			bench_one "$OURS" ours "$pair"
-			bench_one "$THEIRS" theirs "$pair"
-		else
-			bench_one "$THEIRS" theirs "$pair"
-			bench_one "$OURS" ours "$pair"
-		fi
-	done
+	ab_pairs "${CLOSE_PAIRS:-3}"
 	WRK_EXTRA=
 	python3 "$ROOT/bench/summary.py" "$RESULTS"
 	RESULTS=$SAVED_RESULTS

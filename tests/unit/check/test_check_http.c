@@ -90,11 +90,13 @@ TEST(check_expect_match)
 	CHECK(chk_expect_match(&e, &r));
 	e.pattern = IST("is down");
 	CHECK(!chk_expect_match(&e, &r));
+#ifdef USE_PCRE2 /* the aarch64 check builds without PCRE2 */
 	e.kind = CHK_EXP_RSTATUS;
 	e.re = re;
 	CHECK(!chk_expect_match(&e, &r));
 	r.status = 204;
 	CHECK(chk_expect_match(&e, &r));
+#endif
 	CHECK(chk_status_list_valid("200"));
 	CHECK(chk_status_list_valid("200-299,304"));
 	CHECK(!chk_status_list_valid("2xx"));

@@ -711,7 +711,11 @@ TEST(proxy_cfg_health_checks)
 	saved = test_capture_begin(pxt_dir);
 	errs = check_cfg_check_all();
 	test_capture_end(saved, pxt_dir, err, sizeof(err));
+#ifdef USE_PCRE2
 	CHECK_INT(errs, 1);
+#else
+	CHECK_INT(errs, 2); /* the aarch64 check builds without PCRE2: rstatus is refused */
+#endif
 	CHECK_HAS(err, "t.cfg:24] : 'server b2/n' : server has neither service port nor check port");
 	be = proxy_find("be", PR_CAP_BE);
 	b2 = proxy_find("b2", PR_CAP_BE);
@@ -729,7 +733,9 @@ TEST(proxy_cfg_health_checks)
 		CHECK_INT(be->chk->exp.kind, CHK_EXP_RSTATUS);
 		CHECK(be->chk->exp.negate);
 		CHECK(be->chk->exp.disable_on_404);
+#ifdef USE_PCRE2
 		CHECK(be->chk->exp.re);
+#endif
 	} else {
 		CHECK(!"be has no HTTP check");
 	}
