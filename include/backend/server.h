@@ -50,4 +50,19 @@ static inline bool srv_full(const struct server *s)
 	return s->maxconn && HA_ATOMIC_LOAD_RLX(&s->cur_conns) >= s->maxconn;
 }
 
+/* One candidate <s> of an LB round (lb_pick_tiered), already known usable: sets *usable, skips it when full,
+ * and keeps <avoid> as a last resort (*avoid_free). True when <s> is the pick. */
+static inline bool lb_take_candidate(const struct server *s, const struct server *avoid,
+				     bool *usable, bool *avoid_free)
+{
+	*usable = true;
+	if (srv_full(s))
+		return false;
+	if (s == avoid) {
+		*avoid_free = true;
+		return false;
+	}
+	return true;
+}
+
 #endif

@@ -253,16 +253,8 @@ static struct server *lb_first_round(struct proxy *px, bool backup, struct serve
 	for (int i = 0; h && i < h->nsrv; i++) {
 		struct server *s = h->srv[i];
 
-		if (!srv_usable(s, backup))
-			continue;
-		*usable = true;
-		if (srv_full(s))
-			continue;
-		if (s == avoid) {
-			avoid_free = true;
-			continue;
-		}
-		return s;
+		if (srv_usable(s, backup) && lb_take_candidate(s, avoid, usable, &avoid_free))
+			return s;
 	}
 	return avoid_free ? avoid : NULL;
 }

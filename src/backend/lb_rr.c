@@ -138,16 +138,9 @@ static struct server *rr_round(struct proxy *px, bool backup, struct server *avo
 	for (uint32_t k = 0; k < seq->len; k++) {
 		struct server *s = rr->srv[seq->pos[(start + k) % seq->len]];
 
-		if (!srv_is_up(s)) /* the sequence holds the configured servers: skip DOWN ones */
-			continue;
-		*usable = true;
-		if (srv_full(s))
-			continue;
-		if (s == avoid) {
-			avoid_free = true;
-			continue;
-		}
-		return s;
+		/* the sequence holds the configured servers: skip DOWN ones */
+		if (srv_is_up(s) && lb_take_candidate(s, avoid, usable, &avoid_free))
+			return s;
 	}
 	return avoid_free ? avoid : NULL;
 }
