@@ -74,7 +74,7 @@ LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 MAIN_OBJ  := $(MAIN_SRC:%.c=$(BUILD)/%.o)
 UNIT_OBJS := $(UNIT_SRCS:%.c=$(BUILD)/%.o)
 
-.PHONY: all run test deps unit asan unit-asan integration integration-asan fuzz fuzz-replay bench install clean \
+.PHONY: all run test deps unit asan unit-asan integration integration-asan fuzz fuzz-replay bench bench-pick install clean \
 	format-check examples-check
 
 all: haproxy
@@ -167,12 +167,19 @@ test: deps
 	$(MAKE) check-arm64
 	$(MAKE) tsan-check
 
-bench: deps haproxy
+bench: deps haproxy bench/lb_pick
 	@bench/run.sh
+
+# ns per server pick of each algorithm with 4, 64 and 1,000 servers (also run by make bench).
+bench/lb_pick: $(LIB_OBJS) $(BUILD)/bench/lb_pick.o
+	$(CC) $(OPT_CFLAGS) $(EXTRA_LDFLAGS) -o $@ $^ $(LIBS)
+
+bench-pick: bench/lb_pick
+	./bench/lb_pick
 
 install: haproxy
 	install -d $(DESTDIR)$(SBINDIR)
 	install -m 0755 haproxy $(DESTDIR)$(SBINDIR)/haproxy
 
 clean:
-	rm -rf build haproxy haproxy-asan haproxy-tsan tests/unit/run tests/unit/run-asan tests/fuzz/bin
+	rm -rf build haproxy haproxy-asan haproxy-tsan bench/lb_pick tests/unit/run tests/unit/run-asan tests/fuzz/bin

@@ -14,7 +14,8 @@
 # WARMUP (2), CONNS (50), PROXY_CPU (0), CLIENT_CPU (1), PORT (18080), CG_REQUESTS (20000),
 # CALLGRIND (1; 0 skips it), THREADS_BENCH (1; 0 skips the 2-thread part), RPS_BENCH (1; 0
 # skips the wrk runs), IDLE_BENCH (1; 0 skips the idle part), IDLE_CONNS (3000), IDLE_RUNS
-# (3), LB_BENCH (1; 0 skips leastconn/random(2)/source), LB_PAIRS (3), CLOSE_BENCH (1; 0
+# (3), LB_BENCH (1; 0 skips leastconn/random(2)/source and the ns-per-pick micro-benchmark
+# bench/lb_pick), LB_PAIRS (3), CLOSE_BENCH (1; 0
 # skips the connection close mode part), CLOSE_PAIRS (3),
 # RULES_BENCH (1; 0 skips the rules and large-list lookups part), RULES_CG_REQUESTS
 # (5000). Results are also written under bench/out/. With 2+ CPUs it then runs nbthread 2, ours
@@ -258,6 +259,11 @@ if [ "${LB_BENCH:-1}" != 0 ]; then
 		cat "$RESULTS" >>"$OUT/lb-$(date +%Y%m%d-%H%M%S).tsv"
 		RESULTS=$SAVED_RESULTS
 	done
+	# one pick alone, per algorithm, with 4, 64 and 1,000 servers (make bench-pick)
+	if [ -x "$ROOT/bench/lb_pick" ]; then
+		echo
+		"$ROOT/bench/lb_pick" | tee "$OUT/lb-pick-$(date +%Y%m%d-%H%M%S).txt"
+	fi
 fi
 
 # --- connection close mode ------------------------------------------------------------

@@ -66,6 +66,10 @@ struct server {
 	/* runtime: process-wide, atomics (see DESIGN.md §5) */
 	int cur_conns;            /* connections in use (atomic) */
 	int cur_conns_max;        /* highest cur_conns (atomic, show stat smax) */
+	uint64_t *lb_load_word;   /* leastconn/random: the word holding this server's load key
+				   * (lb_load.c), else NULL; rewritten by every change of
+				   * cur_conns or state */
+	uint8_t lb_load_shift;    /* 0 or 32: this server's half of *lb_load_word */
 	struct be_counters *cnt;  /* runtime: one block per thread group */
 	struct freq_ctr sess_rate; /* runtime: streams assigned per second (srv_sess_rate) */
 	/* runtime: per thread, only touched by its thread */

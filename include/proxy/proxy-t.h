@@ -15,6 +15,7 @@
 
 struct server;
 struct lb_ops;
+struct lb_load;
 struct lb_key;
 struct acl_cond;
 struct lf_expr;
@@ -151,6 +152,7 @@ struct proxy {
 	void *lb_hash_ctx;        /* runtime: map and ring of the hash algorithms (lb_hash.c) */
 	const struct lb_ops *lb;  /* set when runtime state is built */
 	void *lb_ctx;             /* LB private state (lb_rr.c: sequence and group cursors) */
+	struct lb_load *lb_load;  /* runtime: leastconn/random load keys (lb_load.c), or NULL */
 	/* health checks (src/check/check_cfg.c) */
 	struct chk_http_cfg *httpchk; /* "option httpchk" + "http-check", or NULL (TCP) */
 	bool httpchk_owned;       /* httpchk is this proxy's, not its defaults' */

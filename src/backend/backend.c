@@ -6,6 +6,7 @@
  */
 #include <stdlib.h>
 #include <backend/backend.h>
+#include <backend/lb_load.h>
 #include <backend/server.h>
 #include <base/atomic.h>
 #include <base/tinfo.h>
@@ -33,6 +34,9 @@ int backend_init(struct proxy *px)
 		h1_back_init_server(s);
 	}
 	if (px->lbalgo >= LB_ALGO_FIRST && lb_hash_build(px) < 0)
+		return -1;
+	if ((px->lbalgo == LB_ALGO_LEASTCONN || px->lbalgo == LB_ALGO_RANDOM) &&
+	    lb_load_build(px) < 0)
 		return -1;
 	return lb_rr_build(px); /* also the fallback of the hash algorithms */
 }
@@ -143,6 +147,7 @@ static bool srv_take_slot(struct server *srv)
 			return false;
 	} while (!HA_ATOMIC_CAS(&srv->cur_conns, &cur, cur + 1));
 	HA_ATOMIC_UPDATE_MAX(&srv->cur_conns_max, cur + 1);
+	lb_load_touch(srv);
 	return true;
 }
 
@@ -249,6 +254,7 @@ void backend_release_slot(struct stream *s)
 		return;
 	s->flags &= ~SF_HAS_SLOT;
 	HA_ATOMIC_DEC(&s->srv->cur_conns);
+	lb_load_touch(s->srv);
 	HA_ATOMIC_DEC(&be->beconn);
 	backend_kick(be);
 }

@@ -1,11 +1,14 @@
 /* leastconn and random[(N)]: both pick among usable, non-full servers by load, where load
- * is in-use connections per unit of weight. leastconn scans every server and rotates the
- * starting point so that equally loaded servers take turns; random draws N servers with a
- * probability proportional to their weight and keeps the least loaded (power of N
- * choices). Backup servers are used only when no active server is usable.
+ * is in-use connections per unit of weight. leastconn takes the least loaded and rotates
+ * the starting point so that equally loaded servers take turns; random draws N servers
+ * with a probability proportional to their weight and keeps the least loaded (power of N
+ * choices). Backup servers are used only when no active server is usable. The usual pick
+ * reads the dense load keys of lb_load.c; the exact walk over the servers below decides
+ * whenever those find no free active server, and for redispatches.
  */
 #include <stdint.h>
 #include <backend/backend.h>
+#include <backend/lb_load.h>
 #include <backend/server.h>
 #include <base/atomic.h>
 #include <base/tinfo.h>
@@ -105,12 +108,35 @@ static struct server *rand_round(struct proxy *px, bool backup, struct server *a
 	return best;
 }
 
+/* A fast-path candidate of the active tier, checked against the keys being stale. */
+static inline bool lb_load_fresh(const struct server *s)
+{
+	return s && srv_usable(s, false) && !srv_full(s);
+}
+
 struct server *lb_lc_pick(struct proxy *px, struct server *avoid, bool *all_full)
 {
+	if (px->lb_load && !avoid) {
+		struct server *s = lb_load_lc(&px->lb_load->tier[0]);
+
+		if (lb_load_fresh(s)) {
+			*all_full = false;
+			return s;
+		}
+	}
 	return lb_pick_tiered(px, avoid, all_full, lc_round);
 }
 
 struct server *lb_rand_pick(struct proxy *px, struct server *avoid, bool *all_full)
 {
+	if (px->lb_load && !avoid) {
+		int draws = px->lb_draws > 0 ? px->lb_draws : 2;
+		struct server *s = lb_load_rand(&px->lb_load->tier[0], draws, lb_rand);
+
+		if (lb_load_fresh(s)) {
+			*all_full = false;
+			return s;
+		}
+	}
 	return lb_pick_tiered(px, avoid, all_full, rand_round);
 }

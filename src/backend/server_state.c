@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
+#include <backend/lb_load.h>
 #include <backend/server.h>
 #include <proxy/proxy.h>
 #include <proxy/proxy_cfg.h>
@@ -39,6 +40,7 @@ void srv_set_state(struct server *s, enum srv_run_state st, const char *why, uin
 		HA_ATOMIC_INC(&s->chk_down);
 	HA_ATOMIC_STORE_RLX(&s->last_change, now ? now : 1);
 	HA_ATOMIC_STORE(&s->run_state, (int)st);
+	lb_load_touch(s);
 	srv_count_usable(s->px, &act, &bck);
 	if (st == SRV_RS_UP)
 		n = snprintf(msg, sizeof(msg),
