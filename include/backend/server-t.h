@@ -45,6 +45,7 @@ struct server {
 	uint32_t flags;           /* SRV_F_* */
 	int weight;               /* configured weight 0..256, default 1 */
 	int maxconn;              /* 0 = unlimited */
+	int tcp_ut;               /* "tcp-ut": TCP_USER_TIMEOUT in ms, 0 = the system's */
 	/* health check settings ("check", "inter"...), parse time */
 	int inter;                /* ms, default 2000 */
 	int fastinter;            /* ms, 0: inter */

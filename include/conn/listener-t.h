@@ -26,6 +26,7 @@ struct bind_conf {
 	int backlog;              /* "backlog" option, 0 = frontend/global default */
 	bool v4v6;                /* "v4v6": IPv6 socket also accepts IPv4 */
 	bool v6only;              /* "v6only" */
+	int tcp_ut;               /* "tcp-ut": TCP_USER_TIMEOUT in ms, 0 = the system's */
 	bool has_thread_set;      /* "thread" was given */
 	struct thread_set thread_set; /* "thread [G/]RANGE" */
 	int shards;               /* "shards": SHARDS_BY_THREAD, SHARDS_BY_GROUP or N > 0;

@@ -11,6 +11,7 @@
 #include <base/freq_ctr-t.h>
 #include <base/ist.h>
 #include <base/list.h>
+#include <conn/sockopt-t.h>
 #include <stats/counters-t.h>
 
 struct server;
@@ -43,6 +44,8 @@ enum pr_mode {
 #define PR_O_HTTP_NO_DELAY 0x00000080 /* option http-no-delay: never MSG_MORE */
 #define PR_O_IDLE_CLOSE_RSP 0x00000100 /* option idle-close-on-response: on a graceful stop,
 					 * idle connections wait for their next request */
+#define PR_O_CLITCPKA      0x00000400 /* option clitcpka (or tcpka): probes on client sockets */
+#define PR_O_SRVTCPKA      0x00000800 /* option srvtcpka (or tcpka): probes on server sockets */
 /* proxy->http_reuse ("http-reuse") */
 #define PR_REUSE_SAFE   0 /* the default: a first request only when it can be replayed */
 #define PR_REUSE_NEVER  1 /* a server connection per request */
@@ -98,6 +101,8 @@ struct proxy {
 	uint32_t cap;             /* PR_CAP_* */
 	enum pr_mode mode;
 	uint32_t options;         /* PR_O_* */
+	struct tcpka clitcpka;    /* "clitcpka-idle|intvl|cnt" (conn/sockopt.h) */
+	struct tcpka srvtcpka;    /* "srvtcpka-idle|intvl|cnt" */
 	struct proxy_timeouts timeout;
 	int maxconn;              /* frontend maxconn (0: default from global) */
 	int sess_rate_lim;        /* rate-limit sessions: per second, 0 = none */

@@ -62,7 +62,6 @@ static const char *const srv_later[][2] = {
 	{ "pool-purge-delay", "idle connection pool tuning is not implemented yet" },
 	{ "pool-low-conn", "idle connection pool tuning is not implemented yet" },
 	{ "max-reuse", "idle connection pool tuning is not implemented yet" },
-	{ "tcp-ut", "tcp-ut is not implemented yet" },
 	{ "ws", "WebSocket server selection is not implemented yet" },
 	{ "shard", "peers are not implemented yet" },
 	{ "guid", "guids are not implemented yet" },
@@ -190,6 +189,14 @@ static int srv_parse_opt(struct cfg_ctx *ctx, struct server *srv, int *i)
 		srv->puid = (int)v;
 		srv->flags |= SRV_F_FIXED_ID;
 		return 0;
+	}
+	if (!strcmp(opt, "tcp-ut")) {
+		if (*i + 1 >= ctx->nargs) {
+			cfg_alert(ctx, "'server %s/%s' : 'tcp-ut' : missing TCP User Timeout value.",
+				  srv->px->id, srv->id);
+			return -1;
+		}
+		return cfg_parse_time_arg(ctx, ctx->args[++*i], &srv->tcp_ut);
 	}
 	if (!strcmp(opt, "no-check")) {
 		srv->flags &= ~SRV_F_CHECK;

@@ -30,7 +30,6 @@ struct cfg_known {
 #define WHY_VARS   "variables are not implemented yet"
 #define WHY_DNS    "DNS resolvers are not implemented yet"
 #define WHY_POLL   "only the epoll poller is implemented"
-#define WHY_TCPKA  "TCP keep-alive tuning is not implemented yet"
 #define WHY_BUFS   "socket buffer tuning is not implemented yet"
 #define WHY_ZCOPY  "zero-copy forwarding is not implemented"
 #define WHY_DEVDB  "device detection is not implemented"
@@ -122,8 +121,6 @@ static const struct cfg_known cfg_known_kws[] = {
 	{ G, "deviceatlas-*", WHY_DEVDB },
 	{ G, "wurfl-*", WHY_DEVDB },
 	/* defaults / frontend / backend / listen */
-	{ P, "clitcpka-*", WHY_TCPKA },
-	{ P, "srvtcpka-*", WHY_TCPKA },
 	{ P, "tcp-check", WHY_CHECKS },
 	{ P, "log-steps", "logging is not implemented yet" },
 	{ P, "transparent", "transparent proxying is not implemented yet" },

@@ -210,7 +210,6 @@ static const struct bind_later bind_later_opts[] = {
 	{ "tfo", "TCP fast open is not implemented yet" },
 	{ "defer-accept", "defer-accept is not implemented yet" },
 	{ "mss", "mss is not implemented yet" },
-	{ "tcp-ut", "tcp-ut is not implemented yet" },
 	{ "nice", "nice is not implemented yet" },
 	{ "id", "numeric listener ids are not implemented yet" },
 	{ "level", "'level' applies to the runtime API ('stats socket'), not to proxies" },
@@ -326,6 +325,16 @@ static int bind_parse_opt(struct cfg_ctx *ctx, struct bind_conf *bc, int *i)
 	}
 	if (!strcmp(opt, "v6only")) {
 		bc->v6only = true;
+		return 0;
+	}
+	if (!strcmp(opt, "tcp-ut")) {
+		if (*i + 1 >= ctx->nargs) {
+			cfg_alert(ctx, "'bind %s' : '%s' : missing TCP User Timeout value.",
+				  ctx->args[1], opt);
+			return -1;
+		}
+		if (cfg_parse_time_arg(ctx, ctx->args[++*i], &bc->tcp_ut) < 0)
+			return -1;
 		return 0;
 	}
 	if (!strcmp(opt, "thread"))

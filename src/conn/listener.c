@@ -19,6 +19,7 @@
 #include <base/freq_ctr.h>
 #include <base/pool.h>
 #include <conn/listener.h>
+#include <conn/sockopt.h>
 #include <event/inbox.h>
 #include <event/loop.h>
 #include <proc/global-t.h>
@@ -91,6 +92,12 @@ static int sock_listen(struct listener *li, int backlog)
 
 		if (un->sun_path[0])
 			unlink(un->sun_path);
+	}
+	if (fam != AF_UNIX) { /* inherited by the accepted sockets: nothing per connection */
+		if (li->bind->px->options & PR_O_CLITCPKA)
+			sock_set_keepalive(fd, &li->bind->px->clitcpka);
+		if (li->bind->tcp_ut)
+			sock_set_user_timeout(fd, li->bind->tcp_ut);
 	}
 	if (fam == AF_INET6) {
 		int v6only = li->bind->v6only ? 1 : 0;

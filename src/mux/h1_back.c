@@ -14,6 +14,8 @@
 #include <sys/socket.h>
 #include <backend/server.h>
 #include <base/buf.h>
+#include <conn/sockopt.h>
+#include <proxy/proxy-t.h>
 #include <conn/connection.h>
 #include <event/loop.h>
 #include <mux/h1.h>
@@ -97,8 +99,13 @@ struct conn *h1_back_connect(struct server *srv, const struct sockaddr_storage *
 	fd = socket(fam, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return NULL;
-	if (fam != AF_UNIX)
+	if (fam != AF_UNIX) {
 		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+		if (unlikely(srv->px->options & PR_O_SRVTCPKA))
+			sock_set_keepalive(fd, &srv->px->srvtcpka);
+		if (unlikely(srv->tcp_ut))
+			sock_set_user_timeout(fd, srv->tcp_ut);
+	}
 	c = conn_new(fd, back_iocb, back_timeout);
 	if (!c) {
 		close(fd);

@@ -160,6 +160,8 @@ static int proxy_inherit(struct proxy *px, const struct proxy *def)
 	px->defpx = (struct proxy *)def; /* its rules run before the proxy's own */
 	px->mode = def->mode;
 	px->options = def->options;
+	px->clitcpka = def->clitcpka;
+	px->srvtcpka = def->srvtcpka;
 	px->tcp_inspect_delay = def->tcp_inspect_delay;
 	px->tcp_res_inspect_delay = def->tcp_res_inspect_delay;
 	px->timeout = def->timeout;

@@ -86,6 +86,28 @@ static int pxopt_idle_close(struct cfg_ctx *ctx, int a, bool neg)
 	return pxopt_bool(ctx, a, neg, PR_O_IDLE_CLOSE_RSP);
 }
 
+static int pxopt_clitcpka(struct cfg_ctx *ctx, int a, bool neg)
+{
+	return pxopt_bool(ctx, a, neg, PR_O_CLITCPKA);
+}
+
+static int pxopt_srvtcpka(struct cfg_ctx *ctx, int a, bool neg)
+{
+	return pxopt_bool(ctx, a, neg, PR_O_SRVTCPKA);
+}
+
+/* option tcpka: both sides, as far as the proxy has them. */
+static int pxopt_tcpka(struct cfg_ctx *ctx, int a, bool neg)
+{
+	uint32_t flags = 0;
+
+	if (ctx->px->cap & (PR_CAP_FE | PR_CAP_DEF))
+		flags |= PR_O_CLITCPKA;
+	if (ctx->px->cap & (PR_CAP_BE | PR_CAP_DEF))
+		flags |= PR_O_SRVTCPKA;
+	return pxopt_bool(ctx, a, neg, flags);
+}
+
 static int pxopt_persist(struct cfg_ctx *ctx, int a, bool neg)
 {
 	return pxopt_bool(ctx, a, neg, PR_O_PERSIST);
@@ -240,6 +262,9 @@ static const struct pxopt pxopts[] = {
 	{ "forwardfor", FEBE, pxopt_forwardfor },
 	{ "redispatch", PR_CAP_BE, pxopt_redispatch },
 	{ "persist", PR_CAP_BE, pxopt_persist },
+	{ "tcpka", FEBE, pxopt_tcpka },
+	{ "clitcpka", PR_CAP_FE, pxopt_clitcpka },
+	{ "srvtcpka", PR_CAP_BE, pxopt_srvtcpka },
 	{ "http-buffer-request", FEBE, pxopt_buf_req },
 	{ "http-no-delay", FEBE, pxopt_no_delay },
 	{ "idle-close-on-response", PR_CAP_FE, pxopt_idle_close },
@@ -271,9 +296,6 @@ static const char *const pxopt_later[][2] = {
 	{ "accept-invalid-http-request", "relaxed HTTP parsing is not implemented yet" },
 	{ "accept-invalid-http-response", "relaxed HTTP parsing is not implemented yet" },
 	{ "checkcache", "checkcache is not implemented yet" },
-	{ "clitcpka", "TCP keep-alive is not implemented yet" },
-	{ "srvtcpka", "TCP keep-alive is not implemented yet" },
-	{ "tcpka", "TCP keep-alive is not implemented yet" },
 	{ "contstats", "stats are not implemented yet" },
 	{ "socket-stats", "stats are not implemented yet" },
 	{ "disable-h2-upgrade", "HTTP/2 is not implemented yet" },

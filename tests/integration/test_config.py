@@ -116,7 +116,7 @@ def test_keywords_without_machinery_are_accepted(tmp_path, glob):
     ("global", "tune.rcvbuf.client 8192", "socket buffer"),
     ("proxy", "tcp-check connect", "health checks"),
     ("proxy", "option forwarded", "Forwarded"),
-    ("proxy", "clitcpka-idle 10s", "keep-alive"),
+    ("proxy", "use-fcgi-app php", "FastCGI"),
     ("bind", "ca-verify-file x.pem", "TLS"),
     ("bind", "quic-socket connection", "QUIC"),
     ("server", "agent-addr 1.2.3.4", "agent checks"),
