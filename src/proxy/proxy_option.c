@@ -108,6 +108,11 @@ static int pxopt_tcpka(struct cfg_ctx *ctx, int a, bool neg)
 	return pxopt_bool(ctx, a, neg, flags);
 }
 
+static int pxopt_abortonclose(struct cfg_ctx *ctx, int a, bool neg)
+{
+	return pxopt_bool(ctx, a, neg, PR_O_ABRT_CLOSE);
+}
+
 static int pxopt_persist(struct cfg_ctx *ctx, int a, bool neg)
 {
 	return pxopt_bool(ctx, a, neg, PR_O_PERSIST);
@@ -263,6 +268,7 @@ static const struct pxopt pxopts[] = {
 	{ "redispatch", PR_CAP_BE, pxopt_redispatch },
 	{ "persist", PR_CAP_BE, pxopt_persist },
 	{ "tcpka", FEBE, pxopt_tcpka },
+	{ "abortonclose", PR_CAP_BE, pxopt_abortonclose },
 	{ "clitcpka", PR_CAP_FE, pxopt_clitcpka },
 	{ "srvtcpka", PR_CAP_BE, pxopt_srvtcpka },
 	{ "http-buffer-request", FEBE, pxopt_buf_req },
@@ -292,7 +298,6 @@ static const char *const pxopt_later[][2] = {
 	{ "spop-check", "health checks are not implemented yet" },
 	{ "external-check", "health checks are not implemented yet" },
 	{ "allbackups", "backup server policies are not implemented yet" },
-	{ "abortonclose", "abortonclose is not implemented yet" },
 	{ "accept-invalid-http-request", "relaxed HTTP parsing is not implemented yet" },
 	{ "accept-invalid-http-response", "relaxed HTTP parsing is not implemented yet" },
 	{ "checkcache", "checkcache is not implemented yet" },

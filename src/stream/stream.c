@@ -841,6 +841,36 @@ static void stream_set_timers(struct stream *s)
 	}
 }
 
+/* option abortonclose: the client closed (or half-closed) its side while its request waits
+ * for a server slot or a connection (dropped without an answer, as HAProxy does) or for the
+ * response headers (HAProxy answers 400 then). Returns the step's result, 0 if nothing. */
+static __attribute__((noinline)) int stream_check_cli_gone(struct stream *s)
+{
+	if (!s->be || !(s->be->options & PR_O_ABRT_CLOSE))
+		return 0;
+	switch (s->state) {
+	case SS_QUEUED:
+		if (backend_unqueue(s) == Q_WOKEN) {
+			s->flags |= SF_CLI_GONE_Q; /* aborted when the wake-up arrives */
+			return 0;
+		}
+		return stream_cli_abort(s);
+	case SS_TURNAROUND:
+	case SS_CONNECTING:
+		return stream_cli_abort(s);
+	case SS_EXCHANGE:
+		if ((s->flags & (SF_REQ_DONE | SF_RSP_HDRS_SENT)) != SF_REQ_DONE)
+			return 0;
+		CNT_INC(s->be->be_cnt, cli_aborts);
+		if (s->srv)
+			CNT_INC(s->srv->cnt, cli_aborts);
+		s->flags |= SF_FRONT_CLOSE;
+		return stream_server_reply(s, 400);
+	default:
+		return 0;
+	}
+}
+
 static void stream_process(struct stream *s)
 {
 	int ret;
@@ -875,6 +905,10 @@ static void stream_process(struct stream *s)
 			ret = 0;
 			break;
 		}
+		/* ret < 0: the stream is gone, never look at it again */
+		if (ret == 0 &&
+		    unlikely(s->front->flags & (CO_FL_RDHUP | CO_FL_RD_EOF | CO_FL_HUP | CO_FL_ERROR)))
+			ret = stream_check_cli_gone(s);
 	} while (ret > 0);
 	if (ret == 0)
 		stream_set_timers(s);
@@ -951,7 +985,9 @@ static void stream_wake_cb(struct inbox_item *it)
 	struct stream *s = container_of(it, struct stream, wake);
 
 	backend_woken(s);
-	if (s->flags & SF_QUEUE_EXPIRED)
+	if (s->flags & SF_CLI_GONE_Q)
+		stream_continue(s, stream_cli_abort(s));
+	else if (s->flags & SF_QUEUE_EXPIRED)
 		stream_continue(s, stream_queue_expired(s));
 	else if (s->state == SS_QUEUED)
 		stream_continue(s, stream_assign_and_connect(s, NULL, true));
