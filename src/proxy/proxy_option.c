@@ -113,6 +113,11 @@ static int pxopt_abortonclose(struct cfg_ctx *ctx, int a, bool neg)
 	return pxopt_bool(ctx, a, neg, PR_O_ABRT_CLOSE);
 }
 
+static int pxopt_prefer_last(struct cfg_ctx *ctx, int a, bool neg)
+{
+	return pxopt_bool(ctx, a, neg, PR_O_PREF_LAST);
+}
+
 static int pxopt_persist(struct cfg_ctx *ctx, int a, bool neg)
 {
 	return pxopt_bool(ctx, a, neg, PR_O_PERSIST);
@@ -269,6 +274,7 @@ static const struct pxopt pxopts[] = {
 	{ "persist", PR_CAP_BE, pxopt_persist },
 	{ "tcpka", FEBE, pxopt_tcpka },
 	{ "abortonclose", PR_CAP_BE, pxopt_abortonclose },
+	{ "prefer-last-server", PR_CAP_BE, pxopt_prefer_last },
 	{ "clitcpka", PR_CAP_FE, pxopt_clitcpka },
 	{ "srvtcpka", PR_CAP_BE, pxopt_srvtcpka },
 	{ "http-buffer-request", FEBE, pxopt_buf_req },
@@ -314,7 +320,6 @@ static const char *const pxopt_later[][2] = {
 	{ "independent-streams", "independent-streams needs TCP mode, which is not implemented yet" },
 	{ "nolinger", "nolinger is not implemented yet" },
 	{ "originalto", "originalto is not implemented yet" },
-	{ "prefer-last-server", "prefer-last-server is not implemented yet" },
 	{ "splice-auto", "splicing is not implemented yet" },
 	{ "splice-request", "splicing is not implemented yet" },
 	{ "splice-response", "splicing is not implemented yet" },

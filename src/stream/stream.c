@@ -5,6 +5,7 @@
  */
 #include <string.h>
 #include <backend/backend.h>
+#include <backend/server.h>
 #include <backend/server-t.h>
 #include <base/buf.h>
 #include <base/pool.h>
@@ -612,9 +613,21 @@ static void stream_count_redispatch(struct stream *s, struct server *prev, int a
 	}
 }
 
+/* option prefer-last-server: the server of the private connection the client connection
+ * keeps (http-reuse never), when it is still usable and has a free slot, as HAProxy does. */
+static bool stream_take_last_server(struct stream *s)
+{
+	struct conn *priv = s->front->priv;
+
+	return priv && priv->srv && priv->srv->px == s->be && srv_usable(priv->srv, !!(priv->srv->flags & SRV_F_BACKUP)) &&
+	       backend_take_server(s, priv->srv);
+}
+
 /* <avoid> is the server a redispatch leaves, NULL for a first assignment. */
 static int stream_assign_and_connect(struct stream *s, struct server *avoid, bool front_q)
 {
+	if (unlikely(s->be->options & PR_O_PREF_LAST) && !avoid && !(s->flags & SF_HAS_SLOT))
+		stream_take_last_server(s);
 	if (!(s->flags & SF_HAS_SLOT)) {
 		int ret = backend_assign(s, avoid, front_q);
 
