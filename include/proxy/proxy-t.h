@@ -46,6 +46,7 @@ enum pr_mode {
 					 * idle connections wait for their next request */
 #define PR_O_CLITCPKA      0x00000400 /* option clitcpka (or tcpka): probes on client sockets */
 #define PR_O_SRVTCPKA      0x00000800 /* option srvtcpka (or tcpka): probes on server sockets */
+#define PR_O_ORIGTO        0x00004000 /* option originalto */
 #define PR_O_PREF_LAST     0x00002000 /* option prefer-last-server: a client connection that
 					* keeps a private server connection stays on its server */
 #define PR_O_ABRT_CLOSE    0x00001000 /* option abortonclose: a client that closes drops its
@@ -171,6 +172,10 @@ struct proxy {
 	struct ist fwdfor_hdr;    /* header name, default "X-Forwarded-For" */
 	struct in_addr fwdfor_except_net, fwdfor_except_mask; /* "except": skip for these */
 	bool fwdfor_has_except;
+	/* originalto ("option originalto"): the same, for the client's destination address */
+	struct ist origto_hdr;    /* header name, default "X-Original-To" */
+	struct in_addr origto_except_net, origto_except_mask;
+	bool origto_has_except;
 
 	struct ist monitor_uri;   /* monitor-uri, or empty */
 

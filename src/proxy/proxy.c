@@ -182,11 +182,15 @@ static int proxy_inherit(struct proxy *px, const struct proxy *def)
 	px->fwdfor_except_net = def->fwdfor_except_net;
 	px->fwdfor_except_mask = def->fwdfor_except_mask;
 	px->fwdfor_has_except = def->fwdfor_has_except;
+	px->origto_except_net = def->origto_except_net;
+	px->origto_except_mask = def->origto_except_mask;
+	px->origto_has_except = def->origto_has_except;
 	if (def->defbe_name && !(px->defbe_name = strdup(def->defbe_name)))
 		return -1;
 	if (proxy_defsrv_append(px, def->defsrv_args, def->defsrv_nargs) < 0)
 		return -1;
 	if (proxy_ist_dup(&px->fwdfor_hdr, def->fwdfor_hdr) < 0 ||
+	    proxy_ist_dup(&px->origto_hdr, def->origto_hdr) < 0 ||
 	    proxy_ist_dup(&px->monitor_uri, def->monitor_uri) < 0)
 		return -1;
 	for (i = 0; i < def->nb_errorfiles; i++) {
@@ -315,6 +319,7 @@ static void proxy_free(struct proxy *px)
 	for (i = 0; i < px->nb_errorfiles; i++)
 		free((char *)px->errorfiles[i].msg.ptr);
 	free((char *)px->fwdfor_hdr.ptr);
+	free((char *)px->origto_hdr.ptr);
 	free((char *)px->monitor_uri.ptr);
 	free(px->defbe_name);
 	for (i = 0; i < px->defsrv_nargs; i++)

@@ -210,6 +210,54 @@ static int pxopt_forwardfor(struct cfg_ctx *ctx, int a, bool neg)
 	return 0;
 }
 
+/* option originalto [except NET[/MASK]] [header NAME] */
+static int pxopt_originalto(struct cfg_ctx *ctx, int a, bool neg)
+{
+	struct proxy *px = ctx->px;
+	const char *hdr = "X-Original-To";
+	struct in_addr net = { 0 }, mask = { 0 };
+	bool except = false;
+	int i;
+
+	if (neg) {
+		cfg_alert(ctx, "negation/default is not supported for option 'originalto'.");
+		return -1;
+	}
+	for (i = a + 1; i < ctx->nargs; i++) {
+		const char *w = ctx->args[i];
+
+		if (!strcmp(w, "header")) {
+			if (++i >= ctx->nargs || !*ctx->args[i]) {
+				cfg_alert(ctx, "'option originalto header' expects <header_name> as "
+					  "argument.");
+				return -1;
+			}
+			hdr = ctx->args[i];
+		} else if (!strcmp(w, "except")) {
+			if (++i < ctx->nargs && strchr(ctx->args[i], ':'))
+				return proxy_cfg_later(ctx, "option originalto except <ipv6>",
+						       "IPv6 networks are not implemented yet");
+			if (i >= ctx->nargs || pxopt_parse_net4(ctx->args[i], &net, &mask) < 0) {
+				cfg_alert(ctx, "'option originalto except' expects <address>[/mask] as "
+					  "argument.");
+				return -1;
+			}
+			except = true;
+		} else {
+			cfg_alert(ctx, "'option originalto' only supports optional values: 'except' "
+				  "and 'header'.");
+			return -1;
+		}
+	}
+	if (proxy_ist_set(&px->origto_hdr, hdr) < 0)
+		return cfg_alert(ctx, "out of memory."), -1;
+	px->options |= PR_O_ORIGTO;
+	px->origto_has_except = except;
+	px->origto_except_net = net;
+	px->origto_except_mask = mask;
+	return 0;
+}
+
 /* option redispatch [N]: N > 0 every Nth retry, -1 (default) the last retry, 0 never. */
 static int pxopt_redispatch(struct cfg_ctx *ctx, int a, bool neg)
 {
@@ -270,6 +318,7 @@ static const struct pxopt pxopts[] = {
 	{ "httpclose", FEBE, pxopt_clo },
 	{ "forceclose", FEBE, pxopt_forceclose },
 	{ "forwardfor", FEBE, pxopt_forwardfor },
+	{ "originalto", FEBE, pxopt_originalto },
 	{ "redispatch", PR_CAP_BE, pxopt_redispatch },
 	{ "persist", PR_CAP_BE, pxopt_persist },
 	{ "tcpka", FEBE, pxopt_tcpka },
@@ -319,7 +368,6 @@ static const char *const pxopt_later[][2] = {
 	{ "http-tunnel", "removed in HAProxy 2.1; use 'option http-keep-alive'" },
 	{ "independent-streams", "independent-streams needs TCP mode, which is not implemented yet" },
 	{ "nolinger", "nolinger is not implemented yet" },
-	{ "originalto", "originalto is not implemented yet" },
 	{ "splice-auto", "splicing is not implemented yet" },
 	{ "splice-request", "splicing is not implemented yet" },
 	{ "splice-response", "splicing is not implemented yet" },

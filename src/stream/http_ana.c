@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <sys/socket.h>
 #include <base/buf.h>
+#include <conn/conn_addr.h>
 #include <conn/connection.h>
 #include <base/freq_ctr.h>
 #include <event/loop.h>
@@ -74,11 +75,31 @@ no_rule:
 	return (fe->cap & PR_CAP_BE) ? fe : NULL;
 }
 
+/* Adds header <name> with the address <sa> (IPv4 or IPv6), unless it is an IPv4 address of
+ * the "except" network (<has_except>, <net>/<mask>) or a unix socket. */
+static int add_addr_header(struct stream *s, const struct sockaddr *sa, struct ist name,
+			   bool has_except, struct in_addr net, struct in_addr mask)
+{
+	if (sa->sa_family == AF_INET) {
+		const struct sockaddr_in *in = (const void *)sa;
+
+		if (has_except && (in->sin_addr.s_addr & mask.s_addr) == (net.s_addr & mask.s_addr))
+			return 0;
+		inet_ntop(AF_INET, &in->sin_addr, s->scratch, sizeof(s->scratch));
+	} else if (sa->sa_family == AF_INET6) {
+		const struct sockaddr_in6 *in6 = (const void *)sa;
+
+		inet_ntop(AF_INET6, &in6->sin6_addr, s->scratch, sizeof(s->scratch));
+	} else {
+		return 0; /* unix socket: no address to give */
+	}
+	return http_hdr_add(s, &s->req, name, ist_str(s->scratch));
+}
+
 /* Adds X-Forwarded-For (or the configured name) with the client address. */
 static int add_forwardfor(struct stream *s)
 {
 	struct proxy *px = (s->be->options & PR_O_FWDFOR) ? s->be : s->fe;
-	const struct sockaddr_storage *ss = &s->front->peer;
 	struct ist name = px->fwdfor_hdr.len ? px->fwdfor_hdr : IST("X-Forwarded-For");
 
 	if (px->options & PR_O_FF_IFNONE) {
@@ -86,22 +107,22 @@ static int add_forwardfor(struct stream *s)
 			if (!s->req.hdr[i].skip && ist_ieq(s->req.hdr[i].n, name))
 				return 0;
 	}
-	if (ss->ss_family == AF_INET) {
-		const struct sockaddr_in *in = (const void *)ss;
+	return add_addr_header(s, (const struct sockaddr *)&s->front->peer, name,
+			       px->fwdfor_has_except, px->fwdfor_except_net,
+			       px->fwdfor_except_mask);
+}
 
-		if (px->fwdfor_has_except &&
-		    (in->sin_addr.s_addr & px->fwdfor_except_mask.s_addr) ==
-			    (px->fwdfor_except_net.s_addr & px->fwdfor_except_mask.s_addr))
-			return 0;
-		inet_ntop(AF_INET, &in->sin_addr, s->scratch, sizeof(s->scratch));
-	} else if (ss->ss_family == AF_INET6) {
-		const struct sockaddr_in6 *in6 = (const void *)ss;
+/* Adds X-Original-To (or the configured name) with the address the client connected to. */
+static __attribute__((noinline)) int add_originalto(struct stream *s)
+{
+	struct proxy *px = (s->be->options & PR_O_ORIGTO) ? s->be : s->fe;
+	const struct sockaddr *sa = conn_local_addr(s->front);
+	struct ist name = px->origto_hdr.len ? px->origto_hdr : IST("X-Original-To");
 
-		inet_ntop(AF_INET6, &in6->sin6_addr, s->scratch, sizeof(s->scratch));
-	} else {
-		return 0; /* unix socket: no address to give */
-	}
-	return http_hdr_add(s, &s->req, name, ist_str(s->scratch));
+	if (!sa)
+		return 0;
+	return add_addr_header(s, sa, name, px->origto_has_except, px->origto_except_net,
+			       px->origto_except_mask);
 }
 
 /* The rule list of <from> in <px>. */
@@ -225,7 +246,8 @@ static inline __attribute__((always_inline)) int ana_request_be(struct stream *s
 	if ((fe->options | be->options) & (PR_O_HTTP_SCL | PR_O_HTTP_CLO))
 		s->flags |= SF_BACK_CLOSE;
 	if ((unlikely(fe->rule_sets & PR_RS_UNIQUE_ID) && http_unique_id_header(s) < 0) ||
-	    (((fe->options | be->options) & PR_O_FWDFOR) && add_forwardfor(s) < 0)) {
+	    (((fe->options | be->options) & PR_O_FWDFOR) && add_forwardfor(s) < 0) ||
+	    (unlikely((fe->options | be->options) & PR_O_ORIGTO) && add_originalto(s) < 0)) {
 		stream_count_rewrite_failed(s);
 		return stream_reply_error(s, 500, false);
 	}
