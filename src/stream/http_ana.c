@@ -113,7 +113,7 @@ static int add_forwardfor(struct stream *s)
 }
 
 /* Adds X-Original-To (or the configured name) with the address the client connected to. */
-static __attribute__((noinline)) int add_originalto(struct stream *s)
+static int add_originalto(struct stream *s)
 {
 	struct proxy *px = (s->be->options & PR_O_ORIGTO) ? s->be : s->fe;
 	const struct sockaddr *sa = conn_local_addr(s->front);
@@ -123,6 +123,16 @@ static __attribute__((noinline)) int add_originalto(struct stream *s)
 		return 0;
 	return add_addr_header(s, sa, name, px->origto_has_except, px->origto_except_net,
 			       px->origto_except_mask);
+}
+
+/* option forwardfor and option originalto, in that order (<opts>: both proxies'). */
+static __attribute__((noinline)) int add_addr_headers(struct stream *s, uint32_t opts)
+{
+	if ((opts & PR_O_FWDFOR) && add_forwardfor(s) < 0)
+		return -1;
+	if ((opts & PR_O_ORIGTO) && add_originalto(s) < 0)
+		return -1;
+	return 0;
 }
 
 /* The rule list of <from> in <px>. */
@@ -239,19 +249,20 @@ static int req_inspect(struct stream *s, struct proxy *px, bool expired, int *re
 static inline __attribute__((always_inline)) int ana_request_be(struct stream *s)
 {
 	struct proxy *fe = s->fe, *be = s->be;
+	uint32_t opts;
 	int ret;
 
 	if (be != fe && !run_req_rules(s, be, &ret))
 		return ret;
-	if ((fe->options | be->options) & (PR_O_HTTP_SCL | PR_O_HTTP_CLO))
+	opts = fe->options | be->options;
+	if (opts & (PR_O_HTTP_SCL | PR_O_HTTP_CLO))
 		s->flags |= SF_BACK_CLOSE;
 	if ((unlikely(fe->rule_sets & PR_RS_UNIQUE_ID) && http_unique_id_header(s) < 0) ||
-	    (((fe->options | be->options) & PR_O_FWDFOR) && add_forwardfor(s) < 0) ||
-	    (unlikely((fe->options | be->options) & PR_O_ORIGTO) && add_originalto(s) < 0)) {
+	    (unlikely(opts & (PR_O_FWDFOR | PR_O_ORIGTO)) && add_addr_headers(s, opts) < 0)) {
 		stream_count_rewrite_failed(s);
 		return stream_reply_error(s, 500, false);
 	}
-	s->reqx.no_delay = !!((fe->options | be->options) & PR_O_HTTP_NO_DELAY);
+	s->reqx.no_delay = !!(opts & PR_O_HTTP_NO_DELAY);
 	if ((be->options & PR_O_BUF_REQ) && !s->reqx.done && !(fe->options & PR_O_BUF_REQ)) {
 		s->state = SS_REQ_BODY_WAIT;
 		return 1;
