@@ -47,6 +47,8 @@ enum pr_mode {
 #define PR_O_CLITCPKA      0x00000400 /* option clitcpka (or tcpka): probes on client sockets */
 #define PR_O_SRVTCPKA      0x00000800 /* option srvtcpka (or tcpka): probes on server sockets */
 #define PR_O_ORIGTO        0x00004000 /* option originalto */
+#define PR_O_PRETEND_KA    0x00008000 /* option http-pretend-keepalive: never announce the close
+					* of a server connection to the server */
 #define PR_O_PREF_LAST     0x00002000 /* option prefer-last-server: a client connection that
 					* keeps a private server connection stays on its server */
 #define PR_O_ABRT_CLOSE    0x00001000 /* option abortonclose: a client that closes drops its

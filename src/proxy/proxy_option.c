@@ -118,6 +118,11 @@ static int pxopt_prefer_last(struct cfg_ctx *ctx, int a, bool neg)
 	return pxopt_bool(ctx, a, neg, PR_O_PREF_LAST);
 }
 
+static int pxopt_pretend_ka(struct cfg_ctx *ctx, int a, bool neg)
+{
+	return pxopt_bool(ctx, a, neg, PR_O_PRETEND_KA);
+}
+
 static int pxopt_persist(struct cfg_ctx *ctx, int a, bool neg)
 {
 	return pxopt_bool(ctx, a, neg, PR_O_PERSIST);
@@ -324,6 +329,7 @@ static const struct pxopt pxopts[] = {
 	{ "tcpka", FEBE, pxopt_tcpka },
 	{ "abortonclose", PR_CAP_BE, pxopt_abortonclose },
 	{ "prefer-last-server", PR_CAP_BE, pxopt_prefer_last },
+	{ "http-pretend-keepalive", FEBE, pxopt_pretend_ka },
 	{ "clitcpka", PR_CAP_FE, pxopt_clitcpka },
 	{ "srvtcpka", PR_CAP_BE, pxopt_srvtcpka },
 	{ "http-buffer-request", FEBE, pxopt_buf_req },
@@ -362,7 +368,6 @@ static const char *const pxopt_later[][2] = {
 	{ "h1-case-adjust-bogus-client", "header case adjustment is not implemented yet" },
 	{ "h1-case-adjust-bogus-server", "header case adjustment is not implemented yet" },
 	{ "http-ignore-probes", "http-ignore-probes needs logging, which is not implemented yet" },
-	{ "http-pretend-keepalive", "http-pretend-keepalive is not implemented yet" },
 	{ "http-restrict-req-hdr-names", "header name restrictions are not implemented yet" },
 	{ "http_proxy", "the HTTP forward-proxy mode is not implemented yet" },
 	{ "http-tunnel", "removed in HAProxy 2.1; use 'option http-keep-alive'" },

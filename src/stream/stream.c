@@ -404,7 +404,7 @@ static const char *req_conn_hdr(const struct stream *s)
 {
 	if (s->req.flags & H1_MF_CONN_UPG)
 		return "upgrade";
-	if (s->flags & SF_BACK_CLOSE)
+	if ((s->flags & SF_BACK_CLOSE) && !((s->fe->options | s->be->options) & PR_O_PRETEND_KA))
 		return (s->req.flags & H1_MF_VER_11) ? "close" : NULL;
 	return (s->req.flags & H1_MF_VER_11) ? NULL : "keep-alive";
 }
