@@ -44,14 +44,14 @@ enum pr_mode {
 #define PR_O_HTTP_NO_DELAY 0x00000080 /* option http-no-delay: never MSG_MORE */
 #define PR_O_IDLE_CLOSE_RSP 0x00000100 /* option idle-close-on-response: on a graceful stop,
 					 * idle connections wait for their next request */
-#define PR_O_CLITCPKA      0x00000400 /* option clitcpka (or tcpka): probes on client sockets */
-#define PR_O_SRVTCPKA      0x00000800 /* option srvtcpka (or tcpka): probes on server sockets */
-#define PR_O_ORIGTO        0x00004000 /* option originalto */
-#define PR_O_PRETEND_KA    0x00008000 /* option http-pretend-keepalive: never announce the close
+#define PR_O_CLITCPKA      0x00010000 /* option clitcpka (or tcpka): probes on client sockets */
+#define PR_O_SRVTCPKA      0x00020000 /* option srvtcpka (or tcpka): probes on server sockets */
+#define PR_O_ORIGTO        0x00100000 /* option originalto */
+#define PR_O_PRETEND_KA    0x00200000 /* option http-pretend-keepalive: never announce the close
 					* of a server connection to the server */
-#define PR_O_PREF_LAST     0x00002000 /* option prefer-last-server: a client connection that
+#define PR_O_PREF_LAST     0x00080000 /* option prefer-last-server: a client connection that
 					* keeps a private server connection stays on its server */
-#define PR_O_ABRT_CLOSE    0x00001000 /* option abortonclose: a client that closes drops its
+#define PR_O_ABRT_CLOSE    0x00040000 /* option abortonclose: a client that closes drops its
 					* request while queued, connecting or awaiting the response */
 /* proxy->http_reuse ("http-reuse") */
 #define PR_REUSE_SAFE   0 /* the default: a first request only when it can be replayed */

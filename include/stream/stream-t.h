@@ -93,7 +93,7 @@ enum stream_state {
 #define SF_IGNORE_PRST    0x400000 /* ignore-persist: cookie persistence is ignored (as in
 				   * HAProxy, stick tables are not concerned) */
 #define SF_EH_OPEN        0x100000 /* a 103 response is being built by early-hint rules */
-#define SF_CLI_GONE_Q     0x1000000 /* option abortonclose: the client closed while a wake-up
+#define SF_CLI_GONE_Q     0x8000000 /* option abortonclose: the client closed while a wake-up
 					   * of the queue was in flight (aborted when it arrives) */
 #define SF_CK_RSP_DONE    0x800000 /* the persistence cookie of the response was handled */
 
