@@ -562,7 +562,7 @@ static const struct pxcfg_later pxcfg_later_kws[] = {
 	{ "external-check", "health checks are not implemented yet" },
 	{ "compression", "compression is not implemented yet" },
 	{ "filter", "filters are not implemented yet" },
-	{ "server-template", "server templates need DNS resolution, which is not implemented yet" },
+	{ "server-template", "server templates are not implemented yet" },
 	{ "fullconn", "dynamic server maxconn (minconn/fullconn) is not implemented yet" },
 	{ "dispatch", "dispatch is not implemented yet; use 'server'" },
 	{ "source", "source address binding is not implemented yet" },
