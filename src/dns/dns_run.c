@@ -349,6 +349,8 @@ int dns_thread_start(void)
 		for (struct dns_srv *d = r->reqs; d; d = d->next) {
 			d->next_ms = now; /* resolve at once, as HAProxy does */
 			d->last_valid = d->maint ? 0 : now;
+			if (d->maint) /* after backend_init: the LB tables include the server */
+				HA_ATOMIC_STORE(&d->srv->run_state, SRV_RS_RMAINT);
 		}
 		if (dns_open(r) < 0)
 			return -1;

@@ -227,14 +227,14 @@ static void dns_srv_set_addr(struct server *srv, const struct sockaddr_storage *
 	}
 }
 
-/* No address: the server waits in maintenance for DNS; 0.0.0.0 is shown meanwhile. */
+/* No address: the server waits in maintenance for DNS (entered by dns_thread_start, after
+ * the LB tables are built with every server); 0.0.0.0 is shown meanwhile. */
 static void dns_srv_no_addr(struct server *srv, struct dns_srv *d)
 {
 	struct sockaddr_storage ss = { .ss_family = AF_INET };
 
 	dns_srv_set_addr(srv, &ss, d->port);
 	d->maint = true;
-	srv->run_state = SRV_RS_RMAINT;
 }
 
 /* Tries one init-addr method. Returns 1 when it gave the server an address (or "none"),
