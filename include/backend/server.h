@@ -29,6 +29,10 @@ extern int (*srv_ext_opt_parse)(struct cfg_ctx *ctx, struct server *srv, int *i)
 extern int (*srv_ext_init_addr)(struct cfg_ctx *ctx, struct server *srv, const struct addr_res *res);
 extern void (*srv_ext_release)(struct server *srv);
 
+/* The "server NAME ADDR [options]" line in <ctx> (also what server-template expands to).
+ * Returns 0 or -1 after an alert. Parse time. */
+int srv_kw_parse(struct cfg_ctx *ctx);
+
 /* Gives each server of <px> without an "id" the lowest id no other server has, in config
  * order. Check time. */
 void srv_assign_ids(struct proxy *px);

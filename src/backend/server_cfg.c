@@ -340,7 +340,7 @@ static int defsrv_kw_parse(struct cfg_ctx *ctx)
 }
 
 /* server NAME ADDR[:PORT] [options] */
-static int srv_kw_parse(struct cfg_ctx *ctx)
+int srv_kw_parse(struct cfg_ctx *ctx)
 {
 	struct proxy *px = ctx->px;
 	struct server *srv;

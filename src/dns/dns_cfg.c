@@ -281,7 +281,7 @@ int dns_cfg_check(void)
 				   r->id, r->file, r->line);
 	for (struct proxy *px = proxies; px; px = px->next) {
 		for (struct server *s = px->srv; s; s = s->next) {
-			struct dns_srv *d = s->dns;
+			struct dns_srv *d = s->dns, **tail;
 
 			if (!d || !d->res_name)
 				continue;
@@ -295,8 +295,10 @@ int dns_cfg_check(void)
 			}
 			if (!d->hostname) /* an IP address: nothing to resolve */
 				continue;
-			d->next = d->res->reqs;
-			d->res->reqs = d;
+			for (tail = &d->res->reqs; *tail; tail = &(*tail)->next)
+				; /* config order: a server-template fills its first servers first
+				   */
+			*tail = d;
 			s->flags |= SRV_F_RESOLVE;
 			if (!d->maint)
 				d->cur = s->addr;

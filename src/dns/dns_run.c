@@ -55,6 +55,8 @@ static bool dns_same_addr(const struct sockaddr_storage *a, const struct sockadd
 	return a->ss_family != AF_INET6 || !memcmp(a, b, sizeof(struct sockaddr_in6));
 }
 
+static void dns_enter_maint(struct dns_srv *d, const char *why);
+
 static void dns_count_usable(const struct proxy *px, int *act, int *bck)
 {
 	*act = *bck = 0;
@@ -96,8 +98,9 @@ static void dns_done(struct dns_srv *d)
 }
 
 /* The address to use among <res>'s: the current one while it is still there, else the
- * first in a "resolve-net" network (in their order), else the first one; with
- * prevent-dup-ip, one no other server of the section with the same name uses. */
+ * first in a "resolve-net" network (in their order), else the first one; unless
+ * allow-dup-ip, one no other server of the backend with the same name uses (HAProxy's
+ * default, which spreads a server-template over the records). -1 when none is left. */
 static int dns_pick(const struct dns_srv *d, const struct dns_result *res)
 {
 	int best = -1, best_rank = DNS_MAX_NETS + 1;
@@ -114,13 +117,13 @@ static int dns_pick(const struct dns_srv *d, const struct dns_result *res)
 					      ->sin6_addr,
 			    a->ip, a->family == AF_INET ? 4 : 16))
 			return i;
-		for (const struct dns_srv *o = d->res->reqs; o && (d->opts & DNS_OPT_PREVENT_DUP);
+		for (const struct dns_srv *o = d->res->reqs; o && !(d->opts & DNS_OPT_ALLOW_DUP);
 		     o = o->next) {
 			const struct sockaddr_in *o4 = (const struct sockaddr_in *)&o->cur;
 			const struct sockaddr_in6 *o6 = (const struct sockaddr_in6 *)&o->cur;
 
-			if (o == d || strcmp(o->hostname, d->hostname) ||
-			    o->cur.ss_family != a->family)
+			if (o == d || o->srv->px != d->srv->px ||
+			    strcmp(o->hostname, d->hostname) || o->cur.ss_family != a->family)
 				continue;
 			dup = dup || !memcmp(a->family == AF_INET ? (const void *)&o4->sin_addr
 								  : (const void *)&o6->sin6_addr,
@@ -156,9 +159,12 @@ static void dns_apply(struct dns_srv *d, const struct dns_result *res,
 	int i = dns_pick(d, res);
 
 	dns_done(d);
-	if (i < 0) /* every address is taken by another server (prevent-dup-ip) */
-		return;
 	d->last_valid = now_ms();
+	if (i < 0) { /* every address is taken by another server of the backend */
+		if (!d->maint)
+			dns_enter_maint(d, "No IP for server ");
+		return;
+	}
 	ss.ss_family = (sa_family_t)res->addr[i].family;
 	if (ss.ss_family == AF_INET) {
 		memcpy(&((struct sockaddr_in *)&ss)->sin_addr, res->addr[i].ip, 4);
@@ -187,14 +193,35 @@ static void dns_apply(struct dns_srv *d, const struct dns_result *res,
 	}
 }
 
+/* Puts <d>'s server in maintenance for want of an address, saying <why> as HAProxy. */
+static void dns_enter_maint(struct dns_srv *d, const char *why)
+{
+	struct server *s = d->srv;
+	int act, bck;
+
+	d->maint = true;
+	d->cur = (struct sockaddr_storage){ 0 };
+	dns_addr_publish(&d->pub, &d->cur);
+	HA_ATOMIC_STORE_RLX(&s->last_change, now_ms());
+	HA_ATOMIC_STORE(&s->run_state, SRV_RS_RMAINT);
+	dns_count_usable(s->px, &act, &bck);
+	fprintf(stderr,
+		"[WARNING]  (%d) : Server %s/%s is going DOWN for maintenance (%s). %d "
+		"active and %d backup servers left. %d sessions active, 0 requeued, 0 remaining in "
+		"queue.\n",
+		(int)getpid(), s->px->id, s->id, why, act, bck, HA_ATOMIC_LOAD_RLX(&s->cur_conns));
+	if (!act && !bck)
+		fprintf(stderr, "[ALERT]    (%d) : %s '%s' has no server available!\n",
+			(int)getpid(), proxy_type_str(s->px), s->px->id);
+}
+
 /* A failed resolution of <d> (<st>, or DNS_ST_INVALID for a timeout): maintenance once
  * no valid answer came for the "hold" period of that status. */
 static void dns_fail(struct dns_srv *d, enum dns_status st)
 {
 	const struct dns_resolvers *r = d->res;
-	struct server *s = d->srv;
-	int hold, act, bck;
 	const char *why;
+	int hold;
 
 	dns_done(d);
 	if (st == DNS_ST_NX) {
@@ -212,20 +239,7 @@ static void dns_fail(struct dns_srv *d, enum dns_status st)
 	}
 	if (d->maint || now_ms() - d->last_valid < (uint64_t)hold)
 		return;
-	d->maint = true;
-	d->cur = (struct sockaddr_storage){ 0 };
-	dns_addr_publish(&d->pub, &d->cur);
-	HA_ATOMIC_STORE_RLX(&s->last_change, now_ms());
-	HA_ATOMIC_STORE(&s->run_state, SRV_RS_RMAINT);
-	dns_count_usable(s->px, &act, &bck);
-	fprintf(stderr,
-		"[WARNING]  (%d) : Server %s/%s is going DOWN for maintenance (%s). %d "
-		"active and %d backup servers left. %d sessions active, 0 requeued, 0 remaining in "
-		"queue.\n",
-		(int)getpid(), s->px->id, s->id, why, act, bck, HA_ATOMIC_LOAD_RLX(&s->cur_conns));
-	if (!act && !bck)
-		fprintf(stderr, "[ALERT]    (%d) : %s '%s' has no server available!\n",
-			(int)getpid(), proxy_type_str(s->px), s->px->id);
+	dns_enter_maint(d, why);
 }
 
 /* One datagram from <ns>: the answer to one of the section's queries in flight, else

@@ -288,7 +288,8 @@ static void stat_fill_srv(struct stat_line *l, const struct proxy *px, const str
 	st_int(l, ST_sid, srv->puid);
 	st_u64(l, ST_lbtot, c.cum_lbconn);
 	st_str(l, ST_type, "2");
-	st_str(l, ST_addr, addr_to_str(dns_srv_shown_addr(srv, &dyn), addr, sizeof(addr)));
+	if (dns_srv_shown_addr(srv, &dyn) == &dyn || !(srv->flags & SRV_F_RESOLVE)) /* DNS: none */
+		st_str(l, ST_addr, addr_to_str(dns_srv_shown_addr(srv, &dyn), addr, sizeof(addr)));
 	stat_fill_srv_check(l, srv);
 }
 

@@ -126,6 +126,51 @@ def test_garbage_answers_never_crash(proxy, dns, pair, port):
     assert p.alive()
 
 
+def test_server_template_spreads_over_records(proxy, dns, pair, port):
+    """server-template w 1-3 over a name with two addresses: two servers take one address
+    each (no duplicates by default), the third stays in maintenance; when one address
+    goes, its server goes into maintenance ("No IP for server")."""
+    a, b = pair
+    dns.records["web.test"] = ["127.0.0.1", "127.0.0.2"]
+    p = proxy(cfg_text(dns.port, port, "server-template w 1-3 web.test:%d resolvers r1 "
+                       "resolve-prefer ipv4 init-addr none" % a.port), ports=[port])
+    deadline = time.monotonic() + 6
+    seen = set()
+    while time.monotonic() < deadline and seen != {"a", "b"}:
+        st, name = who(port)
+        if st == 200:
+            seen.add(name)
+        time.sleep(0.02)
+    assert seen == {"a", "b"}
+    dns.records["web.test"] = ["127.0.0.2"]
+    deadline = time.monotonic() + 6
+    while time.monotonic() < deadline and "No IP for server" not in p.stderr():
+        time.sleep(0.05)
+    for _ in range(6):
+        assert who(port) == (200, "b")
+    assert "is going DOWN for maintenance (No IP for server )" in p.stderr()
+
+
+@pytest.mark.parametrize("line,msg", [
+    ("server-template w 0 web.test:80", "Wrong server-template number or range arg '0'."),
+    ("server-template w 3-1 web.test:80", "Wrong server-template number or range arg '3-1'."),
+    ("server-template w 1-3", "'server-template' expects <prefix> <nb | range> "
+                              "<addr>[:<port>] as arguments."),
+])
+def test_server_template_errors(tmp_path, line, msg):
+    rc, err = check(tmp_path, base_cfg(["backend be", "    " + line]))
+    assert rc != 0
+    assert msg in err and "t.cfg:7]" in err, err
+
+
+def test_server_template_declares_servers(tmp_path):
+    """server-template x 2-3 ADDR declares x2 and x3: a later "server x3" collides."""
+    rc, err = check(tmp_path, base_cfg(["backend be", "    server-template x 2-3 10.0.0.1:80",
+                                        "    server x3 10.0.0.9:80"]))
+    assert rc != 0
+    assert "another server named 'x3' was already defined at line 7" in err, err
+
+
 def check(tmp_path, text):
     path = tmp_path / "t.cfg"
     path.write_text(text)
