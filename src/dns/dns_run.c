@@ -291,9 +291,9 @@ static void dns_ns_iocb(struct fd_handler *h, uint32_t events)
 		ssize_t n = recv(h->fd, r->rxbuf, (size_t)r->payload, 0);
 
 		if (n < 0) {
-			if (errno == EINTR)
+			if (errno == EINTR || errno == ECONNREFUSED) /* an ICMP error is consumed */
 				continue;
-			return; /* EAGAIN, or an ICMP error (ECONNREFUSED): retries handle it */
+			return; /* EAGAIN */
 		}
 		dns_handle(ns, r->rxbuf, (size_t)n);
 	}
@@ -357,14 +357,18 @@ int dns_thread_start(void)
 
 	if (getrandom(&dns_rng, sizeof(dns_rng), GRND_NONBLOCK) != sizeof(dns_rng) || !dns_rng)
 		dns_rng = (uint64_t)getpid() * 0x9e3779b97f4a7c15ull + now + 1;
+	/* servers without an address wait in maintenance; entered now, after backend_init,
+	 * so that the LB tables include them (without resolvers they stay there) */
+	for (struct proxy *px = proxies; px; px = px->next)
+		for (struct server *s = px->srv; s; s = s->next)
+			if (s->dns && s->dns->maint)
+				HA_ATOMIC_STORE(&s->run_state, SRV_RS_RMAINT);
 	for (struct dns_resolvers *r = dns_resolvers_list; r; r = r->next) {
 		if (!r->reqs)
 			continue;
 		for (struct dns_srv *d = r->reqs; d; d = d->next) {
 			d->next_ms = now; /* resolve at once, as HAProxy does */
 			d->last_valid = d->maint ? 0 : now;
-			if (d->maint) /* after backend_init: the LB tables include the server */
-				HA_ATOMIC_STORE(&d->srv->run_state, SRV_RS_RMAINT);
 		}
 		if (dns_open(r) < 0)
 			return -1;

@@ -269,6 +269,7 @@ static void stat_fill_srv(struct stat_line *l, const struct proxy *px, const str
 	struct be_counters c;
 	char addr[160];
 	struct sockaddr_storage dyn;
+	const struct sockaddr_storage *sa;
 
 	be_counters_sum(srv->cnt, &c);
 	st_common(l, px, srv->id, stat_iid(px));
@@ -288,8 +289,9 @@ static void stat_fill_srv(struct stat_line *l, const struct proxy *px, const str
 	st_int(l, ST_sid, srv->puid);
 	st_u64(l, ST_lbtot, c.cum_lbconn);
 	st_str(l, ST_type, "2");
-	if (dns_srv_shown_addr(srv, &dyn) == &dyn || !(srv->flags & SRV_F_RESOLVE)) /* DNS: none */
-		st_str(l, ST_addr, addr_to_str(dns_srv_shown_addr(srv, &dyn), addr, sizeof(addr)));
+	sa = dns_srv_shown_addr(srv, &dyn);
+	if (sa == &dyn || HA_ATOMIC_LOAD_RLX(&srv->run_state) != SRV_RS_RMAINT) /* else none */
+		st_str(l, ST_addr, addr_to_str(sa, addr, sizeof(addr)));
 	stat_fill_srv_check(l, srv);
 }
 

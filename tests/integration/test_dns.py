@@ -12,7 +12,7 @@ import time
 import httpc
 import pytest
 from backend import Backend
-from conftest import IS_REF, free_port, run_haproxy
+from conftest import IS_REF, cli, free_port, run_haproxy
 from dnsserver import DnsServer
 
 DEFAULTS = ["defaults", "    mode http", "    timeout connect 1s", "    timeout client 5s",
@@ -169,6 +169,21 @@ def test_server_template_declares_servers(tmp_path):
                                         "    server x3 10.0.0.9:80"]))
     assert rc != 0
     assert "another server named 'x3' was already defined at line 7" in err, err
+
+
+def test_init_addr_none_without_resolvers(proxy, backends, port, tmp_path):
+    """init-addr none and no resolvers: the server stays in maintenance with no address
+    (show stat: MAINT (resolution)); the backup serves."""
+    a, = backends(1)
+    sock = str(tmp_path / "s.sock")
+    cfg = "\n".join(["global", "    stats socket %s level admin" % sock] + DEFAULTS + [
+        "listen px", "    bind 127.0.0.1:%d" % port,
+        "    server s1 nx.invalid:%d init-addr none" % a.port,
+        "    server s2 127.0.0.1:%d backup" % a.port]) + "\n"
+    proxy(cfg, ports=[port])
+    assert who(port) == (200, "s1")    # the backup origin is named s1
+    rows = [r.split(",") for r in cli(sock, "show stat").splitlines() if r.startswith("px,s1,")]
+    assert rows and rows[0][17] == "MAINT (resolution)" and rows[0][73] == ""
 
 
 def check(tmp_path, text):
