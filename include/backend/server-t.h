@@ -15,12 +15,14 @@
 struct proxy;
 struct srv_per_thread;
 struct check;
+struct dns_srv;
 
 /* run_state: what checks (and later the CLI) decided, through srv_set_state() only. */
 enum srv_run_state {
 	SRV_RS_UP = 0,            /* takes traffic (also every server without "check") */
 	SRV_RS_DOWN,              /* failed its checks: never picked */
 	SRV_RS_NOLB,              /* "http-check disable-on-404" saw a 404: no new traffic */
+	SRV_RS_RMAINT,            /* no address from DNS (dns/): never picked, only dns/ leaves it */
 };
 
 #define SRV_F_DISABLED 0x0001 /* "disabled": administratively down (maintenance) */
@@ -29,6 +31,7 @@ enum srv_run_state {
 #define SRV_F_NON_STICK 0x0008 /* "non-stick": "stick" rules never store this server */
 #define SRV_F_FIXED_ID 0x0010 /* "id N" was given */
 #define SRV_F_PORT_MAP 0x0020 /* no port or "+N"/"-N": the client's destination port + port_off */
+#define SRV_F_RESOLVE  0x0040 /* "resolvers": connect to dns->pub, the address DNS publishes */
 
 struct server {
 	struct server *next;      /* next server of the same backend, config order */
@@ -75,6 +78,8 @@ struct server {
 	struct freq_ctr sess_rate; /* runtime: streams assigned per second (srv_sess_rate) */
 	/* runtime: per thread, only touched by its thread */
 	struct srv_per_thread *per_thr; /* idle connections, allocated by runtime_prepare */
+	/* DNS resolution (dns/): settings at parse time, then its state, or NULL */
+	struct dns_srv *dns;
 };
 
 #endif

@@ -18,6 +18,20 @@ struct srv_per_thread {
 } ALIGNED_CL;
 
 struct proxy;
+struct cfg_ctx;
+struct addr_res;
+
+/* Server options and host-name addresses owned by an upper layer (dns/), registered by
+ * it at start-up. srv_ext_opt_parse returns 1 when args[*i] is not its option, 0 when
+ * parsed, -1 after an alert; srv_ext_init_addr gives a server written with a host name its
+ * first address (0, or -1 after an alert); srv_ext_release frees what they allocated. */
+extern int (*srv_ext_opt_parse)(struct cfg_ctx *ctx, struct server *srv, int *i);
+extern int (*srv_ext_init_addr)(struct cfg_ctx *ctx, struct server *srv, const struct addr_res *res);
+extern void (*srv_ext_release)(struct server *srv);
+
+/* The "server NAME ADDR [options]" line in <ctx> (also what server-template expands to).
+ * Returns 0 or -1 after an alert. Parse time. */
+int srv_kw_parse(struct cfg_ctx *ctx);
 
 /* Gives each server of <px> without an "id" the lowest id no other server has, in config
  * order. Check time. */

@@ -34,5 +34,7 @@ void proxy_deinit_all(void);
 extern void (*proxy_rules_free_hook)(struct proxy *px);
 /* Set by check/: frees what health checks hang on a proxy. */
 extern void (*proxy_check_free_hook)(struct proxy *px);
+/* Frees the DNS state of the servers of <px> (dns/dns_srv_cfg.c). */
+extern void (*proxy_dns_free_hook)(struct proxy *px);
 
 #endif

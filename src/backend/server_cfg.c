@@ -47,10 +47,6 @@ static const char *const srv_later[][2] = {
 	{ "send-proxy-v2-ssl", "the PROXY protocol is not implemented yet" },
 	{ "proxy-v2-options", "the PROXY protocol is not implemented yet" },
 	{ "proto", "HTTP/2 to servers is not implemented yet" },
-	{ "resolvers", "DNS resolvers are not implemented yet" },
-	{ "resolve-prefer", "DNS resolvers are not implemented yet" },
-	{ "resolve-net", "DNS resolvers are not implemented yet" },
-	{ "init-addr", "DNS resolvers are not implemented yet" },
 	{ "maxqueue", "server queues are not implemented yet" },
 	{ "minconn", "dynamic server maxconn is not implemented yet" },
 	{ "redir", "redirect servers are not implemented yet" },
@@ -127,6 +123,7 @@ static int srv_parse_opt(struct cfg_ctx *ctx, struct server *srv, int *i)
 	const char *opt = ctx->args[*i];
 	long v;
 	size_t k;
+	int ext;
 
 	if (!strcmp(opt, "weight")) {
 		if (srv_opt_int(ctx, srv, i, LONG_MIN, LONG_MAX, &v) < 0)
@@ -206,6 +203,8 @@ static int srv_parse_opt(struct cfg_ctx *ctx, struct server *srv, int *i)
 	    !strcmp(opt, "rise") || !strcmp(opt, "fall") || !strcmp(opt, "port") ||
 	    !strcmp(opt, "addr"))
 		return srv_opt_check_tuning(ctx, srv, i);
+	if (srv_ext_opt_parse && (ext = srv_ext_opt_parse(ctx, srv, i)) != 1)
+		return ext; /* a DNS option (dns/dns_srv_cfg.c) */
 	for (k = 0; k < sizeof(srv_later) / sizeof(srv_later[0]); k++) {
 		if (!strcmp(opt, srv_later[k][0])) {
 			cfg_alert(ctx, "'server %s/%s' : option '%s' is not supported yet (%s)",
@@ -222,16 +221,25 @@ static int srv_parse_opt(struct cfg_ctx *ctx, struct server *srv, int *i)
 	return -1;
 }
 
-/* Parses the address of <srv>, resolving a host name now. Returns 0 or -1 after an alert. */
-static int srv_parse_addr(struct cfg_ctx *ctx, struct server *srv, const char *str)
+int (*srv_ext_opt_parse)(struct cfg_ctx *ctx, struct server *srv, int *i);
+int (*srv_ext_init_addr)(struct cfg_ctx *ctx, struct server *srv, const struct addr_res *res);
+void (*srv_ext_release)(struct server *srv);
+
+/* Parses the address of <srv> into <res>; a host name is left in res->host (rc
+ * ADDR_HOSTNAME) for srv_ext_init_addr once the options are known. Returns 0 or -1 after
+ * an alert. */
+static int srv_parse_addr(struct cfg_ctx *ctx, struct server *srv, const char *str,
+			  struct addr_res *hres)
 {
 	struct addr_res res;
 	char err[320];
 	int rc;
 
 	rc = addr_parse(str, ADDR_F_HOSTNAME | ADDR_F_PORT_MAP, &res, err, sizeof(err));
-	if (rc == ADDR_HOSTNAME && addr_resolve(&res, err, sizeof(err)) < 0)
+	if (rc == ADDR_HOSTNAME && !srv_ext_init_addr && addr_resolve(&res, err, sizeof(err)) < 0)
 		rc = ADDR_ERR;
+	if (rc == ADDR_HOSTNAME && srv_ext_init_addr)
+		*hres = res;
 	if (rc == ADDR_ERR) {
 		cfg_alert(ctx, "'server %s/%s' : %s", srv->px->id, srv->id, err);
 		return -1;
@@ -323,10 +331,14 @@ static int defsrv_kw_parse(struct cfg_ctx *ctx)
 	for (i = 1; i < ctx->nargs; i++) {
 		if (srv_parse_opt(ctx, &tmp, &i) < 0) {
 			free(tmp.cookie);
+			if (srv_ext_release)
+				srv_ext_release(&tmp);
 			return -1;
 		}
 	}
 	free(tmp.cookie);
+	if (srv_ext_release)
+		srv_ext_release(&tmp);
 	if (proxy_defsrv_append(px, ctx->args + 1, ctx->nargs - 1) < 0) {
 		cfg_alert(ctx, "out of memory.");
 		return -1;
@@ -335,12 +347,14 @@ static int defsrv_kw_parse(struct cfg_ctx *ctx)
 }
 
 /* server NAME ADDR[:PORT] [options] */
-static int srv_kw_parse(struct cfg_ctx *ctx)
+int srv_kw_parse(struct cfg_ctx *ctx)
 {
 	struct proxy *px = ctx->px;
 	struct server *srv;
+	struct addr_res hres;
 	int i;
 
+	hres.host[0] = 0;
 	if (!px || proxy_cfg_in_defaults(ctx, "server"))
 		return -1;
 	if (!(px->cap & PR_CAP_BE)) {
@@ -363,11 +377,13 @@ static int srv_kw_parse(struct cfg_ctx *ctx)
 	srv->inter = 2000; /* HAProxy's check defaults */
 	srv->rise = 2;
 	srv->fall = 3;
-	if (srv_parse_addr(ctx, srv, ctx->args[2]) < 0 || srv_apply_defaults(ctx, px, srv) < 0)
+	if (srv_parse_addr(ctx, srv, ctx->args[2], &hres) < 0 || srv_apply_defaults(ctx, px, srv) < 0)
 		goto fail;
 	for (i = 3; i < ctx->nargs; i++)
 		if (srv_parse_opt(ctx, srv, &i) < 0)
 			goto fail;
+	if (hres.host[0] && srv_ext_init_addr(ctx, srv, &hres) < 0)
+		goto fail;
 	if (srv_append(ctx, px, srv) < 0)
 		goto fail;
 	return 0;
@@ -376,6 +392,8 @@ fail:
 		free(srv->id);
 		free(srv->file);
 		free(srv->cookie);
+		if (srv_ext_release)
+			srv_ext_release(srv);
 	}
 	free(srv);
 	return -1;

@@ -32,7 +32,7 @@ void srv_set_state(struct server *s, enum srv_run_state st, const char *why, uin
 	char msg[1024];
 	int n;
 
-	if (old == (int)st)
+	if (old == (int)st || old == SRV_RS_RMAINT) /* dns/ owns the way out of RMAINT */
 		return;
 	if (old == SRV_RS_DOWN && last <= now)
 		HA_ATOMIC_ADD(&s->down_time, now - last);

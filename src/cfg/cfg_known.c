@@ -28,7 +28,7 @@ struct cfg_known {
 #define WHY_PP     "the PROXY protocol is not implemented yet"
 #define WHY_COMP   "compression is not implemented yet"
 #define WHY_VARS   "variables are not implemented yet"
-#define WHY_DNS    "DNS resolvers are not implemented yet"
+#define WHY_DNS    "DNS address family selection is not implemented yet"
 #define WHY_POLL   "only the epoll poller is implemented"
 #define WHY_BUFS   "socket buffer tuning is not implemented yet"
 #define WHY_ZCOPY  "zero-copy forwarding is not implemented"
@@ -173,7 +173,6 @@ static const struct cfg_known cfg_known_kws[] = {
 	{ S, "set-proxy-v2-tlv-fmt", WHY_PP },
 	{ S, "no-tfo", "TCP fast open is not implemented yet" },
 	{ S, "log-proto", "log servers are not implemented yet" },
-	{ S, "resolve-opts", WHY_DNS },
 	{ S, "socks4", "SOCKS4 is not implemented yet" },
 	{ S, "hash-key", "hash-based load balancing is not implemented yet" },
 	{ S, "pool-conn-name", "idle connection pool tuning is not implemented yet" },

@@ -19,6 +19,7 @@
 #include <base/tinfo.h>
 #include <check/check.h>
 #include <check/check_http.h>
+#include <dns/dns_addr.h>
 #include <event/loop.h>
 #include <proc/global-t.h>
 #include <proxy/proxy.h>
@@ -240,15 +241,17 @@ static void chk_iocb(struct fd_handler *h, uint32_t events)
 /* The address a run connects to: "addr" and "port" over the server's. */
 static socklen_t chk_target(const struct server *s, struct sockaddr_storage *ss)
 {
+	struct sockaddr_storage dyn;
+	const struct sockaddr_storage *sa = dns_srv_shown_addr(s, &dyn); /* DNS's, if any */
 	uint16_t port = 0;
 
-	if (s->addr.ss_family == AF_INET)
-		port = ((const struct sockaddr_in *)&s->addr)->sin_port;
-	else if (s->addr.ss_family == AF_INET6)
-		port = ((const struct sockaddr_in6 *)&s->addr)->sin6_port;
+	if (sa->ss_family == AF_INET)
+		port = ((const struct sockaddr_in *)sa)->sin_port;
+	else if (sa->ss_family == AF_INET6)
+		port = ((const struct sockaddr_in6 *)sa)->sin6_port;
 	if (s->check_port)
 		port = htons((uint16_t)s->check_port);
-	*ss = s->check_addr.ss_family ? s->check_addr : s->addr;
+	*ss = s->check_addr.ss_family ? s->check_addr : *sa;
 	if (ss->ss_family == AF_INET)
 		((struct sockaddr_in *)ss)->sin_port = port;
 	else if (ss->ss_family == AF_INET6)

@@ -116,7 +116,10 @@ struct conn *h1_back_connect(struct server *srv, const struct sockaddr_storage *
 	c->srv = srv;
 	c->px = srv->px;
 	c->peer = *addr;
-	if (connect(fd, (const struct sockaddr *)addr, srv->addrlen) == 0) {
+	if (connect(fd, (const struct sockaddr *)addr,
+		    fam == AF_INET    ? sizeof(struct sockaddr_in)
+		    : fam == AF_INET6 ? sizeof(struct sockaddr_in6)
+				      : srv->addrlen) == 0) {
 		c->flags |= CO_FL_CAN_SEND;
 		return c;
 	}

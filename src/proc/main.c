@@ -13,6 +13,7 @@
 
 #include <base/list.h>
 #include <check/check_cfg.h>
+#include <dns/dns.h>
 #include <cfg/cfg.h>
 #include <cfg/cond.h>
 #include <cfg/lexer.h>
@@ -297,9 +298,9 @@ static void main_load_config(void)
 	for (i = 0; i < opts.nb_cfg; i++)
 		cfg_load_path(opts.cfg_paths[i]);
 	/* userlists first: the proxies' rules may need their groups */
-	if (cfg_errors || userlist_cfg_check() > 0 || proxy_check_all() > 0 ||
-	    rules_check_all() > 0 || check_cfg_check_all() > 0 || cfg_errors ||
-	    thread_cfg_check() > 0) {
+	if (cfg_errors || userlist_cfg_check() > 0 || dns_cfg_check() > 0 ||
+	    proxy_check_all() > 0 || rules_check_all() > 0 || check_cfg_check_all() > 0 ||
+	    cfg_errors || thread_cfg_check() > 0) {
 		ha_alert("Fatal errors found in configuration.\n");
 		exit(1);
 	}

@@ -17,6 +17,7 @@
 #include <base/pool.h>
 #include <cfg/cfg.h>
 #include <check/check.h>
+#include <dns/dns.h>
 #include <cli/cli.h>
 #include <conn/listener.h>
 #include <event/inbox.h>
@@ -161,7 +162,7 @@ static int thread_start_loop(const sigset_t *set)
 	if (loop_init_thread() < 0 || inbox_init() < 0 || smp_trash_init_thread() < 0 ||
 	    regex_thread_init() < 0)
 		return -1;
-	if (tid == 0 && (signals_listen(set) < 0 || cli_start() < 0))
+	if (tid == 0 && (signals_listen(set) < 0 || cli_start() < 0 || dns_thread_start() < 0))
 		return -1;
 	if (listeners_enable_thread() < 0)
 		return -1;
@@ -191,8 +192,10 @@ static void *thread_main(void *arg)
 		ready_cb();
 	loop_run(stop_check);
 	HA_ATOMIC_DEC(&threads_running);
-	if (t == 0)
+	if (t == 0) {
 		cli_stop();
+		dns_thread_stop();
+	}
 	h1_release_all();
 	checks_thread_stop();
 	listeners_thread_disable();

@@ -290,6 +290,7 @@ const char *proxy_type_str(const struct proxy *px)
 
 void (*proxy_rules_free_hook)(struct proxy *px);
 void (*proxy_check_free_hook)(struct proxy *px);
+void (*proxy_dns_free_hook)(struct proxy *px);
 
 /* Frees <px> and everything it owns. lb_ctx belongs to the LB code and must have been
  * released by it before.
@@ -309,6 +310,8 @@ static void proxy_free(struct proxy *px)
 		proxy_rules_free_hook(px);
 	if (proxy_check_free_hook)
 		proxy_check_free_hook(px);
+	if (proxy_dns_free_hook)
+		proxy_dns_free_hook(px);
 	for (srv = px->srv; srv; srv = next) {
 		next = srv->next;
 		free(srv->id);

@@ -11,6 +11,7 @@
 
 #include <backend/server-t.h>
 #include <cli/cli.h>
+#include <dns/dns_addr.h>
 #include <proxy/proxy.h>
 
 static const char srv_state_hdr[] =
@@ -31,7 +32,8 @@ static int srv_state_iid(const struct proxy *px)
 
 static void srv_state_addr(const struct server *srv, char *ip, size_t ipsz, int *port)
 {
-	const struct sockaddr_storage *ss = &srv->addr;
+	struct sockaddr_storage dyn;
+	const struct sockaddr_storage *ss = dns_srv_shown_addr(srv, &dyn);
 
 	*port = 0;
 	snprintf(ip, ipsz, "-");

@@ -19,6 +19,7 @@
 #include <check/check.h>
 #include <cli/cli.h>
 #include <event/loop.h>
+#include <dns/dns_addr.h>
 #include <proc/global-t.h>
 #include <proxy/proxy.h>
 #include <stats/counters.h>
@@ -144,6 +145,8 @@ static const char *stat_srv_status(const struct server *srv)
 
 	if (srv->flags & SRV_F_DISABLED)
 		return "MAINT";
+	if (rs == SRV_RS_RMAINT)
+		return "MAINT (resolution)";
 	if (!(srv->flags & SRV_F_CHECK))
 		return "no check";
 	return st[rs >= 0 && rs <= SRV_RS_NOLB ? rs : 0];
@@ -265,6 +268,8 @@ static void stat_fill_srv(struct stat_line *l, const struct proxy *px, const str
 	};
 	struct be_counters c;
 	char addr[160];
+	struct sockaddr_storage dyn;
+	const struct sockaddr_storage *sa;
 
 	be_counters_sum(srv->cnt, &c);
 	st_common(l, px, srv->id, stat_iid(px));
@@ -284,7 +289,9 @@ static void stat_fill_srv(struct stat_line *l, const struct proxy *px, const str
 	st_int(l, ST_sid, srv->puid);
 	st_u64(l, ST_lbtot, c.cum_lbconn);
 	st_str(l, ST_type, "2");
-	st_str(l, ST_addr, addr_to_str(&srv->addr, addr, sizeof(addr)));
+	sa = dns_srv_shown_addr(srv, &dyn);
+	if (sa == &dyn || HA_ATOMIC_LOAD_RLX(&srv->run_state) != SRV_RS_RMAINT) /* else none */
+		st_str(l, ST_addr, addr_to_str(sa, addr, sizeof(addr)));
 	stat_fill_srv_check(l, srv);
 }
 

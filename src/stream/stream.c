@@ -29,6 +29,7 @@
 #include <stream/stktable_act.h>
 #include <stream/tcp_rules.h>
 #include <stream/stream.h>
+#include <dns/dns_addr.h>
 
 #define TURNAROUND_MAX_MS 1000
 
@@ -443,13 +444,23 @@ static int stream_established(struct stream *s)
 	return 1;
 }
 
-/* The address of a server whose port follows the client's (SRV_F_PORT_MAP): the port
+/* The address of a server resolved at run time (SRV_F_RESOLVE: what DNS published last)
+ * and/or whose port follows the client's (SRV_F_PORT_MAP): the port
  * the client connected to plus the server's offset. False when there is none in
  * 1..65535 (a client on a unix socket, an offset out of range). */
 static bool stream_mapped_addr(struct stream *s, struct sockaddr_storage *to)
 {
 	const struct sockaddr *l = conn_local_addr(s->front);
 	int port;
+
+	if (unlikely(s->srv->flags & SRV_F_RESOLVE)) { /* the address DNS published last */
+		if (!dns_addr_read(&s->srv->dns->pub, to))
+			return false;
+		if (!(s->srv->flags & SRV_F_PORT_MAP))
+			return true;
+	} else {
+		*to = s->srv->addr;
+	}
 
 	if (!l || (l->sa_family != AF_INET && l->sa_family != AF_INET6))
 		return false;
@@ -458,7 +469,6 @@ static bool stream_mapped_addr(struct stream *s, struct sockaddr_storage *to)
 	port += s->srv->port_off;
 	if (port < 1 || port > 65535)
 		return false;
-	*to = s->srv->addr;
 	if (to->ss_family == AF_INET)
 		((struct sockaddr_in *)to)->sin_port = htons((uint16_t)port);
 	else
@@ -471,7 +481,7 @@ static int stream_try_connect(struct stream *s, bool allow_idle, uint32_t min_re
 	struct sockaddr_storage mapped, *to = NULL;
 	struct conn *b;
 
-	if (unlikely(s->srv->flags & SRV_F_PORT_MAP)) {
+	if (unlikely(s->srv->flags & (SRV_F_PORT_MAP | SRV_F_RESOLVE))) {
 		if (!stream_mapped_addr(s, &mapped))
 			return -2; /* no port to connect to: the caller retries, then 503 */
 		to = &mapped;

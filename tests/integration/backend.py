@@ -133,11 +133,11 @@ class Request:
 class Backend:
     """A listening test origin on 127.0.0.1. start() then stop(); records requests."""
 
-    def __init__(self, name="s1", port=0, backlog=128):
+    def __init__(self, name="s1", port=0, backlog=128, host="127.0.0.1"):
         self.name = name
         self.lsock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self.lsock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self.lsock.bind(("127.0.0.1", port))
+        self.lsock.bind((host, port))
         self.lsock.listen(backlog)
         self.lsock.settimeout(0.2)
         self.port = self.lsock.getsockname()[1]
