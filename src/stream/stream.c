@@ -628,9 +628,10 @@ static void stream_count_redispatch(struct stream *s, struct server *prev, int a
 static bool stream_take_last_server(struct stream *s)
 {
 	struct conn *priv = s->front->priv;
+	struct server *srv = priv ? priv->srv : NULL;
 
-	return priv && priv->srv && priv->srv->px == s->be && srv_usable(priv->srv, !!(priv->srv->flags & SRV_F_BACKUP)) &&
-	       backend_take_server(s, priv->srv);
+	return srv && srv->px == s->be && srv_usable(srv, !!(srv->flags & SRV_F_BACKUP)) &&
+	       backend_take_server(s, srv);
 }
 
 /* <avoid> is the server a redispatch leaves, NULL for a first assignment. */
