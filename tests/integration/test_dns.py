@@ -151,6 +151,21 @@ def test_server_template_spreads_over_records(proxy, dns, pair, port):
     assert "is going DOWN for maintenance (No IP for server )" in p.stderr()
 
 
+@pytest.mark.parametrize("algo", ["leastconn", "random(2)"])
+def test_server_leaving_maintenance_takes_load(proxy, dns, pair, port, algo):
+    """A server that gets its address from DNS after start (maintenance first) takes its
+    share next to a server that was up all along, with the algorithms that keep per-server
+    load keys."""
+    a, b = pair
+    p = proxy(cfg_text(dns.port, port, "balance %s\n    server s0 127.0.0.1:%d\n"
+                       "    server s1 web.test:%d resolvers r1 resolve-prefer ipv4 "
+                       "init-addr none" % (algo, a.port, a.port)), ports=[port])
+    assert who(port) == (200, "a")
+    dns.records["web.test"] = ["127.0.0.2"]
+    assert wait_for(port, (200, "b")) == (200, "b")
+    assert p.alive()
+
+
 @pytest.mark.parametrize("line,msg", [
     ("server-template w 0 web.test:80", "Wrong server-template number or range arg '0'."),
     ("server-template w 3-1 web.test:80", "Wrong server-template number or range arg '3-1'."),
