@@ -14,6 +14,7 @@
 struct regex;
 struct server;
 struct proxy;
+struct tcpchk_rules;
 
 enum chk_exp_kind {
 	CHK_EXP_NONE = 0, /* default: a 2xx or 3xx status */
@@ -76,6 +77,9 @@ enum chk_result {
 	CHK_R_L7RSP,   /* invalid response */
 	CHK_R_L7TOUT,  /* response timeout */
 	CHK_R_SOCKERR, /* could not create or send on the socket */
+	CHK_R_L6OK,    /* ssl-hello-chk: a TLS record came back */
+	CHK_R_L6RSP,   /* ssl-hello-chk: not TLS */
+	CHK_R_L6TOUT,  /* ssl-hello-chk: no answer in time */
 };
 
 /* One server's check. Everything but <srv> and the settings is touched only by the
@@ -95,6 +99,16 @@ struct check {
 	size_t rcvd;		      /* bytes in <buf> */
 	size_t bufsize;
 	char *buf; /* response buffer, allocated once at start */
+	/* rule-based checks (tcpcheck_run.c) */
+	const struct tcpchk_rules *tcp; /* NULL: connect or HTTP check */
+	int tstep;			/* rule being run */
+	bool teof;			/* the peer closed (or the buffer is full) */
+	bool tconn_rule;		/* the connect in progress is rules[tstep] */
+	bool tsending;			/* rules[tstep] is a send under way */
+	int tcode;			/* code of the last SMTP reply */
+	size_t slen;			/* bytes to send in <sbuf> */
+	char *sbuf;			/* rendered send data, <bufsize> bytes */
+	char *hex;			/* hex dump room, 2 * <bufsize> + 1 bytes */
 };
 
 #endif

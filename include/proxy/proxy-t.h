@@ -76,6 +76,7 @@ struct proxy_timeouts {
 
 struct http_reply;
 struct chk_http_cfg;
+struct tcpchk_rules;
 struct chk_proxy;
 
 /* The message of one status: "errorfile CODE FILE" (the complete HTTP response read from
@@ -155,6 +156,12 @@ struct proxy {
 	struct chk_http_cfg *httpchk; /* "option httpchk" + "http-check", or NULL (TCP) */
 	bool httpchk_owned;       /* httpchk is this proxy's, not its defaults' */
 	struct chk_proxy *chk;    /* the HTTP check built at check time, or NULL */
+	/* rule-based checks (src/check/tcpcheck_cfg.c): the user's lists and the protocol
+	 * checks' are shared with the defaults section until this proxy writes its own */
+	int tcpchk_kind;                   /* enum tcpchk_kind: the check option in force */
+	struct tcpchk_rules *tcpchk_user;  /* "tcp-check" lines, or NULL */
+	struct tcpchk_rules *tcpchk_proto; /* the rules of a protocol check option, or NULL */
+	bool tcpchk_user_own, tcpchk_proto_own;
 
 	/* forwardfor */
 	struct ist fwdfor_hdr;    /* header name, default "X-Forwarded-For" */

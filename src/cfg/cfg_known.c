@@ -77,7 +77,6 @@ static const struct cfg_known cfg_known_kws[] = {
 	{ G, "busy-polling", "busy polling is not implemented yet" },
 	{ G, "noreuseport", "listeners are always sharded with SO_REUSEPORT" },
 	{ G, "set-dumpable", "core dump settings are not implemented yet" },
-	{ G, "tune.chksize", WHY_CHECKS },
 	{ G, "tune.max-checks-per-thread", WHY_CHECKS },
 	{ G, "tune.recv_enough", "receive size tuning is not implemented yet" },
 	{ G, "tune.buffers.*", "buffer count limits are not implemented yet" },
@@ -124,7 +123,6 @@ static const struct cfg_known cfg_known_kws[] = {
 	/* defaults / frontend / backend / listen */
 	{ P, "clitcpka-*", WHY_TCPKA },
 	{ P, "srvtcpka-*", WHY_TCPKA },
-	{ P, "tcp-check", WHY_CHECKS },
 	{ P, "log-steps", "logging is not implemented yet" },
 	{ P, "transparent", "transparent proxying is not implemented yet" },
 	{ P, "use-fcgi-app", "FastCGI is not implemented yet" },

@@ -19,6 +19,7 @@
 #include <base/tinfo.h>
 #include <check/check.h>
 #include <check/check_http.h>
+#include <check/tcpcheck.h>
 #include <event/loop.h>
 #include <proc/global-t.h>
 #include <proxy/proxy.h>
@@ -34,12 +35,13 @@ static const char *const chk_result_names[] = {
 	[CHK_R_NONE] = "",	     [CHK_R_L4OK] = "L4OK",   [CHK_R_L4CON] = "L4CON",
 	[CHK_R_L4TOUT] = "L4TOUT",   [CHK_R_L7OK] = "L7OK",   [CHK_R_L7OKC] = "L7OKC",
 	[CHK_R_L7STS] = "L7STS",     [CHK_R_L7RSP] = "L7RSP", [CHK_R_L7TOUT] = "L7TOUT",
-	[CHK_R_SOCKERR] = "SOCKERR",
+	[CHK_R_SOCKERR] = "SOCKERR", [CHK_R_L6OK] = "L6OK",   [CHK_R_L6RSP] = "L6RSP",
+	[CHK_R_L6TOUT] = "L6TOUT",
 };
 
 const char *chk_result_str(int r)
 {
-	if (r < 0 || r > CHK_R_SOCKERR)
+	if (r < 0 || r > CHK_R_L6TOUT)
 		return "";
 	return chk_result_names[r];
 }
@@ -67,7 +69,7 @@ static int chk_interval(const struct check *c)
 /* Bounds of a run: connecting takes at most min(timeout connect, inter) when "timeout
  * check" is set, else inter; the whole run takes at most inter, or connect + "timeout
  * check" when that is set (HAProxy 2.6's rule). */
-static void chk_deadlines(struct check *c, uint64_t now, uint64_t *conn, uint64_t *all)
+void chk_deadlines(struct check *c, uint64_t now, uint64_t *conn, uint64_t *all)
 {
 	const struct server *s = c->srv;
 	int tchk = s->px->timeout.check, tcon = s->px->timeout.connect, inter = s->inter;
@@ -84,7 +86,7 @@ static void chk_deadlines(struct check *c, uint64_t now, uint64_t *conn, uint64_
 
 /* Ends the socket of the current run, if any. The check itself is never freed while the
  * loop runs, so a later event of the same batch only finds fh.fd == -1 and is skipped. */
-static void chk_close(struct check *c)
+void chk_close(struct check *c)
 {
 	if (c->fh.fd < 0)
 		return;
@@ -96,12 +98,12 @@ static void chk_close(struct check *c)
 /* Ends the current run with <res>; <code> is the HTTP status (0 if none), <info> the
  * detail HAProxy prints after "info:" (NULL for none). Applies rise/fall, publishes the
  * result and a state change, and arms the next run. */
-static void chk_finish(struct check *c, int res, int code, const char *info)
+void chk_finish(struct check *c, int res, int code, const char *info)
 {
 	struct server *s = c->srv;
 	uint64_t now = now_ms();
 	int dur = (int)(now - c->start_ms), tr, health;
-	bool ok = res == CHK_R_L4OK || res == CHK_R_L7OK || res == CHK_R_L7OKC;
+	bool ok = res == CHK_R_L4OK || res == CHK_R_L7OK || res == CHK_R_L7OKC || res == CHK_R_L6OK;
 	static const char *const reasons[] = {
 		[CHK_R_L4OK] = "Layer4 check passed",
 		[CHK_R_L4CON] = "Layer4 connection problem",
@@ -112,6 +114,9 @@ static void chk_finish(struct check *c, int res, int code, const char *info)
 		[CHK_R_L7RSP] = "Layer7 invalid response",
 		[CHK_R_L7TOUT] = "Layer7 timeout",
 		[CHK_R_SOCKERR] = "Socket error",
+		[CHK_R_L6OK] = "Layer6 check passed",
+		[CHK_R_L6RSP] = "Layer6 invalid response",
+		[CHK_R_L6TOUT] = "Layer6 timeout",
 	};
 	char why[512], cbuf[32] = "", ibuf[320] = "";
 
@@ -125,7 +130,7 @@ static void chk_finish(struct check *c, int res, int code, const char *info)
 	health = c->health;
 	tr = chk_health_update(&health, s->rise, s->fall, ok);
 	HA_ATOMIC_STORE_RLX(&c->health, health); /* "show stat" reads it from another thread */
-	if (code)
+	if (code || (c->tcp && (res == CHK_R_L7OK || res == CHK_R_L7OKC || res == CHK_R_L7STS)))
 		snprintf(cbuf, sizeof(cbuf), ", code: %d", code);
 	if (info)
 		snprintf(ibuf, sizeof(ibuf), ", info: \"%s\"", info);
@@ -216,6 +221,10 @@ static void chk_iocb(struct fd_handler *h, uint32_t events)
 	int err = 0;
 	socklen_t len = sizeof(err);
 
+	if (c->tcp) { /* rule-based check (tcpcheck_run.c) */
+		tcpchk_io(c, events);
+		return;
+	}
 	if (c->phase == CHK_PH_CONNECT) {
 		if (getsockopt(h->fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0)
 			err = errno;
@@ -238,7 +247,7 @@ static void chk_iocb(struct fd_handler *h, uint32_t events)
 }
 
 /* The address a run connects to: "addr" and "port" over the server's. */
-static socklen_t chk_target(const struct server *s, struct sockaddr_storage *ss)
+socklen_t chk_target(const struct server *s, struct sockaddr_storage *ss)
 {
 	uint16_t port = 0;
 
@@ -271,6 +280,11 @@ static void chk_start(struct check *c)
 	c->start_ms = now_ms();
 	c->sent = c->rcvd = 0;
 	chk_deadlines(c, c->start_ms, &c->conn_deadline, &all);
+	if (c->tcp) { /* rule-based check (tcpcheck_run.c) */
+		c->fh.iocb = chk_iocb;
+		tcpchk_start(c);
+		return;
+	}
 	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0) {
 		chk_finish(c, CHK_R_SOCKERR, 0, strerror(errno));
@@ -303,6 +317,10 @@ static void chk_timer_cb(struct timer *t)
 		chk_start(c);
 		return;
 	}
+	if (c->tcp) { /* rule-based check (tcpcheck_run.c) */
+		tcpchk_timeout(c);
+		return;
+	}
 	if (c->phase == CHK_PH_CONNECT) {
 		chk_finish(c, CHK_R_L4TOUT, 0, NULL);
 		return;
@@ -321,9 +339,21 @@ static int chk_build(struct server *s, int k, int n, int thr)
 
 	if (!c)
 		return -1;
-	c->bufsize = CHK_BUFSIZE;
-	c->buf = s->px->chk ? malloc(c->bufsize) : NULL;
-	if (s->px->chk && !c->buf) {
+	c->tcp = tcpchk_proxy_rules(s->px);
+	c->bufsize = !c->tcp		   ? CHK_BUFSIZE
+		     : global.tune_chksize ? global.tune_chksize
+					   : global.tune_bufsize;
+	c->buf = s->px->chk || c->tcp ? malloc(c->bufsize) : NULL;
+	c->sbuf = c->tcp ? malloc(c->bufsize) : NULL; /* rendered sends, hex dumps */
+	c->hex = c->tcp ? malloc(2 * c->bufsize + 1) : NULL;
+	if ((s->px->chk || c->tcp) && !c->buf) {
+		free(c);
+		return -1;
+	}
+	if (c->tcp && (!c->sbuf || !c->hex)) {
+		free(c->buf);
+		free(c->sbuf);
+		free(c->hex);
 		free(c);
 		return -1;
 	}
@@ -385,6 +415,8 @@ void checks_release(void)
 			if (!s->check)
 				continue;
 			free(s->check->buf);
+			free(s->check->sbuf);
+			free(s->check->hex);
 			free(s->check);
 			s->check = NULL;
 		}

@@ -12,6 +12,7 @@
 #include <cfg/cfg.h>
 #include <check/check_cfg.h>
 #include <check/check_http.h>
+#include <check/tcpcheck.h>
 #include <proxy/proxy.h>
 #include <proxy/proxy_cfg.h>
 #include <sample/regex.h>
@@ -332,6 +333,7 @@ static void chk_free_proxy(struct proxy *px)
 	if (px->httpchk_owned)
 		chk_cfg_free(px->httpchk);
 	px->httpchk = NULL;
+	tcpchk_proxy_free(px);
 }
 
 static const struct cfg_kw chk_kws[] = {

@@ -161,6 +161,17 @@ static int global_tune_bufsize(struct cfg_ctx *ctx)
 	return 0;
 }
 
+/* tune.chksize: the response buffer of each health check (check/tcpcheck_run.c). */
+static int global_tune_chksize(struct cfg_ctx *ctx)
+{
+	long v;
+
+	if (global_int(ctx, 1, INT_MAX / 4, &v) < 0)
+		return -1;
+	global.tune_chksize = (uint32_t)v;
+	return 0;
+}
+
 static int global_tune_maxrewrite(struct cfg_ctx *ctx)
 {
 	long v;
@@ -590,6 +601,7 @@ static const struct cfg_kw global_kws[] = {
 	{ "zero-warning", CFG_SEC_GLOBAL, global_zero_warning },
 	{ "tune.bufsize", CFG_SEC_GLOBAL, global_tune_bufsize },
 	{ "tune.maxrewrite", CFG_SEC_GLOBAL, global_tune_maxrewrite },
+	{ "tune.chksize", CFG_SEC_GLOBAL, global_tune_chksize },
 	{ "tune.http.maxhdr", CFG_SEC_GLOBAL, global_tune_maxhdr },
 	{ "tune.maxpollevents", CFG_SEC_GLOBAL, global_tune_maxpollevents },
 	{ "tune.maxaccept", CFG_SEC_GLOBAL, global_tune_maxaccept },
