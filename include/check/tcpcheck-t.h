@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <sys/socket.h>
 #include <base/ist.h>
+#include <check/check-t.h>
 
 struct regex;
 struct lf_expr;
@@ -24,6 +25,7 @@ enum tcpchk_kind {
 	TCPCHK_K_MYSQL,	   /* option mysql-check */
 	TCPCHK_K_PGSQL,	   /* option pgsql-check */
 	TCPCHK_K_LDAP,	   /* option ldap-check */
+	TCPCHK_K_HTTP,	   /* option httpchk with an http-check sequence (httpchk_seq.c) */
 };
 
 enum tcpchk_act {
@@ -42,6 +44,17 @@ enum tcpchk_exp {
 	TCPCHK_EXP_MYSQL_HS,   /* built-in: a MySQL initial handshake packet */
 	TCPCHK_EXP_MYSQL_OK,   /* built-in: the MySQL reply to the login */
 	TCPCHK_EXP_LDAP,       /* built-in: a successful LDAPv3 bind response */
+	TCPCHK_EXP_HTTP,       /* http-check expect status|rstatus|string|rstring (hexp) */
+	TCPCHK_EXP_HTTP_HDR,   /* http-check expect hdr|fhdr */
+};
+
+/* How "http-check expect hdr" compares a name or a value ("-m"). */
+enum tcpchk_hmeth {
+	TCPCHK_HM_STR = 0,
+	TCPCHK_HM_BEG,
+	TCPCHK_HM_END,
+	TCPCHK_HM_SUB,
+	TCPCHK_HM_REG,
 };
 
 /* What a built-in expect reports as info (instead of a log-format). */
@@ -80,6 +93,15 @@ struct tcpchk_rule {
 	const char *ok_msg;    /* static info on success, or NULL */
 	const char *err_msg;   /* static info on failure, or NULL */
 	int info_err_off;      /* TCPCHK_INFO_NUL: where the text starts */
+	/* HTTP (httpchk_seq.c): a send's header block ends at data[hdr_end] (where
+	 * send-state inserts its header); an expect's status/body test or header test */
+	size_t hdr_end;
+	bool http_state;
+	struct chk_expect hexp;
+	char *hname, *hval;  /* hdr/fhdr: name and value patterns (hval may be NULL) */
+	int hname_m, hval_m; /* enum tcpchk_hmeth */
+	struct regex *hname_re, *hval_re;
+	bool hfull; /* fhdr: the whole value, not each comma-separated one */
 };
 
 #define TCPCHK_F_BUILTIN 0x01 /* a protocol check: no "at step N" in messages */
@@ -90,6 +112,21 @@ struct tcpchk_rules {
 	int n;
 	uint32_t flags;	   /* TCPCHK_F_* */
 	char *pending_cmt; /* "tcp-check comment" waiting for its rule (parse time) */
+};
+
+/* The "option httpchk" and "http-check" lines of a proxy as written (httpchk_seq.c),
+ * turned into a rule list at check time when they are more than one request and one
+ * expect. */
+struct httpchk_line {
+	char *file;
+	int line;
+	int nargs;
+	char **args;
+};
+
+struct httpchk_seq {
+	struct httpchk_line *l;
+	int n;
 };
 
 /* Verdict of one expect rule on the bytes received so far. */

@@ -37,6 +37,10 @@ void tcpchk_ldap_eval(const char *buf, size_t len, bool last_read, struct tcpchk
 /* The built-in info <kind> (enum tcpchk_info) taken from buf[0..len). */
 struct ist tcpchk_info_view(int kind, int off, const char *buf, size_t len);
 
+/* True if a header of the HTTP response in buf[0..len) (status line first) satisfies the
+ * hdr/fhdr test of <r> ("!" not applied). */
+bool tcpchk_http_hdr_match(const struct tcpchk_rule *r, const char *buf, size_t len);
+
 /* The 3-digit code at the start of an SMTP reply, or 0. */
 int tcpchk_smtp_code(const char *buf, size_t len);
 
@@ -50,6 +54,21 @@ void tcpchk_timeout(struct check *c);
  * frees a rule list. */
 const struct tcpchk_rules *tcpchk_proxy_rules(const struct proxy *px);
 void tcpchk_rules_free(struct tcpchk_rules *rs);
+struct cfg_ctx;
+/* Config helpers shared with httpchk_seq.c: appends a rule with the defaults (NULL when
+ * out of memory); parses "... connect ..." args into a rule; a status name of
+ * ok-status/error-status/tout-status (<kw>). Return 0 or -1 after an alert. */
+struct tcpchk_rule *tcpchk_add(struct tcpchk_rules *rs, int act);
+int tcpchk_kw_connect(struct cfg_ctx *ctx, struct tcpchk_rules *rs);
+int tcpchk_status(struct cfg_ctx *ctx, const char *kw, const char *v, int *out);
+
+/* HTTP check sequences (httpchk_seq.c): records an "http-check" line of ctx->px (0 or -1);
+ * at check time builds the rule list of a proxy whose http-check lines are more than one
+ * request and one expect (1 built, 0 not needed, -1 error alerted); frees the lines. */
+int httpchk_seq_record(struct cfg_ctx *ctx);
+int httpchk_seq_build(struct proxy *px);
+void httpchk_seq_free(struct proxy *px);
+
 /* Frees the rule lists <px> owns. */
 void tcpchk_proxy_free(struct proxy *px);
 

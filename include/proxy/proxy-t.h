@@ -77,6 +77,7 @@ struct proxy_timeouts {
 struct http_reply;
 struct chk_http_cfg;
 struct tcpchk_rules;
+struct httpchk_seq;
 struct chk_proxy;
 
 /* The message of one status: "errorfile CODE FILE" (the complete HTTP response read from
@@ -162,6 +163,8 @@ struct proxy {
 	struct tcpchk_rules *tcpchk_user;  /* "tcp-check" lines, or NULL */
 	struct tcpchk_rules *tcpchk_proto; /* the rules of a protocol check option, or NULL */
 	bool tcpchk_user_own, tcpchk_proto_own;
+	struct httpchk_seq *httpchk_seq;   /* "option httpchk"/"http-check" lines as written */
+	bool httpchk_seq_own;
 
 	/* forwardfor */
 	struct ist fwdfor_hdr;    /* header name, default "X-Forwarded-For" */

@@ -102,6 +102,8 @@ static int chk_opt_httpchk(struct cfg_ctx *ctx, int a, bool neg)
 	h->enabled = !neg;
 	if (neg)
 		return 0;
+	if (httpchk_seq_record(ctx) < 0) /* http-check sequences: httpchk_seq.c */
+		return -1;
 	if (n == 1)
 		return chk_set(ctx, &h->uri, ctx->args[a + 1]);
 	if (n >= 2 && (chk_set(ctx, &h->meth, ctx->args[a + 1]) < 0 ||
@@ -176,18 +178,17 @@ static int chk_kw_expect(struct cfg_ctx *ctx, struct chk_http_cfg *h)
 			kind = k;
 	if (!kind && i < ctx->nargs &&
 	    (!strcmp(ctx->args[i], "hdr") || !strcmp(ctx->args[i], "fhdr") ||
-	     !strcmp(ctx->args[i], "min-recv") || !strcmp(ctx->args[i], "comment") ||
-	     !strncmp(ctx->args[i], "ok-status", 9) || !strncmp(ctx->args[i], "error-status", 12) ||
+	     !strcmp(ctx->args[i], "comment")))
+		return 0; /* an http-check sequence (httpchk_seq.c) */
+	if (!kind && i < ctx->nargs &&
+	    (!strcmp(ctx->args[i], "min-recv") || !strncmp(ctx->args[i], "ok-status", 9) ||
+	     !strncmp(ctx->args[i], "error-status", 12) ||
 	     !strncmp(ctx->args[i], "tout-status", 11) || !strncmp(ctx->args[i], "on-", 3) ||
 	     !strncmp(ctx->args[i], "status-code", 11)))
 		return cfg_not_supported(ctx,
 					 "this 'http-check expect' form is not implemented yet");
 	if (h->expect)
-		return cfg_not_supported(ctx, "only one 'http-check expect' rule per proxy is "
-					      "implemented yet");
-	if (h->expect)
-		return cfg_not_supported(ctx, "only one 'http-check expect' rule per proxy is "
-					      "implemented yet");
+		return 0; /* several expects: an http-check sequence (httpchk_seq.c) */
 	if (!kind || i + 2 != ctx->nargs) {
 		cfg_alert(ctx, "'http-check expect' expects [!] status|rstatus|string|rstring "
 			       "<pattern>.");
@@ -215,11 +216,12 @@ static int chk_kw_http_check(struct cfg_ctx *ctx)
 		return -1;
 	if (!proxy_cfg_has_cap(ctx, PR_CAP_BE, "http-check"))
 		return 0;
+	if (!strncmp(a, "set-var", 7) || !strncmp(a, "unset-var", 9))
+		return cfg_not_supported(ctx, "check variables are not implemented yet");
+	/* Lines are also recorded, once parsed, for sequences (httpchk_seq.c). */
+	if (!strcmp(a, "connect") || !strcmp(a, "comment") || !strcmp(a, "send-state"))
+		return httpchk_seq_record(ctx);
 	if (strcmp(a, "send") && strcmp(a, "expect") && strcmp(a, "disable-on-404")) {
-		if (!strcmp(a, "connect") || !strcmp(a, "comment") || !strcmp(a, "send-state") ||
-		    !strcmp(a, "set-var") || !strcmp(a, "unset-var"))
-			return cfg_not_supported(ctx, "only 'http-check send', 'expect' and "
-						      "'disable-on-404' are implemented yet");
 		cfg_alert(ctx,
 			  "'http-check' only supports 'comment', 'connect', 'send', "
 			  "'send-state', 'set-var', 'unset-var', 'expect' and 'disable-on-404'.");
@@ -229,9 +231,9 @@ static int chk_kw_http_check(struct cfg_ctx *ctx)
 	if (!h)
 		return -1;
 	if (!strcmp(a, "send"))
-		return chk_kw_send(ctx, h);
+		return chk_kw_send(ctx, h) < 0 ? -1 : httpchk_seq_record(ctx);
 	if (!strcmp(a, "expect"))
-		return chk_kw_expect(ctx, h);
+		return chk_kw_expect(ctx, h) < 0 ? -1 : httpchk_seq_record(ctx);
 	if (ctx->nargs > 2) {
 		cfg_alert(ctx, "'http-check disable-on-404' takes no argument.");
 		return -1;
@@ -314,9 +316,12 @@ int check_cfg_check_all(void)
 			any = true;
 			errs += chk_check_server(px, s);
 		}
-		if (any && px->httpchk && px->httpchk->enabled && !px->chk &&
-		    chk_build_http(px) < 0)
-			errs++;
+		if (any && px->httpchk && px->httpchk->enabled && !px->chk) {
+			int rc = httpchk_seq_build(px); /* 1: built as rules (httpchk_seq.c) */
+
+			if (rc < 0 || (rc == 0 && chk_build_http(px) < 0))
+				errs++;
+		}
 	}
 	return errs;
 }
@@ -334,6 +339,7 @@ static void chk_free_proxy(struct proxy *px)
 		chk_cfg_free(px->httpchk);
 	px->httpchk = NULL;
 	tcpchk_proxy_free(px);
+	httpchk_seq_free(px);
 }
 
 static const struct cfg_kw chk_kws[] = {

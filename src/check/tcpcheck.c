@@ -4,6 +4,7 @@
  * globals, no allocation: the runtime, the unit tests and the fuzz target share it.
  */
 #include <string.h>
+#include <strings.h>
 
 #include <check/tcpcheck.h>
 #include <sample/regex.h>
@@ -264,4 +265,87 @@ int tcpchk_smtp_code(const char *buf, size_t len)
 		code = code * 10 + (buf[i] - '0');
 	}
 	return code;
+}
+
+/* Compares s[0..n) with <pat> by <m> (names: <icase>). */
+static bool tcpchk_hm(int m, const char *pat, const struct regex *re, const char *s, size_t n,
+		      bool icase)
+{
+	size_t pl = pat ? strlen(pat) : 0;
+	int (*cmp)(const char *, const char *, size_t) = icase ? strncasecmp : strncmp;
+
+	switch (m) {
+	case TCPCHK_HM_BEG:
+		return pl <= n && !cmp(s, pat, pl);
+	case TCPCHK_HM_END:
+		return pl <= n && !cmp(s + n - pl, pat, pl);
+	case TCPCHK_HM_SUB:
+		for (size_t i = 0; i + pl <= n; i++)
+			if (!cmp(s + i, pat, pl))
+				return true;
+		return false;
+	case TCPCHK_HM_REG:
+		return re && regex_exec(re, s, n);
+	default:
+		return pl == n && !cmp(s, pat, pl);
+	}
+}
+
+/* Trims blanks around s[*b..*e). */
+static void tcpchk_trim(const char *s, size_t *b, size_t *e)
+{
+	while (*b < *e && (s[*b] == ' ' || s[*b] == '\t'))
+		(*b)++;
+	while (*e > *b && (s[*e - 1] == ' ' || s[*e - 1] == '\t'))
+		(*e)--;
+}
+
+/* One header line h[0..n): does it satisfy <r>? */
+static bool tcpchk_hdr_line(const struct tcpchk_rule *r, const char *h, size_t n)
+{
+	const char *colon = memchr(h, ':', n);
+	size_t nl, b, e;
+
+	if (!colon)
+		return false;
+	nl = (size_t)(colon - h);
+	if (!tcpchk_hm(r->hname_m, r->hname, r->hname_re, h, nl, true))
+		return false;
+	if (!r->hval)
+		return true;
+	for (b = nl + 1; b <= n;) {
+		const char *comma = r->hfull ? NULL : memchr(h + b, ',', n - b);
+		size_t vb = b;
+
+		e = comma ? (size_t)(comma - h) : n;
+		tcpchk_trim(h, &vb, &e);
+		if (tcpchk_hm(r->hval_m, r->hval, r->hval_re, h + vb, e - vb, false))
+			return true;
+		if (!comma)
+			break;
+		b = (size_t)(comma - h) + 1;
+	}
+	return false;
+}
+
+bool tcpchk_http_hdr_match(const struct tcpchk_rule *r, const char *buf, size_t len)
+{
+	const char *p = memchr(buf, '\n', len), *end = buf + len;
+
+	while (p && ++p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n;
+
+		if (!nl)
+			return false;
+		n = (size_t)(nl - p);
+		if (n && p[n - 1] == '\r')
+			n--;
+		if (!n)
+			return false; /* end of the headers */
+		if (tcpchk_hdr_line(r, p, n))
+			return true;
+		p = nl;
+	}
+	return false;
 }

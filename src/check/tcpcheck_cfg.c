@@ -17,6 +17,13 @@
 #include <sample/regex.h>
 #include <sample/sample.h>
 
+static void tcpchk_lf_free(struct lf_expr *lf)
+{
+	if (lf)
+		lf_free(lf);
+	free(lf);
+}
+
 static void tcpchk_rule_clear(struct tcpchk_rule *r)
 {
 	free(r->comment);
@@ -25,14 +32,16 @@ static void tcpchk_rule_clear(struct tcpchk_rule *r)
 	free(r->bin);
 	if (r->re)
 		regex_free(r->re);
-	lf_free(r->lf);
-	free(r->lf);
-	lf_free(r->plf);
-	free(r->plf);
-	lf_free(r->on_success);
-	free(r->on_success);
-	lf_free(r->on_error);
-	free(r->on_error);
+	tcpchk_lf_free(r->lf);
+	tcpchk_lf_free(r->plf);
+	tcpchk_lf_free(r->on_success);
+	tcpchk_lf_free(r->on_error);
+	free(r->hname);
+	free(r->hval);
+	if (r->hname_re)
+		regex_free(r->hname_re);
+	if (r->hval_re)
+		regex_free(r->hval_re);
 }
 
 void tcpchk_rules_free(struct tcpchk_rules *rs)
@@ -68,7 +77,7 @@ const struct tcpchk_rules *tcpchk_proxy_rules(const struct proxy *px)
 }
 
 /* Appends a zeroed rule of action <act> to <rs>; NULL when out of memory. */
-static struct tcpchk_rule *tcpchk_add(struct tcpchk_rules *rs, int act)
+struct tcpchk_rule *tcpchk_add(struct tcpchk_rules *rs, int act)
 {
 	struct tcpchk_rule *r = realloc(rs->r, (size_t)(rs->n + 1) * sizeof(*r));
 
@@ -101,8 +110,7 @@ static int tcpchk_lf(struct cfg_ctx *ctx, const char *kw, const char *s, struct 
 	if (lf_compile(lf, s, &pc, err, sizeof(err)) < 0) {
 		cfg_alert(ctx, "'tcp-check %s' : failed to parse log-format '%s' : %s.", kw, s,
 			  err);
-		lf_free(lf);
-		free(lf);
+		tcpchk_lf_free(lf);
 		return -1;
 	}
 	*out = lf;
@@ -136,16 +144,18 @@ static struct tcpchk_rules *tcpchk_own(struct cfg_ctx *ctx)
 }
 
 /* tcp-check connect [default] [port N] [addr A] [linger] [comment C] */
-static int tcpchk_kw_connect(struct cfg_ctx *ctx, struct tcpchk_rules *rs)
+int tcpchk_kw_connect(struct cfg_ctx *ctx, struct tcpchk_rules *rs)
 {
 	struct tcpchk_rule *r;
 
-	for (int i = 0; i < rs->n; i++) {
+	for (int i = 0; i < 1 && i < rs->n; i++) {
 		if (rs->r[i].act != TCPCHK_ACT_CONNECT) {
-			cfg_alert(ctx, "'tcp-check connect' : first step MUST also be a 'connect', "
-				       "optionally preceded by a 'set-var', an 'unset-var' or a "
-				       "'comment', when there is a 'connect' step in the tcp-check "
-				       "ruleset.");
+			cfg_alert(ctx,
+				  "'%s connect' : first step MUST also be a 'connect', "
+				  "optionally preceded by a 'set-var', an 'unset-var' or a "
+				  "'comment', when there is a 'connect' step in the tcp-check "
+				  "ruleset.",
+				  ctx->args[0]);
 			return -1;
 		}
 	}
@@ -248,7 +258,7 @@ oom:
 }
 
 /* Status names of ok-status / error-status / tout-status. */
-static int tcpchk_status(struct cfg_ctx *ctx, const char *kw, const char *v, int *out)
+int tcpchk_status(struct cfg_ctx *ctx, const char *kw, const char *v, int *out)
 {
 	static const struct {
 		const char *name;

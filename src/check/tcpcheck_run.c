@@ -4,6 +4,7 @@
  * check's deadline; reports through chk_finish() in HAProxy 2.6's wording
  * ("TCPCHK did not match content 'x' at step 2"). Owns no state but struct check's.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -14,9 +15,12 @@
 #include <unistd.h>
 
 #include <backend/server-t.h>
+#include <base/atomic.h>
 #include <check/check.h>
+#include <check/check_http.h>
 #include <check/tcpcheck.h>
 #include <event/loop.h>
+#include <proc/global-t.h>
 #include <proxy/proxy-t.h>
 #include <sample/logfmt.h>
 
@@ -35,6 +39,8 @@ static const char *const tcpchk_exp_names[] = {
 	[TCPCHK_EXP_MYSQL_HS] = "custom function",
 	[TCPCHK_EXP_MYSQL_OK] = "custom function",
 	[TCPCHK_EXP_LDAP] = "custom function",
+	[TCPCHK_EXP_HTTP] = "http",
+	[TCPCHK_EXP_HTTP_HDR] = "http header",
 };
 
 static bool tcpchk_builtin(const struct check *c)
@@ -169,6 +175,10 @@ static void tcpchk_success(struct check *c)
 		chk_finish(c, CHK_R_L7OK, 0, msg);
 		return;
 	}
+	if (r->kind == TCPCHK_EXP_HTTP || r->kind == TCPCHK_EXP_HTTP_HDR) {
+		chk_finish(c, CHK_R_L7OK, c->tcode, NULL);
+		return;
+	}
 	if (r->on_success && tcpchk_render(c, r->on_success, info, sizeof(info)) >= 0)
 		msg = info;
 	else if (r->ok_msg)
@@ -249,6 +259,40 @@ static int tcpchk_read(struct check *c)
 	return 0;
 }
 
+/* HTTP expect rule <r> (http-check sequences) on the response read so far: the status,
+ * body or header test, in the simple HTTP check's wording. Returns 1, 0 or -1 as below. */
+static int tcpchk_do_http_expect(struct check *c, const struct tcpchk_rule *r)
+{
+	struct chk_http_rsp rsp;
+	char reason[256];
+	bool m;
+	int rc = chk_http_parse(c->buf, c->rcvd, c->teof, true, &rsp);
+
+	if (rc == CHK_P_MORE)
+		return 0;
+	if (rc == CHK_P_INVALID) {
+		chk_finish(c, CHK_R_L7RSP, 0, NULL);
+		return -1;
+	}
+	snprintf(reason, sizeof(reason), "%.*s", (int)rsp.reason.len, rsp.reason.ptr);
+	if (r->hexp.disable_on_404 && rsp.status == 404 && c->health >= c->srv->rise) {
+		chk_finish(c, CHK_R_L7OKC, 404, reason);
+		return -1;
+	}
+	if (r->kind == TCPCHK_EXP_HTTP_HDR)
+		m = tcpchk_http_hdr_match(r, c->buf, c->rcvd) != r->negate;
+	else
+		m = chk_expect_match(&r->hexp, &rsp);
+	c->tcode = rsp.status;
+	if (m)
+		return 1;
+	if (r->hexp.kind == CHK_EXP_STRING || r->hexp.kind == CHK_EXP_RSTRING)
+		chk_finish(c, CHK_R_L7RSP, rsp.status, "HTTP content check did not match");
+	else
+		chk_finish(c, CHK_R_L7STS, rsp.status, reason);
+	return -1;
+}
+
 /* Runs expect rule <r>. Returns 1 to go on, 0 to wait, -1 when the run has ended. */
 static int tcpchk_do_expect(struct check *c, const struct tcpchk_rule *r)
 {
@@ -258,6 +302,8 @@ static int tcpchk_do_expect(struct check *c, const struct tcpchk_rule *r)
 
 	if (tcpchk_read(c) < 0)
 		return -1;
+	if (r->kind == TCPCHK_EXP_HTTP || r->kind == TCPCHK_EXP_HTTP_HDR)
+		return tcpchk_do_http_expect(c, r);
 	if (r->kind == TCPCHK_EXP_MYSQL_HS || r->kind == TCPCHK_EXP_MYSQL_OK) {
 		tcpchk_mysql_eval(c->buf, c->rcvd, c->teof, r->kind == TCPCHK_EXP_MYSQL_OK, &v);
 	} else if (r->kind == TCPCHK_EXP_LDAP) {
@@ -294,7 +340,7 @@ static int tcpchk_do_send(struct check *c, const struct tcpchk_rule *r)
 	const char *data = r->data;
 	size_t len = r->len;
 
-	if (r->lf) {
+	if (r->lf || r->http_state) {
 		data = c->sbuf;
 		len = c->slen;
 	}
@@ -312,6 +358,57 @@ static int tcpchk_do_send(struct check *c, const struct tcpchk_rule *r)
 	return 1;
 }
 
+/* The request of HTTP send rule <r> with "X-Haproxy-Server-State: ..." (send-state)
+ * before its blank line, into sbuf, as 2.6 writes it. Returns 0 or -1 (run ended). */
+static int tcpchk_send_state(struct check *c, const struct tcpchk_rule *r)
+{
+	const struct server *s = c->srv, *o;
+	int rs = HA_ATOMIC_LOAD_RLX(&s->run_state), h = c->health, tw = 0, n;
+	char st[32], node[128] = "", ab[64] = "-";
+	int port = 0;
+
+	for (o = s->px->srv; o; o = o->next)
+		if (HA_ATOMIC_LOAD_RLX(&o->run_state) != SRV_RS_DOWN && !(o->flags & SRV_F_BACKUP))
+			tw += o->weight;
+	if (rs == SRV_RS_DOWN && h > 0)
+		snprintf(st, sizeof(st), "DOWN %d/%d", h, s->rise);
+	else if (rs != SRV_RS_DOWN && h < s->rise + s->fall - 1)
+		snprintf(st, sizeof(st), "%s %d/%d", rs == SRV_RS_NOLB ? "NOLB" : "UP",
+			 h - s->rise + 1, s->fall);
+	else
+		snprintf(st, sizeof(st), "%s",
+			 rs == SRV_RS_DOWN   ? "DOWN"
+			 : rs == SRV_RS_NOLB ? "NOLB"
+					     : "UP");
+	if (global.node)
+		snprintf(node, sizeof(node), "%s", global.node);
+	else
+		gethostname(node, sizeof(node) - 1);
+	if (s->addr.ss_family == AF_INET) {
+		const struct sockaddr_in *a4 = (const struct sockaddr_in *)&s->addr;
+
+		inet_ntop(AF_INET, &a4->sin_addr, ab, sizeof(ab));
+		port = ntohs(a4->sin_port);
+	} else if (s->addr.ss_family == AF_INET6) {
+		const struct sockaddr_in6 *a6 = (const struct sockaddr_in6 *)&s->addr;
+
+		inet_ntop(AF_INET6, &a6->sin6_addr, ab, sizeof(ab));
+		port = ntohs(a6->sin6_port);
+	}
+	n = snprintf(c->sbuf, c->bufsize,
+		     "%.*sx-haproxy-server-state: %s; address=%s; port=%d; "
+		     "name=%s/%s; node=%s; weight=%d/%d; scur=%d/%d; qcur=%d\r\n%.*s",
+		     (int)r->hdr_end, r->data, st, ab, port, s->px->id, s->id, node, s->weight, tw,
+		     HA_ATOMIC_LOAD_RLX(&s->cur_conns), HA_ATOMIC_LOAD_RLX(&s->px->beconn), 0,
+		     (int)(r->len - r->hdr_end), r->data + r->hdr_end);
+	if (n < 0 || (size_t)n >= c->bufsize) {
+		chk_finish(c, CHK_R_SOCKERR, 0, "the check request does not fit");
+		return -1;
+	}
+	c->slen = (size_t)n;
+	return 0;
+}
+
 /* Prepares send rule <r> at its start: a fresh response buffer and the bytes to send.
  * Returns 0 or -1 when the run ended. */
 static int tcpchk_send_prepare(struct check *c, const struct tcpchk_rule *r)
@@ -322,6 +419,8 @@ static int tcpchk_send_prepare(struct check *c, const struct tcpchk_rule *r)
 	c->teof = false;
 	c->sent = 0;
 	c->slen = 0;
+	if (r->http_state)
+		return tcpchk_send_state(c, r);
 	if (!r->lf)
 		return 0;
 	n = tcpchk_render(c, r->lf, c->sbuf, c->bufsize);

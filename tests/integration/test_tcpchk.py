@@ -425,3 +425,77 @@ def test_valid_configs_accepted(tmp_path):
                    "  server s 127.0.0.1:1 check\n")
     r = run_haproxy(["-c", "-f", str(cfg)])
     assert r.returncode in (0, 2) and "ALERT" not in r.stderr, r.stderr  # 2: no listener
+
+
+def http_fake(f, s, rd):
+    """Answers each request with 200 and "X-Foo: a, bar"; logs the request heads."""
+    from rawserver import read_head
+    for _ in range(3):
+        head, _, _ = read_head(rd)
+        if not head.strip():
+            return
+        f.seen.append(head)
+        s.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nX-Foo: a, bar\r\n\r\nok")
+
+
+def test_http_check_sequence_with_send_state(proxy, port):
+    """Two requests, each on its own connection, with the X-Haproxy-Server-State header;
+    a status expect then a header expect; the server stays UP."""
+    f = Flip(http_fake)
+    try:
+        cfg = make_cfg(port, [("s1", f.port)], listen=[
+            "option httpchk", "http-check send-state", "http-check connect",
+            "http-check send meth GET uri /a ver HTTP/1.1 hdr Host x",
+            "http-check expect status 200", "http-check comment second",
+            "http-check connect", "http-check send meth GET uri /b ver HTTP/1.1 hdr Host y",
+            "http-check expect hdr name x-foo value bar"],
+            srv_opts="check inter %d rise 1 fall 1" % INTER)
+        px = proxy(cfg, [port])
+        assert wait_for(lambda: len(f.seen) >= 4, 4), px.stderr()
+        assert notices(px, "DOWN") == []
+        a, b = f.seen[0].decode(), f.seen[1].decode()
+        assert a.startswith("GET /a HTTP/1.1\r\n") and b.startswith("GET /b HTTP/1.1\r\n")
+        st = re.search(r"(?im)^x-haproxy-server-state: (.*)\r$", a).group(1)
+        assert re.fullmatch(r"UP; address=127\.0\.0\.1; port=%d; name=px/s1; node=\S+; "
+                            r"weight=1/1; scur=0/0; qcur=0" % f.port, st), st
+        assert re.search(r"(?im)^connection: close\r$", a)
+    finally:
+        f.stop()
+
+
+@pytest.mark.parametrize("expect,ok", [
+    ("hdr name x-foo value bar", True),
+    ("fhdr name x-foo value bar", False),
+    ("fhdr name -m beg x-f value -m end bar", True),
+    ("hdr name x-foo value -m reg ^b.r$", True),
+    ("! hdr name x-foo", False),
+    ("hdr name x-nope", False),
+])
+def test_http_check_expect_header(proxy, port, expect, ok):
+    f = Flip(http_fake)
+    try:
+        cfg = make_cfg(port, [("s1", f.port)], listen=[
+            "option httpchk GET /", "http-check expect status 200",
+            "http-check expect " + expect],
+            srv_opts="check inter %d rise 1 fall 1" % INTER)
+        px = proxy(cfg, [port])
+        if ok:
+            assert wait_for(lambda: len(f.seen) >= 2, 4)
+            assert notices(px, "DOWN") == []
+        else:
+            why = reason(px, "DOWN")
+            assert why.startswith('Layer7 wrong status, code: 200, info: "OK"'), why
+    finally:
+        f.stop()
+
+
+def test_http_check_second_request_needs_connect(tmp_path):
+    cfg = tmp_path / "c.cfg"
+    cfg.write_text("defaults\n  mode http\n  timeout client 1s\n  timeout server 1s\n"
+                   "  timeout connect 1s\nbackend be\n  option httpchk\n"
+                   "  http-check send uri /a\n  http-check expect status 200\n"
+                   "  http-check send uri /b\n  server s 127.0.0.1:1 check\n")
+    r = run_haproxy(["-c", "-f", str(cfg)])
+    assert r.returncode != 0
+    assert ("c.cfg:10] : 'http-check send' : unable to add http-check send rule at step 3 "
+            "(missing connect rule).") in r.stderr, r.stderr

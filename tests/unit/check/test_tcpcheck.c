@@ -187,3 +187,33 @@ TEST(tcpcheck_info)
 	CHECK_INT(tcpchk_smtp_code("25", 2), 0);
 	CHECK_INT(tcpchk_smtp_code("abc", 3), 0);
 }
+
+TEST(tcpcheck_http_hdr)
+{
+	static const char rsp[] = "HTTP/1.1 200 OK\r\nX-Foo: a, bar\r\nServer: nginx/1.22\r\n\r\n"
+				  "X-Body: no\r\n";
+	struct tcpchk_rule r;
+	char err[64];
+
+	rule(&r, TCPCHK_EXP_HTTP_HDR, NULL);
+	r.hname = "x-foo";
+	CHECK(tcpchk_http_hdr_match(&r, rsp, sizeof(rsp) - 1));
+	r.hval = "bar";
+	CHECK(tcpchk_http_hdr_match(&r, rsp, sizeof(rsp) - 1)); /* one of the values */
+	r.hfull = true;
+	CHECK(!tcpchk_http_hdr_match(&r, rsp, sizeof(rsp) - 1)); /* fhdr: the whole value */
+	r.hval = "a, bar";
+	CHECK(tcpchk_http_hdr_match(&r, rsp, sizeof(rsp) - 1));
+	r.hfull = false;
+	r.hname = "x-body"; /* not a header: after the blank line */
+	r.hval = NULL;
+	CHECK(!tcpchk_http_hdr_match(&r, rsp, sizeof(rsp) - 1));
+	r.hname = "serv";
+	r.hname_m = TCPCHK_HM_BEG;
+	r.hval = "^nginx/";
+	r.hval_m = TCPCHK_HM_REG;
+	r.hval_re = regex_comp(r.hval, 0, err, sizeof(err));
+	CHECK(tcpchk_http_hdr_match(&r, rsp, sizeof(rsp) - 1));
+	CHECK(!tcpchk_http_hdr_match(&r, rsp, 30)); /* cut before the header */
+	regex_free(r.hval_re);
+}

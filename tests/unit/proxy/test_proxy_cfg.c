@@ -693,7 +693,8 @@ TEST(proxy_cfg_health_checks)
 		 "port 81 addr 127.0.0.2\n"
 		 "  server t 127.0.0.1:2 check rise 0\n  tcp-check set-var(check.x) int(1)\n"
 		 "  tcp-check unset-var(check.x)\n"
-		 "  http-check connect\n  http-check expect hdr name x\n  http-check send foo x\n"
+		 "  http-check set-var(check.y) int(1)\n  http-check unset-var(check.y)\n"
+		 "  http-check send foo x\n"
 		 "  server u 127.0.0.1:3 agent-check\n  option external-check\n"
 		 "backend b2\n  http-check send meth POST uri /p ver HTTP/1.1 hdr Host h body hi\n"
 		 "  http-check expect string up\n  server s 127.0.0.1:1 check\n"
@@ -702,9 +703,8 @@ TEST(proxy_cfg_health_checks)
 	PXT_HAS(&r, "t.cfg:12] : 'server be/t' : 'rise' expects an integer argument between 1");
 	PXT_HAS(&r, "t.cfg:13] : 'tcp-check' is not supported yet (check variables");
 	PXT_HAS(&r, "t.cfg:14] : 'tcp-check' is not supported yet (check variables");
-	PXT_HAS(&r, "t.cfg:15] : 'http-check' is not supported yet (only 'http-check send', "
-		"'expect' and 'disable-on-404'");
-	PXT_HAS(&r, "t.cfg:16] : 'http-check' is not supported yet (this 'http-check expect' form");
+	PXT_HAS(&r, "t.cfg:15] : 'http-check' is not supported yet (check variables");
+	PXT_HAS(&r, "t.cfg:16] : 'http-check' is not supported yet (check variables");
 	PXT_HAS(&r, "t.cfg:17] : 'http-check send' : unknown parameter 'foo'");
 	PXT_HAS(&r, "t.cfg:18] : 'server be/u' : option 'agent-check' is not supported yet");
 	PXT_HAS(&r, "t.cfg:19] : 'option external-check' is not supported yet");
