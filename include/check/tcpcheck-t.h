@@ -26,6 +26,7 @@ enum tcpchk_kind {
 	TCPCHK_K_PGSQL,	   /* option pgsql-check */
 	TCPCHK_K_LDAP,	   /* option ldap-check */
 	TCPCHK_K_HTTP,	   /* option httpchk with an http-check sequence (httpchk_seq.c) */
+	TCPCHK_K_EXT,	   /* option external-check (extcheck.c): no rules */
 };
 
 enum tcpchk_act {

@@ -165,6 +165,8 @@ struct proxy {
 	bool tcpchk_user_own, tcpchk_proto_own;
 	struct httpchk_seq *httpchk_seq;   /* "option httpchk"/"http-check" lines as written */
 	bool httpchk_seq_own;
+	char *extchk_cmd, *extchk_path;    /* "external-check command|path" (extcheck_cfg.c) */
+	bool extchk_own;                   /* they are this section's, not its defaults' */
 
 	/* forwardfor */
 	struct ist fwdfor_hdr;    /* header name, default "X-Forwarded-For" */

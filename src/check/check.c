@@ -19,6 +19,7 @@
 #include <base/tinfo.h>
 #include <check/check.h>
 #include <check/check_http.h>
+#include <check/extcheck.h>
 #include <check/tcpcheck.h>
 #include <event/loop.h>
 #include <proc/global-t.h>
@@ -32,16 +33,17 @@
 #define CHK_BUFSIZE 16384 /* response bytes kept: beyond, the check is judged */
 
 static const char *const chk_result_names[] = {
-	[CHK_R_NONE] = "",	     [CHK_R_L4OK] = "L4OK",   [CHK_R_L4CON] = "L4CON",
-	[CHK_R_L4TOUT] = "L4TOUT",   [CHK_R_L7OK] = "L7OK",   [CHK_R_L7OKC] = "L7OKC",
-	[CHK_R_L7STS] = "L7STS",     [CHK_R_L7RSP] = "L7RSP", [CHK_R_L7TOUT] = "L7TOUT",
-	[CHK_R_SOCKERR] = "SOCKERR", [CHK_R_L6OK] = "L6OK",   [CHK_R_L6RSP] = "L6RSP",
-	[CHK_R_L6TOUT] = "L6TOUT",
+	[CHK_R_NONE] = "",	     [CHK_R_L4OK] = "L4OK",	  [CHK_R_L4CON] = "L4CON",
+	[CHK_R_L4TOUT] = "L4TOUT",   [CHK_R_L7OK] = "L7OK",	  [CHK_R_L7OKC] = "L7OKC",
+	[CHK_R_L7STS] = "L7STS",     [CHK_R_L7RSP] = "L7RSP",	  [CHK_R_L7TOUT] = "L7TOUT",
+	[CHK_R_SOCKERR] = "SOCKERR", [CHK_R_L6OK] = "L6OK",	  [CHK_R_L6RSP] = "L6RSP",
+	[CHK_R_L6TOUT] = "L6TOUT",   [CHK_R_PROCERR] = "PROCERR", [CHK_R_PROCTOUT] = "PROCTOUT",
+	[CHK_R_PROCOK] = "PROCOK",
 };
 
 const char *chk_result_str(int r)
 {
-	if (r < 0 || r > CHK_R_L6TOUT)
+	if (r < 0 || r > CHK_R_PROCOK)
 		return "";
 	return chk_result_names[r];
 }
@@ -103,7 +105,8 @@ void chk_finish(struct check *c, int res, int code, const char *info)
 	struct server *s = c->srv;
 	uint64_t now = now_ms();
 	int dur = (int)(now - c->start_ms), tr, health;
-	bool ok = res == CHK_R_L4OK || res == CHK_R_L7OK || res == CHK_R_L7OKC || res == CHK_R_L6OK;
+	bool ok = res == CHK_R_L4OK || res == CHK_R_L7OK || res == CHK_R_L7OKC ||
+		  res == CHK_R_L6OK || res == CHK_R_PROCOK;
 	static const char *const reasons[] = {
 		[CHK_R_L4OK] = "Layer4 check passed",
 		[CHK_R_L4CON] = "Layer4 connection problem",
@@ -117,6 +120,9 @@ void chk_finish(struct check *c, int res, int code, const char *info)
 		[CHK_R_L6OK] = "Layer6 check passed",
 		[CHK_R_L6RSP] = "Layer6 invalid response",
 		[CHK_R_L6TOUT] = "Layer6 timeout",
+		[CHK_R_PROCERR] = "External check error",
+		[CHK_R_PROCTOUT] = "External check timeout",
+		[CHK_R_PROCOK] = "External check passed",
 	};
 	char why[512], cbuf[32] = "", ibuf[320] = "";
 
@@ -130,7 +136,8 @@ void chk_finish(struct check *c, int res, int code, const char *info)
 	health = c->health;
 	tr = chk_health_update(&health, s->rise, s->fall, ok);
 	HA_ATOMIC_STORE_RLX(&c->health, health); /* "show stat" reads it from another thread */
-	if (code || (c->tcp && (res == CHK_R_L7OK || res == CHK_R_L7OKC || res == CHK_R_L7STS)))
+	if (code || c->ext ||
+	    (c->tcp && (res == CHK_R_L7OK || res == CHK_R_L7OKC || res == CHK_R_L7STS)))
 		snprintf(cbuf, sizeof(cbuf), ", code: %d", code);
 	if (info)
 		snprintf(ibuf, sizeof(ibuf), ", info: \"%s\"", info);
@@ -225,6 +232,10 @@ static void chk_iocb(struct fd_handler *h, uint32_t events)
 		tcpchk_io(c, events);
 		return;
 	}
+	if (c->ext) { /* external check (extcheck.c) */
+		extchk_io(c);
+		return;
+	}
 	if (c->phase == CHK_PH_CONNECT) {
 		if (getsockopt(h->fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0)
 			err = errno;
@@ -280,9 +291,12 @@ static void chk_start(struct check *c)
 	c->start_ms = now_ms();
 	c->sent = c->rcvd = 0;
 	chk_deadlines(c, c->start_ms, &c->conn_deadline, &all);
-	if (c->tcp) { /* rule-based check (tcpcheck_run.c) */
+	if (c->tcp || c->ext) { /* rule-based (tcpcheck_run.c) or external (extcheck.c) */
 		c->fh.iocb = chk_iocb;
-		tcpchk_start(c);
+		if (c->ext)
+			extchk_start(c);
+		else
+			tcpchk_start(c);
 		return;
 	}
 	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
@@ -321,6 +335,10 @@ static void chk_timer_cb(struct timer *t)
 		tcpchk_timeout(c);
 		return;
 	}
+	if (c->ext) { /* external check (extcheck.c) */
+		extchk_timeout(c);
+		return;
+	}
 	if (c->phase == CHK_PH_CONNECT) {
 		chk_finish(c, CHK_R_L4TOUT, 0, NULL);
 		return;
@@ -340,6 +358,11 @@ static int chk_build(struct server *s, int k, int n, int thr)
 	if (!c)
 		return -1;
 	c->tcp = tcpchk_proxy_rules(s->px);
+	c->ext = s->px->tcpchk_kind == TCPCHK_K_EXT;
+	if (c->ext && !(c->ext_mem = malloc(EXTCHK_MEM))) {
+		free(c);
+		return -1;
+	}
 	c->bufsize = !c->tcp		   ? CHK_BUFSIZE
 		     : global.tune_chksize ? global.tune_chksize
 					   : global.tune_bufsize;
@@ -402,6 +425,7 @@ void checks_thread_stop(void)
 		for (struct server *s = px->srv; s; s = s->next) {
 			if (!s->check || s->check->tid != (int)tid)
 				continue;
+			extchk_stop(s->check);
 			chk_close(s->check);
 			timer_del(&s->check->timer);
 		}
@@ -417,6 +441,7 @@ void checks_release(void)
 			free(s->check->buf);
 			free(s->check->sbuf);
 			free(s->check->hex);
+			free(s->check->ext_mem);
 			free(s->check);
 			s->check = NULL;
 		}

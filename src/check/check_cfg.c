@@ -12,6 +12,7 @@
 #include <cfg/cfg.h>
 #include <check/check_cfg.h>
 #include <check/check_http.h>
+#include <check/extcheck_cfg.h>
 #include <check/tcpcheck.h>
 #include <proxy/proxy.h>
 #include <proxy/proxy_cfg.h>
@@ -310,6 +311,7 @@ int check_cfg_check_all(void)
 	for (struct proxy *px = proxies; px; px = px->next) {
 		bool any = false;
 
+		errs += extchk_cfg_check(px); /* option external-check (extcheck_cfg.c) */
 		for (const struct server *s = px->srv; s; s = s->next) {
 			if (!(s->flags & SRV_F_CHECK))
 				continue;
@@ -340,6 +342,7 @@ static void chk_free_proxy(struct proxy *px)
 	px->httpchk = NULL;
 	tcpchk_proxy_free(px);
 	httpchk_seq_free(px);
+	extchk_cfg_free(px);
 }
 
 static const struct cfg_kw chk_kws[] = {

@@ -69,7 +69,7 @@ const struct tcpchk_rules *tcpchk_proxy_rules(const struct proxy *px)
 {
 	static const struct tcpchk_rules none; /* option tcp-check without rules: connect */
 
-	if (px->tcpchk_kind == TCPCHK_K_NONE)
+	if (px->tcpchk_kind == TCPCHK_K_NONE || px->tcpchk_kind == TCPCHK_K_EXT)
 		return NULL;
 	if (px->tcpchk_kind == TCPCHK_K_TCP)
 		return px->tcpchk_user ? px->tcpchk_user : &none;
@@ -704,17 +704,18 @@ static int tcpchk_build_proto(struct cfg_ctx *ctx, int a, int kind, struct tcpch
 static int tcpchk_opt(struct cfg_ctx *ctx, int a, bool neg)
 {
 	static const char *const names[] = {
-		[TCPCHK_K_TCP] = "tcp-check",	  [TCPCHK_K_SSL] = "ssl-hello-chk",
-		[TCPCHK_K_REDIS] = "redis-check", [TCPCHK_K_SMTP] = "smtpchk",
-		[TCPCHK_K_MYSQL] = "mysql-check", [TCPCHK_K_PGSQL] = "pgsql-check",
-		[TCPCHK_K_LDAP] = "ldap-check"
+		[TCPCHK_K_TCP] = "tcp-check",	   [TCPCHK_K_SSL] = "ssl-hello-chk",
+		[TCPCHK_K_REDIS] = "redis-check",  [TCPCHK_K_SMTP] = "smtpchk",
+		[TCPCHK_K_MYSQL] = "mysql-check",  [TCPCHK_K_PGSQL] = "pgsql-check",
+		[TCPCHK_K_LDAP] = "ldap-check",	   [TCPCHK_K_HTTP] = "httpchk",
+		[TCPCHK_K_EXT] = "external-check",
 	};
 	struct proxy *px = ctx->px;
 	struct tcpchk_rules *rs;
 	int kind = TCPCHK_K_TCP;
 
-	for (int k = TCPCHK_K_TCP; k <= TCPCHK_K_LDAP; k++)
-		if (!strcmp(ctx->args[a], names[k]))
+	for (int k = TCPCHK_K_TCP; k <= TCPCHK_K_EXT; k++)
+		if (k != TCPCHK_K_HTTP && !strcmp(ctx->args[a], names[k]))
 			kind = k;
 	if (neg) {
 		if (px->tcpchk_kind == kind)
@@ -722,7 +723,7 @@ static int tcpchk_opt(struct cfg_ctx *ctx, int a, bool neg)
 		return 0;
 	}
 	if (kind == TCPCHK_K_TCP || kind == TCPCHK_K_SSL || kind == TCPCHK_K_REDIS ||
-	    kind == TCPCHK_K_LDAP) {
+	    kind == TCPCHK_K_LDAP || kind == TCPCHK_K_EXT) {
 		if (ctx->nargs > a + 1) {
 			cfg_alert(ctx, "'option %s' does not expect any argument.", names[kind]);
 			return -1;
@@ -732,7 +733,7 @@ static int tcpchk_opt(struct cfg_ctx *ctx, int a, bool neg)
 	    proxy_httpchk_hook(ctx, a, true) < 0) /* "no option httpchk": the last one wins */
 		return -1;
 	px->tcpchk_kind = kind;
-	if (kind == TCPCHK_K_TCP)
+	if (kind == TCPCHK_K_TCP || kind == TCPCHK_K_EXT) /* EXT: extcheck.c, no rules */
 		return 0;
 	rs = calloc(1, sizeof(*rs));
 	if (!rs) {

@@ -251,6 +251,7 @@ static const struct pxopt pxopts[] = {
 	{ "mysql-check", PR_CAP_BE, pxopt_chkopt },
 	{ "pgsql-check", PR_CAP_BE, pxopt_chkopt },
 	{ "ldap-check", PR_CAP_BE, pxopt_chkopt },
+	{ "external-check", PR_CAP_BE, pxopt_chkopt },
 	{ "http-keep-alive", FEBE, pxopt_kal },
 	{ "http-server-close", FEBE, pxopt_scl },
 	{ "httpclose", FEBE, pxopt_clo },
@@ -276,7 +277,6 @@ static const struct pxopt pxopts[] = {
 /* HAProxy options not implemented yet, each with the reason given to the user. */
 static const char *const pxopt_later[][2] = {
 	{ "spop-check", "health checks are not implemented yet" },
-	{ "external-check", "health checks are not implemented yet" },
 	{ "allbackups", "backup server policies are not implemented yet" },
 	{ "abortonclose", "abortonclose is not implemented yet" },
 	{ "accept-invalid-http-request", "relaxed HTTP parsing is not implemented yet" },

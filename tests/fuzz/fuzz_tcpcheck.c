@@ -2,7 +2,8 @@
 // FUZZ_FLAGS: -DUSE_PCRE2 -DUSE_PCRE2_JIT -lpcre2-8
 /* libFuzzer target for what rule-based checks read from servers (check/tcpcheck.c): the
  * expect matching of every kind (string, regex, binary, binary regex, min-recv, '!'), the
- * MySQL handshake and login reply parser, the LDAP bind response parser, the info
+ * MySQL handshake and login reply parser, the LDAP bind response parser, the HTTP header
+ * matcher of "http-check expect hdr|fhdr", the info
  * extraction and SMTP code, on every prefix of the input (a reply arriving in pieces),
  * with and without more to come. Findings are crashes, sanitizer reports, and views that
  * leave the input.
@@ -15,7 +16,7 @@
 #include <check/tcpcheck.h>
 #include <sample/regex.h>
 
-static struct tcpchk_rule rules[5];
+static struct tcpchk_rule rules[5], hrules[3];
 static char hex[2 * 4096 + 1];
 
 static void fuzz_view(const char *buf, size_t len, struct ist v)
@@ -53,6 +54,17 @@ static void fuzz_init(void)
 		if (kinds[i] == TCPCHK_EXP_RSTRING || kinds[i] == TCPCHK_EXP_RBINARY)
 			rules[i].re = regex_comp(pats[i], 0, err, sizeof(err));
 	}
+	hrules[0].hname = "x-foo"; /* name only */
+	hrules[1].hname = "x-";	   /* name prefix, one of the values by regex */
+	hrules[1].hname_m = TCPCHK_HM_BEG;
+	hrules[1].hval = "^b.r$";
+	hrules[1].hval_m = TCPCHK_HM_REG;
+	hrules[1].hval_re = regex_comp(hrules[1].hval, 0, err, sizeof(err));
+	hrules[2].hname = "o"; /* substring, the whole value's end */
+	hrules[2].hname_m = TCPCHK_HM_SUB;
+	hrules[2].hval = "bar";
+	hrules[2].hval_m = TCPCHK_HM_END;
+	hrules[2].hfull = true;
 }
 
 static void fuzz_one(const char *buf, size_t len, bool last)
@@ -71,6 +83,8 @@ static void fuzz_one(const char *buf, size_t len, bool last)
 	fuzz_view(buf, len, v.info);
 	tcpchk_ldap_eval(buf, len, last, &v);
 	fuzz_verdict(&v);
+	for (int i = 0; i < 3; i++)
+		tcpchk_http_hdr_match(&hrules[i], buf, len);
 	for (int k = TCPCHK_INFO_NONE; k <= TCPCHK_INFO_NUL; k++) {
 		struct ist iv = tcpchk_info_view(k, 6, buf, len);
 

@@ -499,3 +499,74 @@ def test_http_check_second_request_needs_connect(tmp_path):
     assert r.returncode != 0
     assert ("c.cfg:10] : 'http-check send' : unable to add http-check send rule at step 3 "
             "(missing connect rule).") in r.stderr, r.stderr
+
+
+EXT_SCRIPT = """#!/bin/sh
+env | sort > "{d}/env.$HAPROXY_SERVER_NAME"
+echo "$@" > "{d}/args.$HAPROXY_SERVER_NAME"
+[ -e "{d}/up.$HAPROXY_SERVER_NAME" ] && exit 0
+[ "$HAPROXY_SERVER_NAME" = slow ] && sleep 5
+exit 3
+"""
+
+
+def ext_cfg(tmp_path, port, glob, extra=()):
+    script = tmp_path / "chk.sh"
+    script.write_text(EXT_SCRIPT.format(d=tmp_path))
+    script.chmod(0o755)
+    return make_cfg(port, [("ok", 9), ("slow", 10)], glob=glob,
+                    defaults=["timeout check 2s"],
+                    listen=["option external-check", "external-check command %s" % script,
+                            'external-check path "/usr/bin:/bin"'] + list(extra),
+                    srv_opts="check inter 300 rise 1 fall 1")
+
+
+def test_external_check(proxy, port, tmp_path):
+    """Exit code 3 and a command still running at the deadline are failures in 2.6's
+    words; the command gets the 4 arguments and the HAPROXY_* environment; exit 0 is UP."""
+    px = proxy(ext_cfg(tmp_path, port, ["external-check", "insecure-fork-wanted"]), [port])
+    assert wait_for(lambda: len(notices(px, "DOWN")) == 2, 5), px.stderr()
+    why = dict(notices(px, "DOWN"))
+    assert why["ok"].startswith("External check error, code: 3, check duration: "), why
+    assert why["slow"].startswith("External check timeout, code: 0, check duration: 3"), why
+    env = dict(ln.split("=", 1) for ln in (tmp_path / "env.ok").read_text().splitlines())
+    assert env["HAPROXY_PROXY_NAME"] == "px" and env["HAPROXY_PROXY_ID"] == "1"
+    assert env["HAPROXY_PROXY_ADDR"] == "127.0.0.1" and env["HAPROXY_PROXY_PORT"] == str(port)
+    assert env["HAPROXY_SERVER_NAME"] == "ok" and env["HAPROXY_SERVER_ID"] == "1"
+    assert env["HAPROXY_SERVER_ADDR"] == "127.0.0.1" and env["HAPROXY_SERVER_PORT"] == "9"
+    assert env["HAPROXY_SERVER_MAXCONN"] == "0" and env["HAPROXY_SERVER_CURCONN"] == "0"
+    assert env["PATH"] == "/usr/bin:/bin"
+    assert (tmp_path / "args.ok").read_text() == "127.0.0.1 %d 127.0.0.1 9\n" % port
+    (tmp_path / "up.ok").write_text("")
+    up = reason(px, "UP")
+    assert up.startswith("External check passed, code: 0, check duration: "), up
+
+
+def test_external_check_needs_global_switch(tmp_path):
+    cfg = tmp_path / "c.cfg"
+    cfg.write_text(ext_cfg(tmp_path, free_port(), ["insecure-fork-wanted"]))
+    r = run_haproxy(["-c", "-f", str(cfg)])
+    assert r.returncode != 0
+    assert ("Proxy 'px' : 'option external-check' unable to find required "
+            "'global.external-check'.") in r.stderr, r.stderr
+
+
+def test_external_check_warns_without_insecure_fork(tmp_path):
+    cfg = tmp_path / "c.cfg"
+    cfg.write_text(ext_cfg(tmp_path, free_port(), ["external-check"]))
+    r = run_haproxy(["-c", "-f", str(cfg)])
+    assert r.returncode == 0, r.stderr
+    assert ("Proxy 'px' : 'insecure-fork-wanted' not enabled in the global section, "
+            "'option external-check' will likely fail.") in r.stderr, r.stderr
+
+
+@pytest.mark.ours
+def test_external_check_without_insecure_fork_fails(proxy, port, tmp_path):
+    """2.6 forbids fork() unless insecure-fork-wanted (Debian's build does not enforce
+    it): without it we run nothing and the check fails, saying why."""
+    (tmp_path / "up.ok").write_text("")
+    px = proxy(ext_cfg(tmp_path, port, ["external-check"]), [port])
+    why = dict(notices(px, "DOWN")) if wait_for(lambda: len(notices(px, "DOWN")) == 2, 5) else {}
+    assert why["ok"].startswith("External check error, code: 0, info: \"fork() prevented: "
+                                "'insecure-fork-wanted' is not set\""), px.stderr()
+    assert not (tmp_path / "env.ok").exists()
