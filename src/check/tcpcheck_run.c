@@ -48,13 +48,16 @@ static bool tcpchk_builtin(const struct check *c)
 	return c->tcp->flags & TCPCHK_F_BUILTIN;
 }
 
-/* Renders log-format <lf> into out[0..sz) for the check's proxy; returns the length or
- * -1. No stream: fetches that need one find nothing. */
+/* Renders log-format <lf> into out[0..sz) with a NUL after it, for the check's proxy;
+ * returns the length or -1. No stream: fetches that need one find nothing. */
 static int tcpchk_render(const struct check *c, const struct lf_expr *lf, char *out, size_t sz)
 {
 	struct smp_ctx ctx = { .px = c->srv->px };
+	int n = sz ? lf_render(lf, &ctx, out, sz - 1) : -1;
 
-	return lf_render(lf, &ctx, out, sz);
+	if (n >= 0)
+		out[n] = 0; /* also used as a C string (notices) */
+	return n;
 }
 
 /* Appends " comment: 'C'" (or without quotes) to <info>. */

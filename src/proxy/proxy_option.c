@@ -227,7 +227,8 @@ static int pxopt_httpchk(struct cfg_ctx *ctx, int a, bool neg)
 {
 	if (!proxy_httpchk_hook)
 		return cfg_not_supported(ctx, "health checks are not linked in");
-	ctx->px->tcpchk_kind = 0; /* the last check option wins */
+	if (!neg)
+		ctx->px->tcpchk_kind = 0; /* the last check option wins */
 	return proxy_httpchk_hook(ctx, a, neg);
 }
 

@@ -570,3 +570,24 @@ def test_external_check_without_insecure_fork_fails(proxy, port, tmp_path):
     assert why["ok"].startswith("External check error, code: 0, info: \"fork() prevented: "
                                 "'insecure-fork-wanted' is not set\""), px.stderr()
     assert not (tmp_path / "env.ok").exists()
+
+
+def test_tcp_check_log_formats_and_statuses(proxy, port):
+    """send-lf and binary-lf render per run; on-error/on-success give the notice's info;
+    error-status picks the reason."""
+    def handler(f, s, rd):
+        f.seen.append(recv_some(s))
+        s.sendall(b"+OK ready\r\n" if f.good else b"-ERR busy\r\n")
+        time.sleep(0.05)
+
+    f = Flip(handler)
+    try:
+        down, up = down_then_up(proxy, port, f, [
+            "option tcp-check", 'tcp-check send-lf "HELLO %[str(px)]\\r\\n"',
+            'tcp-check expect min-recv 3 error-status L7STS on-error "refused by %[str(srv)]" '
+            'on-success "fine" binary-lf "2b%[str(4f4b)]"'])
+        assert down.startswith('Layer7 wrong status, code: 0, info: "refused by srv"'), down
+        assert up.startswith('Layer7 check passed, code: 0, info: "fine"'), up
+        assert f.seen[0] == b"HELLO px\r\n"
+    finally:
+        f.stop()
