@@ -14,6 +14,7 @@
 struct regex;
 struct server;
 struct proxy;
+struct tcpchk_rules;
 
 enum chk_exp_kind {
 	CHK_EXP_NONE = 0, /* default: a 2xx or 3xx status */
@@ -67,15 +68,21 @@ struct chk_http_rsp {
 /* Results of one check run, in the wording of "show stat" check_status. */
 enum chk_result {
 	CHK_R_NONE = 0,
-	CHK_R_L4OK,    /* connected (TCP check) */
-	CHK_R_L4CON,   /* connection error */
-	CHK_R_L4TOUT,  /* connect timeout */
-	CHK_R_L7OK,    /* expected response */
-	CHK_R_L7OKC,   /* 404 with disable-on-404: up but not for new traffic */
-	CHK_R_L7STS,   /* unexpected status or content */
-	CHK_R_L7RSP,   /* invalid response */
-	CHK_R_L7TOUT,  /* response timeout */
-	CHK_R_SOCKERR, /* could not create or send on the socket */
+	CHK_R_L4OK,	/* connected (TCP check) */
+	CHK_R_L4CON,	/* connection error */
+	CHK_R_L4TOUT,	/* connect timeout */
+	CHK_R_L7OK,	/* expected response */
+	CHK_R_L7OKC,	/* 404 with disable-on-404: up but not for new traffic */
+	CHK_R_L7STS,	/* unexpected status or content */
+	CHK_R_L7RSP,	/* invalid response */
+	CHK_R_L7TOUT,	/* response timeout */
+	CHK_R_SOCKERR,	/* could not create or send on the socket */
+	CHK_R_L6OK,	/* ssl-hello-chk: a TLS record came back */
+	CHK_R_L6RSP,	/* ssl-hello-chk: not TLS */
+	CHK_R_L6TOUT,	/* ssl-hello-chk: no answer in time */
+	CHK_R_PROCERR,	/* external check: non-zero exit, or could not run */
+	CHK_R_PROCTOUT, /* external check: still running at the deadline (killed) */
+	CHK_R_PROCOK,	/* external check: exit code 0 */
 };
 
 /* One server's check. Everything but <srv> and the settings is touched only by the
@@ -95,6 +102,21 @@ struct check {
 	size_t rcvd;		      /* bytes in <buf> */
 	size_t bufsize;
 	char *buf; /* response buffer, allocated once at start */
+	/* rule-based checks (tcpcheck_run.c) */
+	const struct tcpchk_rules *tcp; /* NULL: connect or HTTP check */
+	int tstep;			/* rule being run */
+	bool teof;			/* the peer closed (or the buffer is full) */
+	bool tconn_rule;		/* the connect in progress is rules[tstep] */
+	bool tsending;			/* rules[tstep] is a send under way */
+	int tcode;			/* code of the last SMTP reply */
+	size_t slen;			/* bytes to send in <sbuf> */
+	char *sbuf;			/* rendered send data, <bufsize> bytes */
+	char *hex;			/* hex dump room, 2 * <bufsize> + 1 bytes */
+	/* external checks (extcheck.c) */
+	bool ext;	 /* "option external-check" */
+	bool ext_killed; /* the deadline passed: the command was killed */
+	int ext_pid;	 /* the command while it runs, else 0 */
+	char *ext_mem;	 /* argv, envp and their strings, built per run */
 };
 
 #endif

@@ -5,6 +5,7 @@
 #ifndef CHECK_CHECK_H
 #define CHECK_CHECK_H
 
+#include <sys/socket.h>
 #include <check/check-t.h>
 
 /* Builds every server's check (its buffer included) and assigns it a thread. After
@@ -22,5 +23,15 @@ void checks_release(void);
 
 /* "L4OK"... as "show stat" check_status prints it; "" for CHK_R_NONE. */
 const char *chk_result_str(int r);
+
+/* For the rule-based checks (tcpcheck_run.c), on the check's thread: */
+/* Ends the current run with <res>, HTTP/protocol <code>, <info> (or NULL). */
+void chk_finish(struct check *c, int res, int code, const char *info);
+/* Closes the run's socket, if any. */
+void chk_close(struct check *c);
+/* The run's deadlines from <now>: connect, and the whole run. */
+void chk_deadlines(struct check *c, uint64_t now, uint64_t *conn, uint64_t *all);
+/* The address checks of <s> connect to ("addr", "port" over the server's). */
+socklen_t chk_target(const struct server *s, struct sockaddr_storage *ss);
 
 #endif

@@ -34,6 +34,9 @@ struct global {
 	int max_spread_checks;    /* max-spread-checks, ms */
 	int tune_logurilen;       /* tune.http.logurilen, default 1024 (for logging) */
 	int tune_cookielen;       /* tune.http.cookielen, 0 = none (for captures) */
+	int external_check;        /* global "external-check" (check/extcheck_cfg.c) */
+	bool insecure_fork;       /* insecure-fork-wanted: external checks may fork */
+	uint32_t tune_chksize;    /* tune.chksize: check response buffer (0: 16384) */
 };
 
 extern struct global global;

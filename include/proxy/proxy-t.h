@@ -87,6 +87,8 @@ struct proxy_timeouts {
 
 struct http_reply;
 struct chk_http_cfg;
+struct tcpchk_rules;
+struct httpchk_seq;
 struct chk_proxy;
 
 /* The message of one status: "errorfile CODE FILE" (the complete HTTP response read from
@@ -169,6 +171,16 @@ struct proxy {
 	struct chk_http_cfg *httpchk; /* "option httpchk" + "http-check", or NULL (TCP) */
 	bool httpchk_owned;       /* httpchk is this proxy's, not its defaults' */
 	struct chk_proxy *chk;    /* the HTTP check built at check time, or NULL */
+	/* rule-based checks (src/check/tcpcheck_cfg.c): the user's lists and the protocol
+	 * checks' are shared with the defaults section until this proxy writes its own */
+	int tcpchk_kind;                   /* enum tcpchk_kind: the check option in force */
+	struct tcpchk_rules *tcpchk_user;  /* "tcp-check" lines, or NULL */
+	struct tcpchk_rules *tcpchk_proto; /* the rules of a protocol check option, or NULL */
+	bool tcpchk_user_own, tcpchk_proto_own;
+	struct httpchk_seq *httpchk_seq;   /* "option httpchk"/"http-check" lines as written */
+	bool httpchk_seq_own;
+	char *extchk_cmd, *extchk_path;    /* "external-check command|path" (extcheck_cfg.c) */
+	bool extchk_own;                   /* they are this section's, not its defaults' */
 
 	/* forwardfor */
 	struct ist fwdfor_hdr;    /* header name, default "X-Forwarded-For" */

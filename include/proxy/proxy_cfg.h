@@ -105,5 +105,8 @@ int proxy_ist_set(struct ist *dst, const char *s);
 
 /* Set by check/: parses "[no] option httpchk ..." with args[a] = "httpchk". */
 extern int (*proxy_httpchk_hook)(struct cfg_ctx *ctx, int a, bool neg);
+/* Set by check/: parses "[no] option tcp-check|ssl-hello-chk|redis-check|smtpchk|
+ * mysql-check|pgsql-check|ldap-check ..." with args[a] the option name. */
+extern int (*proxy_chkopt_hook)(struct cfg_ctx *ctx, int a, bool neg);
 
 #endif

@@ -76,7 +76,6 @@ static const struct cfg_known cfg_known_kws[] = {
 	{ G, "busy-polling", "busy polling is not implemented yet" },
 	{ G, "noreuseport", "listeners are always sharded with SO_REUSEPORT" },
 	{ G, "set-dumpable", "core dump settings are not implemented yet" },
-	{ G, "tune.chksize", WHY_CHECKS },
 	{ G, "tune.max-checks-per-thread", WHY_CHECKS },
 	{ G, "tune.recv_enough", "receive size tuning is not implemented yet" },
 	{ G, "tune.buffers.*", "buffer count limits are not implemented yet" },
@@ -105,7 +104,6 @@ static const struct cfg_known cfg_known_kws[] = {
 	{ G, "unix-bind", "unix socket defaults are not implemented yet" },
 	{ G, "server-state-base", "server state files are not implemented yet" },
 	{ G, "server-state-file", "server state files are not implemented yet" },
-	{ G, "external-check", WHY_CHECKS },
 	{ G, "numa-cpu-mapping", "NUMA detection is not implemented yet; use 'cpu-map'" },
 	{ G, "anonkey", "anonymized dumps are not implemented yet" },
 	{ G, "debug", "debug mode is only the '-d' command line option" },
@@ -121,7 +119,6 @@ static const struct cfg_known cfg_known_kws[] = {
 	{ G, "deviceatlas-*", WHY_DEVDB },
 	{ G, "wurfl-*", WHY_DEVDB },
 	/* defaults / frontend / backend / listen */
-	{ P, "tcp-check", WHY_CHECKS },
 	{ P, "log-steps", "logging is not implemented yet" },
 	{ P, "transparent", "transparent proxying is not implemented yet" },
 	{ P, "use-fcgi-app", "FastCGI is not implemented yet" },

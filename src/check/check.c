@@ -20,6 +20,8 @@
 #include <check/check.h>
 #include <check/check_http.h>
 #include <dns/dns_addr.h>
+#include <check/extcheck.h>
+#include <check/tcpcheck.h>
 #include <event/loop.h>
 #include <proc/global-t.h>
 #include <proxy/proxy.h>
@@ -32,15 +34,17 @@
 #define CHK_BUFSIZE 16384 /* response bytes kept: beyond, the check is judged */
 
 static const char *const chk_result_names[] = {
-	[CHK_R_NONE] = "",	     [CHK_R_L4OK] = "L4OK",   [CHK_R_L4CON] = "L4CON",
-	[CHK_R_L4TOUT] = "L4TOUT",   [CHK_R_L7OK] = "L7OK",   [CHK_R_L7OKC] = "L7OKC",
-	[CHK_R_L7STS] = "L7STS",     [CHK_R_L7RSP] = "L7RSP", [CHK_R_L7TOUT] = "L7TOUT",
-	[CHK_R_SOCKERR] = "SOCKERR",
+	[CHK_R_NONE] = "",	     [CHK_R_L4OK] = "L4OK",	  [CHK_R_L4CON] = "L4CON",
+	[CHK_R_L4TOUT] = "L4TOUT",   [CHK_R_L7OK] = "L7OK",	  [CHK_R_L7OKC] = "L7OKC",
+	[CHK_R_L7STS] = "L7STS",     [CHK_R_L7RSP] = "L7RSP",	  [CHK_R_L7TOUT] = "L7TOUT",
+	[CHK_R_SOCKERR] = "SOCKERR", [CHK_R_L6OK] = "L6OK",	  [CHK_R_L6RSP] = "L6RSP",
+	[CHK_R_L6TOUT] = "L6TOUT",   [CHK_R_PROCERR] = "PROCERR", [CHK_R_PROCTOUT] = "PROCTOUT",
+	[CHK_R_PROCOK] = "PROCOK",
 };
 
 const char *chk_result_str(int r)
 {
-	if (r < 0 || r > CHK_R_SOCKERR)
+	if (r < 0 || r > CHK_R_PROCOK)
 		return "";
 	return chk_result_names[r];
 }
@@ -68,7 +72,7 @@ static int chk_interval(const struct check *c)
 /* Bounds of a run: connecting takes at most min(timeout connect, inter) when "timeout
  * check" is set, else inter; the whole run takes at most inter, or connect + "timeout
  * check" when that is set (HAProxy 2.6's rule). */
-static void chk_deadlines(struct check *c, uint64_t now, uint64_t *conn, uint64_t *all)
+void chk_deadlines(struct check *c, uint64_t now, uint64_t *conn, uint64_t *all)
 {
 	const struct server *s = c->srv;
 	int tchk = s->px->timeout.check, tcon = s->px->timeout.connect, inter = s->inter;
@@ -85,7 +89,7 @@ static void chk_deadlines(struct check *c, uint64_t now, uint64_t *conn, uint64_
 
 /* Ends the socket of the current run, if any. The check itself is never freed while the
  * loop runs, so a later event of the same batch only finds fh.fd == -1 and is skipped. */
-static void chk_close(struct check *c)
+void chk_close(struct check *c)
 {
 	if (c->fh.fd < 0)
 		return;
@@ -97,12 +101,13 @@ static void chk_close(struct check *c)
 /* Ends the current run with <res>; <code> is the HTTP status (0 if none), <info> the
  * detail HAProxy prints after "info:" (NULL for none). Applies rise/fall, publishes the
  * result and a state change, and arms the next run. */
-static void chk_finish(struct check *c, int res, int code, const char *info)
+void chk_finish(struct check *c, int res, int code, const char *info)
 {
 	struct server *s = c->srv;
 	uint64_t now = now_ms();
 	int dur = (int)(now - c->start_ms), tr, health;
-	bool ok = res == CHK_R_L4OK || res == CHK_R_L7OK || res == CHK_R_L7OKC;
+	bool ok = res == CHK_R_L4OK || res == CHK_R_L7OK || res == CHK_R_L7OKC ||
+		  res == CHK_R_L6OK || res == CHK_R_PROCOK;
 	static const char *const reasons[] = {
 		[CHK_R_L4OK] = "Layer4 check passed",
 		[CHK_R_L4CON] = "Layer4 connection problem",
@@ -113,6 +118,12 @@ static void chk_finish(struct check *c, int res, int code, const char *info)
 		[CHK_R_L7RSP] = "Layer7 invalid response",
 		[CHK_R_L7TOUT] = "Layer7 timeout",
 		[CHK_R_SOCKERR] = "Socket error",
+		[CHK_R_L6OK] = "Layer6 check passed",
+		[CHK_R_L6RSP] = "Layer6 invalid response",
+		[CHK_R_L6TOUT] = "Layer6 timeout",
+		[CHK_R_PROCERR] = "External check error",
+		[CHK_R_PROCTOUT] = "External check timeout",
+		[CHK_R_PROCOK] = "External check passed",
 	};
 	char why[512], cbuf[32] = "", ibuf[320] = "";
 
@@ -126,7 +137,8 @@ static void chk_finish(struct check *c, int res, int code, const char *info)
 	health = c->health;
 	tr = chk_health_update(&health, s->rise, s->fall, ok);
 	HA_ATOMIC_STORE_RLX(&c->health, health); /* "show stat" reads it from another thread */
-	if (code)
+	if (code || c->ext ||
+	    (c->tcp && (res == CHK_R_L7OK || res == CHK_R_L7OKC || res == CHK_R_L7STS)))
 		snprintf(cbuf, sizeof(cbuf), ", code: %d", code);
 	if (info)
 		snprintf(ibuf, sizeof(ibuf), ", info: \"%s\"", info);
@@ -217,6 +229,14 @@ static void chk_iocb(struct fd_handler *h, uint32_t events)
 	int err = 0;
 	socklen_t len = sizeof(err);
 
+	if (c->tcp) { /* rule-based check (tcpcheck_run.c) */
+		tcpchk_io(c, events);
+		return;
+	}
+	if (c->ext) { /* external check (extcheck.c) */
+		extchk_io(c);
+		return;
+	}
 	if (c->phase == CHK_PH_CONNECT) {
 		if (getsockopt(h->fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0)
 			err = errno;
@@ -239,7 +259,7 @@ static void chk_iocb(struct fd_handler *h, uint32_t events)
 }
 
 /* The address a run connects to: "addr" and "port" over the server's. */
-static socklen_t chk_target(const struct server *s, struct sockaddr_storage *ss)
+socklen_t chk_target(const struct server *s, struct sockaddr_storage *ss)
 {
 	struct sockaddr_storage dyn;
 	const struct sockaddr_storage *sa = dns_srv_shown_addr(s, &dyn); /* DNS's, if any */
@@ -274,6 +294,14 @@ static void chk_start(struct check *c)
 	c->start_ms = now_ms();
 	c->sent = c->rcvd = 0;
 	chk_deadlines(c, c->start_ms, &c->conn_deadline, &all);
+	if (c->tcp || c->ext) { /* rule-based (tcpcheck_run.c) or external (extcheck.c) */
+		c->fh.iocb = chk_iocb;
+		if (c->ext)
+			extchk_start(c);
+		else
+			tcpchk_start(c);
+		return;
+	}
 	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0) {
 		chk_finish(c, CHK_R_SOCKERR, 0, strerror(errno));
@@ -306,6 +334,14 @@ static void chk_timer_cb(struct timer *t)
 		chk_start(c);
 		return;
 	}
+	if (c->tcp) { /* rule-based check (tcpcheck_run.c) */
+		tcpchk_timeout(c);
+		return;
+	}
+	if (c->ext) { /* external check (extcheck.c) */
+		extchk_timeout(c);
+		return;
+	}
 	if (c->phase == CHK_PH_CONNECT) {
 		chk_finish(c, CHK_R_L4TOUT, 0, NULL);
 		return;
@@ -324,9 +360,26 @@ static int chk_build(struct server *s, int k, int n, int thr)
 
 	if (!c)
 		return -1;
-	c->bufsize = CHK_BUFSIZE;
-	c->buf = s->px->chk ? malloc(c->bufsize) : NULL;
-	if (s->px->chk && !c->buf) {
+	c->tcp = tcpchk_proxy_rules(s->px);
+	c->ext = s->px->tcpchk_kind == TCPCHK_K_EXT;
+	if (c->ext && !(c->ext_mem = malloc(EXTCHK_MEM))) {
+		free(c);
+		return -1;
+	}
+	c->bufsize = !c->tcp		   ? CHK_BUFSIZE
+		     : global.tune_chksize ? global.tune_chksize
+					   : global.tune_bufsize;
+	c->buf = s->px->chk || c->tcp ? malloc(c->bufsize) : NULL;
+	c->sbuf = c->tcp ? malloc(c->bufsize) : NULL; /* rendered sends, hex dumps */
+	c->hex = c->tcp ? malloc(2 * c->bufsize + 1) : NULL;
+	if ((s->px->chk || c->tcp) && !c->buf) {
+		free(c);
+		return -1;
+	}
+	if (c->tcp && (!c->sbuf || !c->hex)) {
+		free(c->buf);
+		free(c->sbuf);
+		free(c->hex);
 		free(c);
 		return -1;
 	}
@@ -375,6 +428,7 @@ void checks_thread_stop(void)
 		for (struct server *s = px->srv; s; s = s->next) {
 			if (!s->check || s->check->tid != (int)tid)
 				continue;
+			extchk_stop(s->check);
 			chk_close(s->check);
 			timer_del(&s->check->timer);
 		}
@@ -388,6 +442,9 @@ void checks_release(void)
 			if (!s->check)
 				continue;
 			free(s->check->buf);
+			free(s->check->sbuf);
+			free(s->check->hex);
+			free(s->check->ext_mem);
 			free(s->check);
 			s->check = NULL;
 		}

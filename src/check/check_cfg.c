@@ -12,6 +12,8 @@
 #include <cfg/cfg.h>
 #include <check/check_cfg.h>
 #include <check/check_http.h>
+#include <check/extcheck_cfg.h>
+#include <check/tcpcheck.h>
 #include <proxy/proxy.h>
 #include <proxy/proxy_cfg.h>
 #include <sample/regex.h>
@@ -101,6 +103,8 @@ static int chk_opt_httpchk(struct cfg_ctx *ctx, int a, bool neg)
 	h->enabled = !neg;
 	if (neg)
 		return 0;
+	if (httpchk_seq_record(ctx) < 0) /* http-check sequences: httpchk_seq.c */
+		return -1;
 	if (n == 1)
 		return chk_set(ctx, &h->uri, ctx->args[a + 1]);
 	if (n >= 2 && (chk_set(ctx, &h->meth, ctx->args[a + 1]) < 0 ||
@@ -175,18 +179,17 @@ static int chk_kw_expect(struct cfg_ctx *ctx, struct chk_http_cfg *h)
 			kind = k;
 	if (!kind && i < ctx->nargs &&
 	    (!strcmp(ctx->args[i], "hdr") || !strcmp(ctx->args[i], "fhdr") ||
-	     !strcmp(ctx->args[i], "min-recv") || !strcmp(ctx->args[i], "comment") ||
-	     !strncmp(ctx->args[i], "ok-status", 9) || !strncmp(ctx->args[i], "error-status", 12) ||
+	     !strcmp(ctx->args[i], "comment")))
+		return 0; /* an http-check sequence (httpchk_seq.c) */
+	if (!kind && i < ctx->nargs &&
+	    (!strcmp(ctx->args[i], "min-recv") || !strncmp(ctx->args[i], "ok-status", 9) ||
+	     !strncmp(ctx->args[i], "error-status", 12) ||
 	     !strncmp(ctx->args[i], "tout-status", 11) || !strncmp(ctx->args[i], "on-", 3) ||
 	     !strncmp(ctx->args[i], "status-code", 11)))
 		return cfg_not_supported(ctx,
 					 "this 'http-check expect' form is not implemented yet");
 	if (h->expect)
-		return cfg_not_supported(ctx, "only one 'http-check expect' rule per proxy is "
-					      "implemented yet");
-	if (h->expect)
-		return cfg_not_supported(ctx, "only one 'http-check expect' rule per proxy is "
-					      "implemented yet");
+		return 0; /* several expects: an http-check sequence (httpchk_seq.c) */
 	if (!kind || i + 2 != ctx->nargs) {
 		cfg_alert(ctx, "'http-check expect' expects [!] status|rstatus|string|rstring "
 			       "<pattern>.");
@@ -214,11 +217,12 @@ static int chk_kw_http_check(struct cfg_ctx *ctx)
 		return -1;
 	if (!proxy_cfg_has_cap(ctx, PR_CAP_BE, "http-check"))
 		return 0;
+	if (!strncmp(a, "set-var", 7) || !strncmp(a, "unset-var", 9))
+		return cfg_not_supported(ctx, "check variables are not implemented yet");
+	/* Lines are also recorded, once parsed, for sequences (httpchk_seq.c). */
+	if (!strcmp(a, "connect") || !strcmp(a, "comment") || !strcmp(a, "send-state"))
+		return httpchk_seq_record(ctx);
 	if (strcmp(a, "send") && strcmp(a, "expect") && strcmp(a, "disable-on-404")) {
-		if (!strcmp(a, "connect") || !strcmp(a, "comment") || !strcmp(a, "send-state") ||
-		    !strcmp(a, "set-var") || !strcmp(a, "unset-var"))
-			return cfg_not_supported(ctx, "only 'http-check send', 'expect' and "
-						      "'disable-on-404' are implemented yet");
 		cfg_alert(ctx,
 			  "'http-check' only supports 'comment', 'connect', 'send', "
 			  "'send-state', 'set-var', 'unset-var', 'expect' and 'disable-on-404'.");
@@ -228,9 +232,9 @@ static int chk_kw_http_check(struct cfg_ctx *ctx)
 	if (!h)
 		return -1;
 	if (!strcmp(a, "send"))
-		return chk_kw_send(ctx, h);
+		return chk_kw_send(ctx, h) < 0 ? -1 : httpchk_seq_record(ctx);
 	if (!strcmp(a, "expect"))
-		return chk_kw_expect(ctx, h);
+		return chk_kw_expect(ctx, h) < 0 ? -1 : httpchk_seq_record(ctx);
 	if (ctx->nargs > 2) {
 		cfg_alert(ctx, "'http-check disable-on-404' takes no argument.");
 		return -1;
@@ -307,15 +311,19 @@ int check_cfg_check_all(void)
 	for (struct proxy *px = proxies; px; px = px->next) {
 		bool any = false;
 
+		errs += extchk_cfg_check(px); /* option external-check (extcheck_cfg.c) */
 		for (const struct server *s = px->srv; s; s = s->next) {
 			if (!(s->flags & SRV_F_CHECK))
 				continue;
 			any = true;
 			errs += chk_check_server(px, s);
 		}
-		if (any && px->httpchk && px->httpchk->enabled && !px->chk &&
-		    chk_build_http(px) < 0)
-			errs++;
+		if (any && px->httpchk && px->httpchk->enabled && !px->chk) {
+			int rc = httpchk_seq_build(px); /* 1: built as rules (httpchk_seq.c) */
+
+			if (rc < 0 || (rc == 0 && chk_build_http(px) < 0))
+				errs++;
+		}
 	}
 	return errs;
 }
@@ -332,6 +340,9 @@ static void chk_free_proxy(struct proxy *px)
 	if (px->httpchk_owned)
 		chk_cfg_free(px->httpchk);
 	px->httpchk = NULL;
+	tcpchk_proxy_free(px);
+	httpchk_seq_free(px);
+	extchk_cfg_free(px);
 }
 
 static const struct cfg_kw chk_kws[] = {

@@ -161,6 +161,28 @@ static int global_tune_bufsize(struct cfg_ctx *ctx)
 	return 0;
 }
 
+/* insecure-fork-wanted: external checks may run commands (check/extcheck.c). */
+static int global_insecure_fork(struct cfg_ctx *ctx)
+{
+	if (ctx->nargs > 1) {
+		cfg_alert(ctx, "'%s' takes no argument.", ctx->args[0]);
+		return -1;
+	}
+	global.insecure_fork = true;
+	return 0;
+}
+
+/* tune.chksize: the response buffer of each health check (check/tcpcheck_run.c). */
+static int global_tune_chksize(struct cfg_ctx *ctx)
+{
+	long v;
+
+	if (global_int(ctx, 1, INT_MAX / 4, &v) < 0)
+		return -1;
+	global.tune_chksize = (uint32_t)v;
+	return 0;
+}
+
 static int global_tune_maxrewrite(struct cfg_ctx *ctx)
 {
 	long v;
@@ -590,6 +612,7 @@ static const struct cfg_kw global_kws[] = {
 	{ "zero-warning", CFG_SEC_GLOBAL, global_zero_warning },
 	{ "tune.bufsize", CFG_SEC_GLOBAL, global_tune_bufsize },
 	{ "tune.maxrewrite", CFG_SEC_GLOBAL, global_tune_maxrewrite },
+	{ "tune.chksize", CFG_SEC_GLOBAL, global_tune_chksize },
 	{ "tune.http.maxhdr", CFG_SEC_GLOBAL, global_tune_maxhdr },
 	{ "tune.maxpollevents", CFG_SEC_GLOBAL, global_tune_maxpollevents },
 	{ "tune.maxaccept", CFG_SEC_GLOBAL, global_tune_maxaccept },
@@ -615,7 +638,7 @@ static const struct cfg_kw global_kws[] = {
 	{ "strict-limits", CFG_SEC_GLOBAL, global_strict_limits },
 	{ "nosplice", CFG_SEC_GLOBAL, global_noop_flag },
 	{ "nogetaddrinfo", CFG_SEC_GLOBAL, global_noop_flag },
-	{ "insecure-fork-wanted", CFG_SEC_GLOBAL, global_noop_flag },
+	{ "insecure-fork-wanted", CFG_SEC_GLOBAL, global_insecure_fork },
 	{ "insecure-setuid-wanted", CFG_SEC_GLOBAL, global_noop_flag },
 	{ "no-memory-trimming", CFG_SEC_GLOBAL, global_noop_flag },
 	{ "log", CFG_SEC_GLOBAL, global_warn_log },

@@ -179,6 +179,12 @@ static int proxy_inherit(struct proxy *px, const struct proxy *def)
 	px->hash_avalanche = def->hash_avalanche;
 	px->hash_balance_factor = def->hash_balance_factor;
 	px->httpchk = def->httpchk; /* shared until this proxy changes it */
+	px->tcpchk_kind = def->tcpchk_kind; /* rule lists: shared, freed by the defaults */
+	px->tcpchk_user = def->tcpchk_user;
+	px->tcpchk_proto = def->tcpchk_proto;
+	px->httpchk_seq = def->httpchk_seq;
+	px->extchk_cmd = def->extchk_cmd;
+	px->extchk_path = def->extchk_path;
 	px->fwdfor_except_net = def->fwdfor_except_net;
 	px->fwdfor_except_mask = def->fwdfor_except_mask;
 	px->fwdfor_has_except = def->fwdfor_has_except;

@@ -559,7 +559,6 @@ struct pxcfg_later {
 static const struct pxcfg_later pxcfg_later_kws[] = {
 	{ "stats", "the stats page is not implemented yet" },
 	{ "acl", "ACLs need the ACL engine, which is not implemented yet" },
-	{ "external-check", "health checks are not implemented yet" },
 	{ "compression", "compression is not implemented yet" },
 	{ "filter", "filters are not implemented yet" },
 	{ "fullconn", "dynamic server maxconn (minconn/fullconn) is not implemented yet" },
@@ -615,7 +614,6 @@ static const struct cfg_kw pxcfg_kws[] = {
 	{ "description", PXS, pxcfg_description },
 	{ "stats", PXS, pxcfg_later },
 	{ "acl", PXS, pxcfg_later },
-	{ "external-check", PXS, pxcfg_later },
 	{ "compression", PXS, pxcfg_later },
 	{ "filter", PXS, pxcfg_later },
 	{ "fullconn", PXS, pxcfg_later },

@@ -312,12 +312,32 @@ static int pxopt_httpchk(struct cfg_ctx *ctx, int a, bool neg)
 {
 	if (!proxy_httpchk_hook)
 		return cfg_not_supported(ctx, "health checks are not linked in");
+	if (!neg)
+		ctx->px->tcpchk_kind = 0; /* the last check option wins */
 	return proxy_httpchk_hook(ctx, a, neg);
+}
+
+int (*proxy_chkopt_hook)(struct cfg_ctx *ctx, int a, bool neg);
+
+/* option tcp-check|ssl-hello-chk|redis-check|...: parsed by check/ (tcpcheck_cfg.c). */
+static int pxopt_chkopt(struct cfg_ctx *ctx, int a, bool neg)
+{
+	if (!proxy_chkopt_hook)
+		return cfg_not_supported(ctx, "health checks are not linked in");
+	return proxy_chkopt_hook(ctx, a, neg);
 }
 
 #define FEBE (PR_CAP_FE | PR_CAP_BE)
 static const struct pxopt pxopts[] = {
 	{ "httpchk", PR_CAP_BE, pxopt_httpchk },
+	{ "tcp-check", PR_CAP_BE, pxopt_chkopt },
+	{ "ssl-hello-chk", PR_CAP_BE, pxopt_chkopt },
+	{ "redis-check", PR_CAP_BE, pxopt_chkopt },
+	{ "smtpchk", PR_CAP_BE, pxopt_chkopt },
+	{ "mysql-check", PR_CAP_BE, pxopt_chkopt },
+	{ "pgsql-check", PR_CAP_BE, pxopt_chkopt },
+	{ "ldap-check", PR_CAP_BE, pxopt_chkopt },
+	{ "external-check", PR_CAP_BE, pxopt_chkopt },
 	{ "http-keep-alive", FEBE, pxopt_kal },
 	{ "http-server-close", FEBE, pxopt_scl },
 	{ "httpclose", FEBE, pxopt_clo },
@@ -349,15 +369,7 @@ static const struct pxopt pxopts[] = {
 
 /* HAProxy options not implemented yet, each with the reason given to the user. */
 static const char *const pxopt_later[][2] = {
-	{ "ssl-hello-chk", "health checks are not implemented yet" },
-	{ "tcp-check", "health checks are not implemented yet" },
-	{ "mysql-check", "health checks are not implemented yet" },
-	{ "pgsql-check", "health checks are not implemented yet" },
-	{ "redis-check", "health checks are not implemented yet" },
-	{ "smtpchk", "health checks are not implemented yet" },
-	{ "ldap-check", "health checks are not implemented yet" },
 	{ "spop-check", "health checks are not implemented yet" },
-	{ "external-check", "health checks are not implemented yet" },
 	{ "allbackups", "backup server policies are not implemented yet" },
 	{ "accept-invalid-http-request", "relaxed HTTP parsing is not implemented yet" },
 	{ "accept-invalid-http-response", "relaxed HTTP parsing is not implemented yet" },

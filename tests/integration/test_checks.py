@@ -182,9 +182,7 @@ def test_show_stat_check_fields(proxy, port, tmp_path):
 def test_check_refused_kinds(tmp_path):
     from conftest import run_haproxy
     cfg = tmp_path / "c.cfg"
-    for line in ("option tcp-check", "option ssl-hello-chk", "option mysql-check",
-                 "option redis-check", "option smtpchk", "option ldap-check",
-                 "option pgsql-check", "option external-check"):
+    for line in ("option spop-check",):  # the other kinds: test_tcpchk.py
         cfg.write_text("defaults\n  mode http\n  timeout client 1s\n  timeout server 1s\n"
                        "  timeout connect 1s\nbackend be\n  %s\n"
                        "  server s 127.0.0.1:1 check\n" % line)

@@ -691,22 +691,23 @@ TEST(proxy_cfg_health_checks)
 		 "  http-check expect ! rstatus ^5\n  http-check disable-on-404\n"
 		 "  server s 127.0.0.1:1 check inter 500 fastinter 100 downinter 3s rise 4 fall 5 "
 		 "port 81 addr 127.0.0.2\n"
-		 "  server t 127.0.0.1:2 check rise 0\n  option tcp-check\n  option mysql-check\n"
-		 "  http-check connect\n  http-check expect hdr name x\n  http-check send foo x\n"
-		 "  server u 127.0.0.1:3 agent-check\n  option redis-check\n"
+		 "  server t 127.0.0.1:2 check rise 0\n  tcp-check set-var(check.x) int(1)\n"
+		 "  tcp-check unset-var(check.x)\n"
+		 "  http-check set-var(check.y) int(1)\n  http-check unset-var(check.y)\n"
+		 "  http-check send foo x\n"
+		 "  server u 127.0.0.1:3 agent-check\n  option spop-check\n"
 		 "backend b2\n  http-check send meth POST uri /p ver HTTP/1.1 hdr Host h body hi\n"
 		 "  http-check expect string up\n  server s 127.0.0.1:1 check\n"
 		 "  server n 127.0.0.1 check\n",
 		 &r);
 	PXT_HAS(&r, "t.cfg:12] : 'server be/t' : 'rise' expects an integer argument between 1");
-	PXT_HAS(&r, "t.cfg:13] : 'option tcp-check' is not supported yet");
-	PXT_HAS(&r, "t.cfg:14] : 'option mysql-check' is not supported yet");
-	PXT_HAS(&r, "t.cfg:15] : 'http-check' is not supported yet (only 'http-check send', "
-		"'expect' and 'disable-on-404'");
-	PXT_HAS(&r, "t.cfg:16] : 'http-check' is not supported yet (this 'http-check expect' form");
+	PXT_HAS(&r, "t.cfg:13] : 'tcp-check' is not supported yet (check variables");
+	PXT_HAS(&r, "t.cfg:14] : 'tcp-check' is not supported yet (check variables");
+	PXT_HAS(&r, "t.cfg:15] : 'http-check' is not supported yet (check variables");
+	PXT_HAS(&r, "t.cfg:16] : 'http-check' is not supported yet (check variables");
 	PXT_HAS(&r, "t.cfg:17] : 'http-check send' : unknown parameter 'foo'");
 	PXT_HAS(&r, "t.cfg:18] : 'server be/u' : option 'agent-check' is not supported yet");
-	PXT_HAS(&r, "t.cfg:19] : 'option redis-check' is not supported yet");
+	PXT_HAS(&r, "t.cfg:19] : 'option spop-check' is not supported yet");
 	CHECK_INT(r.errors, 8);
 	saved = test_capture_begin(pxt_dir);
 	errs = check_cfg_check_all();
