@@ -36,7 +36,6 @@ struct global {
 	int tune_cookielen;       /* tune.http.cookielen, 0 = none (for captures) */
 	int external_check;        /* global "external-check" (check/extcheck_cfg.c) */
 	bool insecure_fork;       /* insecure-fork-wanted: external checks may fork */
-	uint32_t tune_chksize;    /* tune.chksize: check response buffer (0: 16384) */
 };
 
 extern struct global global;

@@ -366,9 +366,7 @@ static int chk_build(struct server *s, int k, int n, int thr)
 		free(c);
 		return -1;
 	}
-	c->bufsize = !c->tcp		   ? CHK_BUFSIZE
-		     : global.tune_chksize ? global.tune_chksize
-					   : global.tune_bufsize;
+	c->bufsize = !c->tcp ? CHK_BUFSIZE : global.tune_bufsize;
 	c->buf = s->px->chk || c->tcp ? malloc(c->bufsize) : NULL;
 	c->sbuf = c->tcp ? malloc(c->bufsize) : NULL; /* rendered sends, hex dumps */
 	c->hex = c->tcp ? malloc(2 * c->bufsize + 1) : NULL;

@@ -172,15 +172,13 @@ static int global_insecure_fork(struct cfg_ctx *ctx)
 	return 0;
 }
 
-/* tune.chksize: the response buffer of each health check (check/tcpcheck_run.c). */
+/* tune.chksize: gone since HAProxy 1.6 (checks read into a tune.bufsize buffer); refused
+ * in 2.6's words. */
 static int global_tune_chksize(struct cfg_ctx *ctx)
 {
-	long v;
-
-	if (global_int(ctx, 1, INT_MAX / 4, &v) < 0)
-		return -1;
-	global.tune_chksize = (uint32_t)v;
-	return 0;
+	cfg_alert(ctx, "option 'tune.chksize' is not supported any more (tune.bufsize is used "
+		  "instead).");
+	return -1;
 }
 
 static int global_tune_maxrewrite(struct cfg_ctx *ctx)

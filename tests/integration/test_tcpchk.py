@@ -399,16 +399,17 @@ def test_set_var_refused_clearly(tmp_path):
     assert "c.cfg:8] : 'tcp-check' is not supported yet (check variables" in r.stderr
 
 
-@pytest.mark.ours
-def test_tune_chksize_accepted(tmp_path):
-    """2.6 refuses tune.chksize (it uses tune.bufsize); we accept it and use it as the
-    size of the check buffer, so older configs keep working."""
+def test_tune_chksize_refused(tmp_path):
+    """tune.chksize is gone since 1.6: refused in 2.6's words (checks use tune.bufsize)."""
     cfg = tmp_path / "c.cfg"
     cfg.write_text("global\n  tune.chksize 32768\ndefaults\n  mode http\n"
                    "  timeout client 1s\n  timeout server 1s\n  timeout connect 1s\n"
                    "backend be\n  option redis-check\n  server s 127.0.0.1:1 check\n")
     r = run_haproxy(["-c", "-f", str(cfg)])
-    assert r.returncode in (0, 2) and "ALERT" not in r.stderr, r.stderr
+    assert r.returncode == 1
+    assert "c.cfg:2]" in r.stderr, r.stderr
+    assert ("option 'tune.chksize' is not supported any more (tune.bufsize is used "
+            "instead).") in r.stderr, r.stderr
 
 
 def test_valid_configs_accepted(tmp_path):
