@@ -1,6 +1,6 @@
 /* Runtime of rule-based checks ("tcp-check" lines and the protocol checks): runs a
  * check's rules in order on its thread (connect, send, expect), without blocking, with
- * the response bounded by the check's buffer (tune.chksize) and the whole run by the
+ * the response bounded by the check's buffer (tune.bufsize) and the whole run by the
  * check's deadline; reports through chk_finish() in HAProxy 2.6's wording
  * ("TCPCHK did not match content 'x' at step 2"). Owns no state but struct check's.
  */
