@@ -10,6 +10,7 @@
 #include <base/compiler.h>
 #include <base/freq_ctr-t.h>
 #include <base/list.h>
+#include <event/loop-t.h>
 #include <stats/counters-t.h>
 
 struct proxy;
@@ -70,6 +71,14 @@ struct server {
 	struct freq_ctr sess_rate; /* runtime: streams assigned per second (srv_sess_rate) */
 	/* runtime: per thread, only touched by its thread */
 	struct srv_per_thread *per_thr; /* idle connections, allocated by runtime_prepare */
+	/* weights at run time and slowstart (server_state.c); <weight> above is the effective
+	 * weight the algorithms read (atomic once running) */
+	int uweight;              /* user weight: the config's, then srv_set_weight's (atomic) */
+	int iweight;              /* initial (config) weight, set by srv_init_weights */
+	int ss_w16;               /* warming up: effective weight in 1/16ths, else 0 (atomic) */
+	int slowstart;            /* "slowstart" in ms, 0: off (parse time) */
+	uint64_t ss_start;        /* warm-up start (monotonic ms), 0: not warming up */
+	struct timer ss_timer;    /* steps the warm-up, on the thread that saw the server UP */
 };
 
 #endif

@@ -29,10 +29,24 @@ static inline bool srv_is_up(const struct server *s)
 	return HA_ATOMIC_LOAD_RLX(&s->run_state) == SRV_RS_UP;
 }
 
+/* The effective weight the algorithms use (0..256); changes at run time. Any thread. */
+static inline int srv_weight(const struct server *s)
+{
+	return HA_ATOMIC_LOAD_RLX(&s->weight);
+}
+
+/* The weight in sixteenths, finer while "slowstart" warms the server up (roundrobin). */
+static inline int srv_rr_weight(const struct server *s)
+{
+	int w16 = HA_ATOMIC_LOAD_RLX(&s->ss_w16);
+
+	return w16 ? w16 : srv_weight(s) * 16;
+}
+
 /* May take traffic in the tier <backup> (active or backup servers). */
 static inline bool srv_usable(const struct server *s, bool backup)
 {
-	return !(s->flags & SRV_F_DISABLED) && s->weight > 0 &&
+	return !(s->flags & SRV_F_DISABLED) && srv_weight(s) > 0 &&
 	       !!(s->flags & SRV_F_BACKUP) == backup && srv_is_up(s);
 }
 
@@ -43,6 +57,31 @@ static inline bool srv_usable(const struct server *s, bool backup)
  * "reason: ..." text without the leading "reason: ". Any thread; <now> is the caller's
  * monotonic ms clock. */
 void srv_set_state(struct server *s, enum srv_run_state st, const char *why, uint64_t now);
+
+/* After srv_set_state moved <s> from <old> to <st>: slowstart and the LB tables follow.
+ * The thread of the server's check. */
+void srv_state_changed(struct server *s, int old, int st, uint64_t now);
+
+/* Records the configured weight as the initial and user weight (backend_init). */
+void srv_init_weights(struct server *s);
+
+/* The one function that changes a server's weight at run time (runtime API, agent checks):
+ * sets the user weight <w> (0..256), recomputes the effective weight (a server warming up
+ * under "slowstart" gets its share of it) and lets the backend's algorithm follow
+ * (px->lb->update). Returns NULL, or HAProxy's message when refused: a static algorithm
+ * (static-rr, map-based hashing) accepts only 0 and the initial weight. Any thread, off the
+ * request path; <now> is the caller's monotonic ms clock. */
+const char *srv_set_weight(struct server *s, int w, uint64_t now);
+
+struct cfg_ctx;
+/* Server options of run-time state and weight (server_state_cfg.c): parses option args[*i]
+ * of <srv> and advances *i past its value. Returns 0, -1 after an alert, or 1 when the
+ * option is not one of them. Parse time. */
+int srv_state_parse_opt(struct cfg_ctx *ctx, struct server *srv, int *i);
+
+/* First usable backup server of <px> in config order (the only one used without "option
+ * allbackups" when no active server is usable), or NULL. */
+struct server *srv_first_backup(struct proxy *px);
 
 /* Every slot allowed by "maxconn" is taken. */
 static inline bool srv_full(const struct server *s)

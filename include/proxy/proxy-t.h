@@ -42,6 +42,7 @@ enum pr_mode {
 #define PR_O_HTTP_NO_DELAY 0x00000080 /* option http-no-delay: never MSG_MORE */
 #define PR_O_IDLE_CLOSE_RSP 0x00000100 /* option idle-close-on-response: on a graceful stop,
 					 * idle connections wait for their next request */
+#define PR_O_ALL_BK        0x00000400 /* option allbackups: all usable backups share the load */
 /* proxy->http_reuse ("http-reuse") */
 #define PR_REUSE_SAFE   0 /* the default: a first request only when it can be replayed */
 #define PR_REUSE_NEVER  1 /* a server connection per request */
@@ -147,6 +148,7 @@ struct proxy {
 	bool hash_avalanche;      /* "hash-type ... avalanche" */
 	bool lb_key_own;          /* lb_key was parsed here (else shared with the defaults) */
 	int hash_balance_factor;  /* "hash-balance-factor": 0 (off) or a percentage > 100 */
+	bool lb_static;           /* "balance static-rr": weights only 0 or initial at run time */
 	struct lb_key *lb_key;    /* hash-based balance: what to hash (stream/lb_key.c) */
 	void *lb_hash_ctx;        /* runtime: map and ring of the hash algorithms (lb_hash.c) */
 	const struct lb_ops *lb;  /* set when runtime state is built */

@@ -41,7 +41,6 @@ static const char *const srv_later[][2] = {
 	{ "on-marked-up", "health checks are not implemented yet" },
 	{ "error-limit", "health checks are not implemented yet" },
 	{ "track", "server tracking needs health checks, which are not implemented yet" },
-	{ "slowstart", "slowstart needs health checks, which are not implemented yet" },
 	{ "send-proxy", "the PROXY protocol is not implemented yet" },
 	{ "send-proxy-v2", "the PROXY protocol is not implemented yet" },
 	{ "send-proxy-v2-ssl", "the PROXY protocol is not implemented yet" },
@@ -199,6 +198,8 @@ static int srv_parse_opt(struct cfg_ctx *ctx, struct server *srv, int *i)
 	    !strcmp(opt, "rise") || !strcmp(opt, "fall") || !strcmp(opt, "port") ||
 	    !strcmp(opt, "addr"))
 		return srv_opt_check_tuning(ctx, srv, i);
+	if ((v = srv_state_parse_opt(ctx, srv, i)) <= 0) /* slowstart... (server_state_cfg.c) */
+		return (int)v;
 	for (k = 0; k < sizeof(srv_later) / sizeof(srv_later[0]); k++) {
 		if (!strcmp(opt, srv_later[k][0])) {
 			cfg_alert(ctx, "'server %s/%s' : option '%s' is not supported yet (%s)",

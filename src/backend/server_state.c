@@ -39,6 +39,7 @@ void srv_set_state(struct server *s, enum srv_run_state st, const char *why, uin
 		HA_ATOMIC_INC(&s->chk_down);
 	HA_ATOMIC_STORE_RLX(&s->last_change, now ? now : 1);
 	HA_ATOMIC_STORE(&s->run_state, (int)st);
+	srv_state_changed(s, old, (int)st, now); /* slowstart, LB tables (server_weight.c) */
 	srv_count_usable(s->px, &act, &bck);
 	if (st == SRV_RS_UP)
 		n = snprintf(msg, sizeof(msg),

@@ -91,6 +91,12 @@ static int pxopt_persist(struct cfg_ctx *ctx, int a, bool neg)
 	return pxopt_bool(ctx, a, neg, PR_O_PERSIST);
 }
 
+/* option allbackups: every usable backup shares the load, not only the first one */
+static int pxopt_allbackups(struct cfg_ctx *ctx, int a, bool neg)
+{
+	return pxopt_bool(ctx, a, neg, PR_O_ALL_BK);
+}
+
 /* Parses an IPv4 "NET[/BITS|/MASK]" into net/mask. Returns 0 or -1. */
 static int pxopt_parse_net4(const char *s, struct in_addr *net, struct in_addr *mask)
 {
@@ -240,6 +246,7 @@ static const struct pxopt pxopts[] = {
 	{ "forwardfor", FEBE, pxopt_forwardfor },
 	{ "redispatch", PR_CAP_BE, pxopt_redispatch },
 	{ "persist", PR_CAP_BE, pxopt_persist },
+	{ "allbackups", PR_CAP_BE, pxopt_allbackups },
 	{ "http-buffer-request", FEBE, pxopt_buf_req },
 	{ "http-no-delay", FEBE, pxopt_no_delay },
 	{ "idle-close-on-response", PR_CAP_FE, pxopt_idle_close },
@@ -266,7 +273,6 @@ static const char *const pxopt_later[][2] = {
 	{ "ldap-check", "health checks are not implemented yet" },
 	{ "spop-check", "health checks are not implemented yet" },
 	{ "external-check", "health checks are not implemented yet" },
-	{ "allbackups", "backup server policies are not implemented yet" },
 	{ "abortonclose", "abortonclose is not implemented yet" },
 	{ "accept-invalid-http-request", "relaxed HTTP parsing is not implemented yet" },
 	{ "accept-invalid-http-response", "relaxed HTTP parsing is not implemented yet" },

@@ -1,0 +1,104 @@
+/* A server's weight at run time: the user weight (config, then srv_set_weight from the
+ * runtime API or an agent), the effective weight the algorithms read (a fraction of it while
+ * "slowstart" warms a server up that came back UP), and the hand-over to the backend's
+ * algorithm (backend/lb_update.h). Also the "option allbackups" rule. Off the request path.
+ */
+#include <stddef.h>
+#include <backend/lb_update.h>
+#include <backend/server.h>
+#include <event/loop.h>
+
+#define SS_STEP_MIN_MS 1000 /* warm-up steps: slowstart / 20, at least one second (2.6) */
+
+void srv_init_weights(struct server *s)
+{
+	s->iweight = s->weight;
+	s->uweight = s->weight;
+}
+
+/* The algorithm of <s>'s backend (px->lb once built). */
+static const struct lb_ops *srv_lb_ops(const struct server *s)
+{
+	return s->px->lb ? s->px->lb : lb_ops_for(s->px);
+}
+
+/* Publishes the effective weight of <s> from its user weight and warm-up at <now>.
+ * Returns true while the server is still warming up. */
+static bool srv_recalc_eweight(struct server *s, uint64_t now)
+{
+	int uw = HA_ATOMIC_LOAD_RLX(&s->uweight), w16 = 0;
+	uint64_t start = HA_ATOMIC_LOAD_RLX(&s->ss_start);
+
+	if (start && now < start + (uint64_t)s->slowstart && uw > 0) {
+		/* from ~0 to 100 % of the weight in sixteenths, linearly over "slowstart" */
+		w16 = (int)((uint64_t)uw * 16 * (now - start) / (uint64_t)s->slowstart);
+		if (w16 < 1)
+			w16 = 1;
+	} else if (start) {
+		HA_ATOMIC_STORE_RLX(&s->ss_start, 0);
+		start = 0;
+	}
+	HA_ATOMIC_STORE_RLX(&s->ss_w16, w16);
+	HA_ATOMIC_STORE_RLX(&s->weight, w16 ? (w16 + 15) / 16 : uw);
+	return start != 0;
+}
+
+const char *srv_set_weight(struct server *s, int w, uint64_t now)
+{
+	if (w < 0 || w > 256)
+		return "Weight must be between 0 and 256.\n";
+	if (srv_lb_ops(s)->static_weights && w != 0 && w != s->iweight)
+		return "Backend is using a static LB algorithm and only accepts weights '0%' and "
+		       "'100%'.\n";
+	HA_ATOMIC_STORE_RLX(&s->uweight, w);
+	srv_recalc_eweight(s, now);
+	lb_update(s->px);
+	return NULL;
+}
+
+/* Time between two warm-up steps of <s>. */
+static uint64_t srv_ss_period(const struct server *s)
+{
+	int step = s->slowstart / 20;
+
+	return (uint64_t)(step > SS_STEP_MIN_MS ? step : SS_STEP_MIN_MS);
+}
+
+/* One warm-up step of a server: next weight, next step until the ramp ends. */
+static void srv_ss_step(struct timer *t)
+{
+	struct server *s = (struct server *)((char *)t - offsetof(struct server, ss_timer));
+	uint64_t now = now_ms();
+
+	if (srv_recalc_eweight(s, now))
+		timer_set(t, now + srv_ss_period(s));
+	lb_update(s->px);
+}
+
+/* Called by srv_set_state after <s> went from <old> to <st>: starts the warm-up of a server
+ * coming back UP under "slowstart" (dynamic algorithms only, as 2.6), ends it when the
+ * server leaves, and lets the algorithm rebuild its tables. Runs on the thread of the
+ * server's check, which owns ss_timer. */
+void srv_state_changed(struct server *s, int old, int st, uint64_t now)
+{
+	bool warm = s->slowstart && old == SRV_RS_DOWN && st == SRV_RS_UP &&
+		    !srv_lb_ops(s)->static_weights;
+
+	HA_ATOMIC_STORE_RLX(&s->ss_start, warm ? (now ? now : 1) : 0);
+	srv_recalc_eweight(s, now);
+	if (th_ctx && s->ss_timer.cb) /* armed by an earlier warm-up on this thread */
+		timer_del(&s->ss_timer);
+	if (warm && th_ctx) { /* no loop in unit tests: the weight is recomputed by callers */
+		s->ss_timer.cb = srv_ss_step;
+		timer_set(&s->ss_timer, now + srv_ss_period(s));
+	}
+	lb_update(s->px);
+}
+
+struct server *srv_first_backup(struct proxy *px)
+{
+	for (struct server *s = px->srv; s; s = s->next)
+		if (srv_usable(s, true))
+			return s;
+	return NULL;
+}
