@@ -4,6 +4,8 @@
  * algorithm (backend/lb_update.h). Also the "option allbackups" rule. Off the request path.
  */
 #include <stddef.h>
+#include <stdio.h>
+#include <unistd.h>
 #include <backend/lb_update.h>
 #include <backend/server.h>
 #include <event/loop.h>
@@ -64,6 +66,21 @@ static uint64_t srv_ss_period(const struct server *s)
 	return (uint64_t)(step > SS_STEP_MIN_MS ? step : SS_STEP_MIN_MS);
 }
 
+/* The end of a warm-up, as 2.6 reports it: "Server be/s is UP. N active and M backup
+ * servers online. ..." (one write). */
+static void srv_ss_notice_done(const struct server *s)
+{
+	int act = 0, bck = 0;
+
+	for (const struct server *o = s->px->srv; o; o = o->next)
+		if (!(o->flags & SRV_F_DISABLED) && srv_is_up(o))
+			(o->flags & SRV_F_BACKUP) ? bck++ : act++;
+	fprintf(stderr,
+		"[WARNING]  (%d) : Server %s/%s is UP. %d active and %d backup servers online. "
+		"0 sessions requeued, 0 total in queue.\n",
+		(int)getpid(), s->px->id, s->id, act, bck);
+}
+
 /* One warm-up step of a server: next weight, next step until the ramp ends. */
 static void srv_ss_step(struct timer *t)
 {
@@ -72,6 +89,8 @@ static void srv_ss_step(struct timer *t)
 
 	if (srv_recalc_eweight(s, now))
 		timer_set(t, now + srv_ss_period(s));
+	else if (srv_is_up(s))
+		srv_ss_notice_done(s);
 	lb_update(s->px);
 }
 
