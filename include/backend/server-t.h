@@ -79,6 +79,11 @@ struct server {
 	int slowstart;            /* "slowstart" in ms, 0: off (parse time) */
 	uint64_t ss_start;        /* warm-up start (monotonic ms), 0: not warming up */
 	struct timer ss_timer;    /* steps the warm-up, on the thread that saw the server UP */
+	/* "track [BE/]SRV" (server_state_cfg.c resolves it, server_weight.c follows it) */
+	char *track_name;         /* as written, parse time; owned */
+	struct server *track;     /* the server whose state this one mirrors, or NULL */
+	struct server *trackers;  /* servers tracking this one, linked by <tracknext> */
+	struct server *tracknext;
 };
 
 #endif

@@ -62,6 +62,15 @@ void srv_set_state(struct server *s, enum srv_run_state st, const char *why, uin
  * The thread of the server's check. */
 void srv_state_changed(struct server *s, int old, int st, uint64_t now);
 
+/* The servers tracking <s> take its new state <st> ("via be/s"), recursively. Same thread
+ * as srv_set_state. */
+void srv_propagate_state(struct server *s, enum srv_run_state st, uint64_t now);
+
+/* Resolves every "track" of the configuration: 2.6's errors (unknown proxy or server, a
+ * tracked server without checks, loops) naming the tracking server's file:line. Post-parse;
+ * returns the number of errors. */
+int srv_track_check_all(void);
+
 /* Records the configured weight as the initial and user weight (backend_init). */
 void srv_init_weights(struct server *s);
 

@@ -40,7 +40,6 @@ static const char *const srv_later[][2] = {
 	{ "on-marked-down", "health checks are not implemented yet" },
 	{ "on-marked-up", "health checks are not implemented yet" },
 	{ "error-limit", "health checks are not implemented yet" },
-	{ "track", "server tracking needs health checks, which are not implemented yet" },
 	{ "send-proxy", "the PROXY protocol is not implemented yet" },
 	{ "send-proxy-v2", "the PROXY protocol is not implemented yet" },
 	{ "send-proxy-v2-ssl", "the PROXY protocol is not implemented yet" },

@@ -1,13 +1,15 @@
-/* Server options about run-time state and weight: "slowstart". Called by server_cfg.c's
- * option parser before its "not supported yet" table. Parse time only.
+/* Server options about run-time state and weight: "slowstart", "track". Called by
+ * server_cfg.c's option parser before its "not supported yet" table; "track" is resolved
+ * after parsing (srv_track_check_all).
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <backend/server.h>
 #include <base/parse.h>
 #include <cfg/cfg.h>
-#include <proxy/proxy-t.h>
+#include <proxy/proxy.h>
 
 /* slowstart <time>: 0 disables it. Errors worded as 2.6's. */
 static int srv_parse_slowstart(struct cfg_ctx *ctx, struct server *srv, int *i)
@@ -36,11 +38,108 @@ static int srv_parse_slowstart(struct cfg_ctx *ctx, struct server *srv, int *i)
 	return 0;
 }
 
+/* track [<proxy>/]<server>: kept as written, resolved after parsing. */
+static int srv_parse_track(struct cfg_ctx *ctx, struct server *srv, int *i)
+{
+	char *name;
+
+	if (*i + 1 >= ctx->nargs || !*ctx->args[*i + 1]) {
+		cfg_alert(ctx, "'server %s/%s' : 'track' expects [<proxy>/]<server> as argument.",
+			  srv->px->id, srv->id);
+		return -1;
+	}
+	name = strdup(ctx->args[++*i]);
+	if (!name) {
+		cfg_alert(ctx, "out of memory.");
+		return -1;
+	}
+	free(srv->track_name);
+	srv->track_name = name;
+	return 0;
+}
+
 int srv_state_parse_opt(struct cfg_ctx *ctx, struct server *srv, int *i)
 {
 	const char *opt = ctx->args[*i];
 
 	if (!strcmp(opt, "slowstart"))
 		return srv_parse_slowstart(ctx, srv, i);
+	if (!strcmp(opt, "track"))
+		return srv_parse_track(ctx, srv, i);
 	return 1;
+}
+
+/* Finds the server "[BE/]SRV" named by <t>'s track; alerts and returns NULL if none. */
+static struct server *srv_track_find(struct server *t)
+{
+	char *slash = strchr(t->track_name, '/'), *sname = slash ? slash + 1 : t->track_name;
+	struct proxy *px = t->px;
+	struct server *s;
+
+	if (slash) {
+		*slash = 0;
+		px = proxy_find(t->track_name, PR_CAP_BE);
+		if (!px)
+			ha_alert(
+				"[%s:%d] : 'server %s/%s' : unable to find required proxy '%s' for "
+				"tracking.",
+				t->file, t->line, t->px->id, t->id, t->track_name);
+		*slash = '/';
+		if (!px)
+			return NULL;
+	}
+	for (s = px->srv; s && strcmp(s->id, sname); s = s->next)
+		;
+	if (!s)
+		ha_alert("[%s:%d] : 'server %s/%s' : unable to find required server '%s' for "
+			 "tracking.",
+			 t->file, t->line, t->px->id, t->id, sname);
+	return s;
+}
+
+/* Resolves the track of <t>; 0, or 1 after an alert. */
+static int srv_track_resolve(struct server *t)
+{
+	struct server *s, *loop;
+
+	if (t->flags & SRV_F_CHECK) {
+		ha_alert("[%s:%d] : 'server %s/%s' : unable to enable checks and tracking at the "
+			 "same "
+			 "time!",
+			 t->file, t->line, t->px->id, t->id);
+		return 1;
+	}
+	s = srv_track_find(t);
+	if (!s)
+		return 1;
+	if (!(s->flags & SRV_F_CHECK) && !s->track_name) {
+		ha_alert("[%s:%d] : 'server %s/%s' : unable to use %s/%s for tracking as it does "
+			 "not "
+			 "have any check nor agent enabled.",
+			 t->file, t->line, t->px->id, t->id, s->px->id, s->id);
+		return 1;
+	}
+	for (loop = s; loop && loop != t; loop = loop->track)
+		;
+	if (loop) {
+		ha_alert("[%s:%d] : 'server %s/%s' : unable to track %s/%s as it belongs to a "
+			 "tracking chain looping back to %s/%s.",
+			 t->file, t->line, t->px->id, t->id, s->px->id, s->id, t->px->id, t->id);
+		return 1;
+	}
+	t->track = s;
+	t->tracknext = s->trackers;
+	s->trackers = t;
+	return 0;
+}
+
+int srv_track_check_all(void)
+{
+	int errs = 0;
+
+	for (struct proxy *px = proxies; px; px = px->next)
+		for (struct server *t = px->srv; t; t = t->next)
+			if (t->track_name && !t->track)
+				errs += srv_track_resolve(t);
+	return errs;
 }

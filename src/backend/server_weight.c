@@ -121,3 +121,14 @@ struct server *srv_first_backup(struct proxy *px)
 			return s;
 	return NULL;
 }
+
+void srv_propagate_state(struct server *s, enum srv_run_state st, uint64_t now)
+{
+	char why[512];
+
+	if (!s->trackers)
+		return;
+	snprintf(why, sizeof(why), "via %s/%s", s->px->id, s->id);
+	for (struct server *t = s->trackers; t; t = t->tracknext)
+		srv_set_state(t, st, why, now);
+}

@@ -12,7 +12,8 @@ import time
 
 import httpc
 from backend import Backend
-from conftest import make_cfg
+import pytest
+from conftest import free_port, make_cfg, run_haproxy
 
 INTER = 200  # ms
 
@@ -101,3 +102,50 @@ def test_slowstart_ramps_a_server_back(proxy, port, backends):
                          r"0 sessions requeued, 0 total in queue\.", px.stderr()), px.stderr()
     finally:
         s2.stop()
+
+
+def test_track_follows_the_tracked_server(proxy, port, backends):
+    (s2,) = backends(names=["s2"])
+    s1 = Backend("s1").start()
+    try:
+        cfg = make_cfg(port, [], listen=[
+            "server s1 127.0.0.1:%d check inter %d fall 1 rise 1" % (s1.port, INTER),
+            "server s2 127.0.0.1:%d track s1" % s2.port])
+        px = proxy(cfg, [port])
+        assert shares(port, 10) == {"s1": 5, "s2": 5}
+        s1_port = s1.port
+        s1.stop()
+        assert wait_for(lambda: "Server px/s2 is DOWN via px/s1" in px.stderr(), 5), \
+            px.stderr()
+        assert re.search(r"Server px/s2 is DOWN via px/s1\. 0 active and 0 backup servers "
+                         r"left\. 0 sessions active, 0 requeued, 0 remaining in queue\.",
+                         px.stderr()), px.stderr()
+        assert httpc.get(port).status == 503  # s2 is alive but follows s1
+        s1 = Backend("s1", port=s1_port).start()
+        assert wait_for(lambda: "Server px/s2 is UP via px/s1" in px.stderr(), 5), \
+            px.stderr()
+        assert shares(port, 10) == {"s1": 5, "s2": 5}
+    finally:
+        s1.stop()
+
+
+@pytest.mark.parametrize("lines,msg", [
+    (["server s1 127.0.0.1:1", "server s2 127.0.0.1:2 track s1"],
+     "[%s:10] : 'server px/s2' : unable to use px/s1 for tracking as it does not have any "
+     "check nor agent enabled."),
+    (["server s1 127.0.0.1:1 check", "server s2 127.0.0.1:2 track s9"],
+     "[%s:10] : 'server px/s2' : unable to find required server 's9' for tracking."),
+    (["server s1 127.0.0.1:1 check", "server s2 127.0.0.1:2 track nobe/s1"],
+     "[%s:10] : 'server px/s2' : unable to find required proxy 'nobe' for tracking."),
+    (["server s1 127.0.0.1:1 track s2", "server s2 127.0.0.1:2 track s1"],
+     "[%s:10] : 'server px/s2' : unable to track px/s1 as it belongs to a tracking chain "
+     "looping back to px/s2."),
+    (["server s1 127.0.0.1:1 check", "server s2 127.0.0.1:2 track s1 check"],
+     "[%s:10] : 'server px/s2' : unable to enable checks and tracking at the same time!"),
+])
+def test_track_config_errors(tmp_path, lines, msg):
+    path = tmp_path / "t.cfg"
+    path.write_text(make_cfg(free_port(), [], listen=lines))
+    r = run_haproxy(["-c", "-f", str(path)])
+    assert r.returncode != 0
+    assert msg % path in r.stderr, r.stderr

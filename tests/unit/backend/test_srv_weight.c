@@ -226,3 +226,23 @@ TEST(srv_weight_qsbr_grace_period)
 	tid = (unsigned int)saved_tid;
 	memset(qs_thr, 0, sizeof(qs_thr));
 }
+
+TEST(srv_track_follows_state)
+{
+	int w[] = { 1, 1, 1 }, c[NSRV];
+
+	setup(w, 3, 0, LB_ALGO_ROUNDROBIN, 0, false);
+	srv[1].track = &srv[0]; /* s1 <- s2 <- s3, as srv_track_check_all links them */
+	srv[0].trackers = &srv[1];
+	srv[2].track = &srv[1];
+	srv[1].trackers = &srv[2];
+	srv_set_state(&srv[0], SRV_RS_DOWN, "test", 10);
+	CHECK(!srv_is_up(&srv[1]));
+	CHECK(!srv_is_up(&srv[2]));
+	pick_n(lb_rr_pick, 3, c);
+	CHECK_INT(c[0] + c[1] + c[2], 0);
+	srv_set_state(&srv[0], SRV_RS_UP, "test", 20);
+	CHECK(srv_is_up(&srv[2]));
+	pick_n(lb_rr_pick, 30, c);
+	CHECK_INT(c[2], 10);
+}
