@@ -300,8 +300,7 @@ static void main_load_config(void)
 	/* userlists first: the proxies' rules may need their groups */
 	if (cfg_errors || userlist_cfg_check() > 0 || proxy_check_all() > 0 ||
 	    rules_check_all() > 0 || check_cfg_check_all() > 0 || srv_track_check_all() > 0 ||
-	    cfg_errors ||
-	    thread_cfg_check() > 0) {
+	    cfg_errors || thread_cfg_check() > 0) {
 		ha_alert("Fatal errors found in configuration.\n");
 		exit(1);
 	}
