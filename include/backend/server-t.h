@@ -10,6 +10,7 @@
 #include <base/compiler.h>
 #include <base/freq_ctr-t.h>
 #include <base/list.h>
+#include <event/inbox.h>
 #include <event/loop-t.h>
 #include <stats/counters-t.h>
 
@@ -84,6 +85,45 @@ struct server {
 	struct server *track;     /* the server whose state this one mirrors, or NULL */
 	struct server *trackers;  /* servers tracking this one, linked by <tracknext> */
 	struct server *tracknext;
+	/* "observe", "error-limit", "on-error" (check/check_hana.c), "on-marked-*" */
+	uint8_t observe;          /* SRV_OBS_*: what live traffic tells the checks */
+	uint8_t onerror;          /* SRV_ONERR_*: action after error_limit errors in a row */
+	uint8_t on_marked;        /* SRV_OM_* */
+	int error_limit;          /* "error-limit", default 10 */
+	int consec_errors;        /* live errors in a row (atomic, any thread) */
+	int hana_pending;         /* an on-error action is posted to the check's thread (atomic) */
+	int hana_nerr;            /* its error count and last status (HANA_*), written before */
+	int hana_status;          /* the post, read on the check's thread */
+	struct inbox_item hana_item;
+};
+
+/* server->observe */
+#define SRV_OBS_NONE   0
+#define SRV_OBS_LAYER4 1 /* connection results */
+#define SRV_OBS_LAYER7 2 /* HTTP responses (and connection failures) */
+
+/* server->onerror ("on-error"); fail-check is the default */
+#define SRV_ONERR_FAILCHECK 0 /* a failed check, and fastinter */
+#define SRV_ONERR_FASTINTER 1 /* only the next check at fastinter */
+#define SRV_ONERR_SUDDEN    2 /* one failed check away from DOWN, and fastinter */
+#define SRV_ONERR_MARKDOWN  3 /* DOWN at once, and fastinter */
+
+/* server->on_marked */
+#define SRV_OM_DOWN_SHUT    0x01 /* "on-marked-down shutdown-sessions" */
+#define SRV_OM_UP_SHUT_BCK  0x02 /* "on-marked-up shutdown-backup-sessions" */
+
+/* What a stream saw of a server, for "observe" (HAProxy's analyze statuses). */
+enum srv_hana_status {
+	HANA_L4_OK = 0,     /* "L4 successful connection" */
+	HANA_L4_ERR,        /* "L4 unsuccessful connection" */
+	HANA_HTTP_OK,       /* "Correct http response": 100..499, 501, 505 */
+	HANA_HTTP_STS,      /* "Wrong http response": other statuses */
+	HANA_HTTP_HDRRSP,   /* "Invalid http response (headers)" */
+	HANA_HTTP_RSP,      /* "Invalid http response" */
+	HANA_HTTP_READ_ERR, /* "Read error (http)" */
+	HANA_HTTP_READ_TO,  /* "Read timeout (http)" */
+	HANA_HTTP_PIPE,     /* "Write error (http)" */
+	HANA_COUNT
 };
 
 #endif

@@ -71,6 +71,27 @@ void srv_propagate_state(struct server *s, enum srv_run_state st, uint64_t now);
  * returns the number of errors. */
 int srv_track_check_all(void);
 
+/* Kills the streams of <s>, or with <backups> those of every backup server of its backend
+ * ("on-marked-*", stream/srv_shut.c); each thread kills its own. Any thread. */
+extern void (*srv_shutdown_hook)(struct server *s, bool backups);
+
+/* "observe": live traffic results of servers (HANA_*), handled by check/check_hana.c. */
+extern void (*srv_observe_hook)(struct server *s, int status);
+
+/* A stream on any thread saw <status> (HANA_*) from <s>, which has "observe". */
+static inline void srv_observe(struct server *s, int status)
+{
+	if (srv_observe_hook)
+		srv_observe_hook(s, status);
+}
+
+/* The HANA_* status of an HTTP response status <code> (2.6's "correct" codes). */
+static inline int srv_hana_http(int code)
+{
+	return (code >= 100 && code < 500) || code == 501 || code == 505 ? HANA_HTTP_OK
+									 : HANA_HTTP_STS;
+}
+
 /* Records the configured weight as the initial and user weight (backend_init). */
 void srv_init_weights(struct server *s);
 

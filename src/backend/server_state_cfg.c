@@ -2,6 +2,7 @@
  * server_cfg.c's option parser before its "not supported yet" table; "track" is resolved
  * after parsing (srv_track_check_all).
  */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,9 +59,113 @@ static int srv_parse_track(struct cfg_ctx *ctx, struct server *srv, int *i)
 	return 0;
 }
 
+/* The word after option args[*i], or "" (2.6 then says "expects ... but got ''"). */
+static const char *srv_opt_word(const struct cfg_ctx *ctx, int i)
+{
+	return i + 1 < ctx->nargs ? ctx->args[i + 1] : "";
+}
+
+/* observe none|layer4|layer7 */
+static int srv_parse_observe(struct cfg_ctx *ctx, struct server *srv, int *i)
+{
+	const char *w = srv_opt_word(ctx, *i);
+
+	if (!*w) {
+		cfg_alert(ctx, "'server %s/%s' : 'observe' expects <mode> as argument.",
+			  srv->px->id, srv->id);
+		return -1;
+	}
+	if (!strcmp(w, "none"))
+		srv->observe = SRV_OBS_NONE;
+	else if (!strcmp(w, "layer4"))
+		srv->observe = SRV_OBS_LAYER4;
+	else if (!strcmp(w, "layer7"))
+		srv->observe = SRV_OBS_LAYER7;
+	else {
+		cfg_alert(ctx,
+			  "'server %s/%s' : 'observe' expects one of 'none', 'layer4', 'layer7' "
+			  "but got '%s'.",
+			  srv->px->id, srv->id, w);
+		return -1;
+	}
+	++*i;
+	return 0;
+}
+
+/* error-limit N (N > 0) */
+static int srv_parse_error_limit(struct cfg_ctx *ctx, struct server *srv, int *i)
+{
+	const char *w = srv_opt_word(ctx, *i);
+	long v;
+
+	if (!*w) {
+		cfg_alert(ctx, "'server %s/%s' : 'error-limit' expects an integer argument.",
+			  srv->px->id, srv->id);
+		return -1;
+	}
+	if (parse_long(w, 1, INT_MAX, &v) < 0) {
+		cfg_alert(ctx, "'server %s/%s' : error-limit has to be > 0.", srv->px->id, srv->id);
+		return -1;
+	}
+	srv->error_limit = (int)v;
+	++*i;
+	return 0;
+}
+
+/* on-error fastinter|fail-check|sudden-death|mark-down */
+static int srv_parse_on_error(struct cfg_ctx *ctx, struct server *srv, int *i)
+{
+	static const char *const names[] = {
+		[SRV_ONERR_FAILCHECK] = "fail-check",
+		[SRV_ONERR_FASTINTER] = "fastinter",
+		[SRV_ONERR_SUDDEN] = "sudden-death",
+		[SRV_ONERR_MARKDOWN] = "mark-down",
+	};
+	const char *w = srv_opt_word(ctx, *i);
+
+	for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
+		if (!strcmp(w, names[k])) {
+			srv->onerror = (uint8_t)k;
+			++*i;
+			return 0;
+		}
+	}
+	cfg_alert(ctx,
+		  "'server %s/%s' : 'on-error' expects one of 'fastinter', 'fail-check', "
+		  "'sudden-death' or 'mark-down' but got '%s'.",
+		  srv->px->id, srv->id, w);
+	return -1;
+}
+
+/* on-marked-down shutdown-sessions, on-marked-up shutdown-backup-sessions */
+static int srv_parse_on_marked(struct cfg_ctx *ctx, struct server *srv, int *i)
+{
+	bool down = !strcmp(ctx->args[*i], "on-marked-down");
+	const char *want = down ? "shutdown-sessions" : "shutdown-backup-sessions";
+	const char *w = srv_opt_word(ctx, *i);
+
+	if (strcmp(w, want)) {
+		cfg_alert(ctx, "'server %s/%s' : '%s' expects '%s' but got '%s'.", srv->px->id,
+			  srv->id, ctx->args[*i], want, w);
+		return -1;
+	}
+	srv->on_marked |= down ? SRV_OM_DOWN_SHUT : SRV_OM_UP_SHUT_BCK;
+	++*i;
+	return 0;
+}
+
 int srv_state_parse_opt(struct cfg_ctx *ctx, struct server *srv, int *i)
 {
 	const char *opt = ctx->args[*i];
+
+	if (!strcmp(opt, "observe"))
+		return srv_parse_observe(ctx, srv, i);
+	if (!strcmp(opt, "error-limit"))
+		return srv_parse_error_limit(ctx, srv, i);
+	if (!strcmp(opt, "on-error"))
+		return srv_parse_on_error(ctx, srv, i);
+	if (!strcmp(opt, "on-marked-down") || !strcmp(opt, "on-marked-up"))
+		return srv_parse_on_marked(ctx, srv, i);
 
 	if (!strcmp(opt, "slowstart"))
 		return srv_parse_slowstart(ctx, srv, i);

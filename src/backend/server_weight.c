@@ -10,6 +10,9 @@
 #include <backend/server.h>
 #include <event/loop.h>
 
+void (*srv_observe_hook)(struct server *s, int status);
+void (*srv_shutdown_hook)(struct server *s, bool backups);
+
 #define SS_STEP_MIN_MS 1000 /* warm-up steps: slowstart / 20, at least one second (2.6) */
 
 void srv_init_weights(struct server *s)
@@ -107,6 +110,11 @@ void srv_state_changed(struct server *s, int old, int st, uint64_t now)
 	srv_recalc_eweight(s, now);
 	if (th_ctx && s->ss_timer.cb) /* armed by an earlier warm-up on this thread */
 		timer_del(&s->ss_timer);
+	if (srv_shutdown_hook && st == SRV_RS_DOWN && (s->on_marked & SRV_OM_DOWN_SHUT))
+		srv_shutdown_hook(s, false);
+	if (srv_shutdown_hook && st == SRV_RS_UP && (s->on_marked & SRV_OM_UP_SHUT_BCK) &&
+	    !(s->flags & SRV_F_BACKUP))
+		srv_shutdown_hook(s, true);
 	if (warm && th_ctx) { /* no loop in unit tests: the weight is recomputed by callers */
 		s->ss_timer.cb = srv_ss_step;
 		timer_set(&s->ss_timer, now + srv_ss_period(s));

@@ -149,3 +149,119 @@ def test_track_config_errors(tmp_path, lines, msg):
     r = run_haproxy(["-c", "-f", str(path)])
     assert r.returncode != 0
     assert msg % path in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize("on_error,after", [("mark-down", 5), ("fail-check", None)])
+def test_observe_layer7_error_limit(proxy, port, backends, on_error, after):
+    """5 consecutive 5xx from s1 take it down at once with mark-down; with fail-check they
+    only cost one point of health (3 more failures needed), as 2.6."""
+    s1, s2 = backends(names=["s1", "s2"])
+    cfg = make_cfg(port, [], listen=[
+        "balance first",
+        "server s1 127.0.0.1:%d check inter 3s fall 3 rise 2 observe layer7 error-limit 5 "
+        "on-error %s" % (s1.port, on_error),
+        "server s2 127.0.0.1:%d" % s2.port])
+    px = proxy(cfg, [port])
+    seen = [httpc.get(port, "/?status=500").header("X-Server") for _ in range(7)]
+    if after is None:
+        assert seen == ["s1"] * 7
+        assert "is DOWN" not in px.stderr()
+        return
+    assert seen == ["s1"] * after + ["s2"] * (7 - after)
+    assert re.search(r'Server px/s1 is DOWN, reason: Health analyze, info: "Detected 5 '
+                     r'consecutive errors, last one was: Wrong http response"\. 1 active and 0 '
+                     r'backup servers left\.', px.stderr()), px.stderr()
+
+
+def test_observe_layer7_good_responses_reset(proxy, port, backends):
+    s1, s2 = backends(names=["s1", "s2"])
+    cfg = make_cfg(port, [], listen=[
+        "balance first",
+        "server s1 127.0.0.1:%d check inter 3s observe layer7 error-limit 3 on-error mark-down"
+        % s1.port,
+        "server s2 127.0.0.1:%d" % s2.port])
+    px = proxy(cfg, [port])
+    for path in ["/?status=503", "/?status=502", "/", "/?status=500", "/?status=404",
+                 "/?status=501", "/?status=500", "/?status=500"]:
+        assert httpc.get(port, path).header("X-Server") == "s1"
+    assert "is DOWN" not in px.stderr()
+
+
+@pytest.mark.parametrize("shutdown", [True, False])
+def test_on_marked_down_shutdown_sessions(proxy, port, backends, shutdown):
+    """A request in flight on s1 when its check fails: closed at once with
+    shutdown-sessions, answered normally without it."""
+    (s1,) = backends(names=["s1"])
+    chk = Backend("chk").start()  # what s1's check connects to
+    try:
+        opt = " on-marked-down shutdown-sessions" if shutdown else ""
+        cfg = make_cfg(port, [], listen=[
+            "server s1 127.0.0.1:%d check port %d inter %d fall 1 rise 1%s"
+            % (s1.port, chk.port, INTER, opt)])
+        px = proxy(cfg, [port])
+        sock = httpc.connect(port, timeout=10)
+        sock.sendall(b"GET /?delay=3 HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
+        assert wait_for(lambda: s1.max_active >= 1, 2)
+        t0 = time.monotonic()
+        chk.stop()
+        assert wait_for(lambda: "Server px/s1 is DOWN" in px.stderr(), 5), px.stderr()
+        data, closed = httpc.recv_until_close(sock, 6)
+        sock.close()
+        assert closed
+        if shutdown:
+            assert data.startswith(b"HTTP/1.1 502 ") and time.monotonic() - t0 < 2.5
+        else:
+            assert data.startswith(b"HTTP/1.1 200")
+    finally:
+        chk.stop()
+
+
+def test_on_marked_up_shutdown_backup_sessions(proxy, port, backends):
+    """While s1 is down a request goes to the backup; when s1 comes back UP, the backup's
+    in-flight request is closed."""
+    (b1,) = backends(names=["b1"])
+    s1 = Backend("s1").start()
+    try:
+        s1_port = s1.port
+        s1.stop()
+        cfg = make_cfg(port, [], listen=[
+            "server s1 127.0.0.1:%d check inter %d fall 1 rise 1 "
+            "on-marked-up shutdown-backup-sessions" % (s1_port, INTER),
+            "server b1 127.0.0.1:%d backup" % b1.port])
+        px = proxy(cfg, [port])
+        assert wait_for(lambda: "Server px/s1 is DOWN" in px.stderr(), 5), px.stderr()
+        sock = httpc.connect(port, timeout=10)
+        sock.sendall(b"GET /?delay=3 HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
+        assert wait_for(lambda: b1.max_active >= 1, 2)
+        t0 = time.monotonic()
+        s1 = Backend("s1", port=s1_port).start()
+        assert wait_for(lambda: "Server px/s1 is UP" in px.stderr(), 5), px.stderr()
+        data, closed = httpc.recv_until_close(sock, 6)
+        sock.close()
+        assert closed and data.startswith(b"HTTP/1.1 502 ")
+        assert time.monotonic() - t0 < 2.5
+    finally:
+        s1.stop()
+
+
+@pytest.mark.parametrize("opts,msg", [
+    ("check observe layer9", "'server px/s1' : 'observe' expects one of 'none', 'layer4', "
+     "'layer7' but got 'layer9'."),
+    ("check observe", "'server px/s1' : 'observe' expects <mode> as argument."),
+    ("check error-limit 0", "'server px/s1' : error-limit has to be > 0."),
+    ("check error-limit", "'server px/s1' : 'error-limit' expects an integer argument."),
+    ("check on-error foo", "'server px/s1' : 'on-error' expects one of 'fastinter', "
+     "'fail-check', 'sudden-death' or 'mark-down' but got 'foo'."),
+    ("check on-marked-down foo", "'server px/s1' : 'on-marked-down' expects "
+     "'shutdown-sessions' but got 'foo'."),
+    ("check on-marked-up shutdown-sessions", "'server px/s1' : 'on-marked-up' expects "
+     "'shutdown-backup-sessions' but got 'shutdown-sessions'."),
+    ("slowstart 1x", "'server px/s1' : unexpected character 'x' in 'slowstart' argument of "
+     "server s1."),
+])
+def test_server_state_option_errors(tmp_path, opts, msg):
+    path = tmp_path / "t.cfg"
+    path.write_text(make_cfg(free_port(), [], listen=["server s1 127.0.0.1:1 " + opts]))
+    r = run_haproxy(["-c", "-f", str(path)])
+    assert r.returncode != 0
+    assert (":9] : " + msg) in r.stderr, r.stderr
