@@ -17,6 +17,7 @@
 struct proxy;
 struct srv_per_thread;
 struct check;
+struct agent;
 
 /* run_state: what checks (and later the CLI) decided, through srv_set_state() only. */
 enum srv_run_state {
@@ -95,7 +96,20 @@ struct server {
 	int hana_nerr;            /* its error count and last status (HANA_*), written before */
 	int hana_status;          /* the post, read on the check's thread */
 	struct inbox_item hana_item;
+	/* agent check (check/agent_cfg.c, check/agent.c) */
+	struct agent *agent;      /* built by agents_prepare, or NULL */
+	bool agent_enabled;       /* "agent-check" */
+	int agent_port;           /* "agent-port", 0: none */
+	int agent_inter;          /* "agent-inter" in ms, 0: "inter" */
+	char *agent_send;         /* "agent-send", owned, or NULL */
+	struct sockaddr_storage agent_addr; /* "agent-addr", family 0: the server's */
+	int admin;                /* SRV_ADM_*: forced drain or maintenance (atomic, written on
+				   * the agent's thread) */
 };
+
+/* server->admin */
+#define SRV_ADM_FDRAIN 0x01 /* drain: effective weight 0 */
+#define SRV_ADM_FMAINT 0x02 /* maintenance: DOWN whatever the checks say */
 
 /* server->observe */
 #define SRV_OBS_NONE   0

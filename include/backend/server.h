@@ -57,6 +57,14 @@ static inline bool srv_usable(const struct server *s, bool backup)
  * "reason: ..." text without the leading "reason: ". Any thread; <now> is the caller's
  * monotonic ms clock. */
 void srv_set_state(struct server *s, enum srv_run_state st, const char *why, uint64_t now);
+/* (<why> NULL: nothing is printed, the caller says it.) */
+
+/* Forced drain (<on>: effective weight 0) and maintenance (DOWN whatever the checks say;
+ * leaving it, UP again when <may_up>), with 2.6's notices ("Server be/s enters drain
+ * state. ...", "... is going DOWN for maintenance. ...", "... is UP/READY (leaving forced
+ * maintenance)."). The thread of the server's checks; <now> in monotonic ms. */
+void srv_set_drain(struct server *s, bool on, uint64_t now);
+void srv_set_maint(struct server *s, bool on, bool may_up, uint64_t now);
 
 /* After srv_set_state moved <s> from <old> to <st>: slowstart and the LB tables follow.
  * The thread of the server's check. */
@@ -116,7 +124,9 @@ struct server *srv_first_backup(struct proxy *px);
 /* Every slot allowed by "maxconn" is taken. */
 static inline bool srv_full(const struct server *s)
 {
-	return s->maxconn && HA_ATOMIC_LOAD_RLX(&s->cur_conns) >= s->maxconn;
+	int max = HA_ATOMIC_LOAD_RLX(&s->maxconn); /* an agent may change it */
+
+	return max && HA_ATOMIC_LOAD_RLX(&s->cur_conns) >= max;
 }
 
 /* One candidate <s> of an LB round (lb_pick_tiered), already known usable: sets *usable, skips it when full,

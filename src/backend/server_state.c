@@ -43,6 +43,8 @@ void srv_set_state(struct server *s, enum srv_run_state st, const char *why, uin
 	HA_ATOMIC_STORE(&s->run_state, (int)st);
 	srv_state_changed(s, old, (int)st, now); /* slowstart, LB tables (server_weight.c) */
 	srv_count_usable(s->px, &act, &bck);
+	if (!why) /* the caller prints its own notice (maintenance) */
+		goto out;
 	/* a tracking server's <why> is "via be/srv", printed as such (2.6) */
 	sep = strncmp(why, "via ", 4) ? ", reason: " : " ";
 	if (st == SRV_RS_UP)
@@ -64,5 +66,6 @@ void srv_set_state(struct server *s, enum srv_run_state st, const char *why, uin
 	if (st != SRV_RS_UP && !act && !bck)
 		fprintf(stderr, "[ALERT]    (%d) : %s '%s' has no server available!\n",
 			(int)getpid(), proxy_type_str(s->px), s->px->id);
+out:
 	srv_propagate_state(s, st, now); /* servers tracking this one (server_weight.c) */
 }

@@ -217,7 +217,7 @@ static int srv_track_resolve(struct server *t)
 	s = srv_track_find(t);
 	if (!s)
 		return 1;
-	if (!(s->flags & SRV_F_CHECK) && !s->track_name) {
+	if (!(s->flags & SRV_F_CHECK) && !s->agent_enabled && !s->track_name) {
 		ha_alert("[%s:%d] : 'server %s/%s' : unable to use %s/%s for tracking as it does "
 			 "not "
 			 "have any check nor agent enabled.",

@@ -9,6 +9,8 @@
 #include <backend/lb_update.h>
 #include <backend/server.h>
 #include <event/loop.h>
+#include <proxy/proxy.h>
+#include <proxy/proxy_cfg.h>
 
 void (*srv_observe_hook)(struct server *s, int status);
 void (*srv_shutdown_hook)(struct server *s, bool backups);
@@ -43,6 +45,8 @@ static bool srv_recalc_eweight(struct server *s, uint64_t now)
 		HA_ATOMIC_STORE_RLX(&s->ss_start, 0);
 		start = 0;
 	}
+	if (HA_ATOMIC_LOAD_RLX(&s->admin) & SRV_ADM_FDRAIN)
+		uw = w16 = 0; /* drained: out of the farm, its user weight kept */
 	HA_ATOMIC_STORE_RLX(&s->ss_w16, w16);
 	HA_ATOMIC_STORE_RLX(&s->weight, w16 ? (w16 + 15) / 16 : uw);
 	return start != 0;
@@ -139,4 +143,61 @@ void srv_propagate_state(struct server *s, enum srv_run_state st, uint64_t now)
 	snprintf(why, sizeof(why), "via %s/%s", s->px->id, s->id);
 	for (struct server *t = s->trackers; t; t = t->tracknext)
 		srv_set_state(t, st, why, now);
+}
+
+/* Servers of <px> taking new traffic: up, not disabled, weight > 0. */
+static void srv_count_online(const struct proxy *px, int *act, int *bck)
+{
+	*act = *bck = 0;
+	for (const struct server *o = px->srv; o; o = o->next)
+		if (!(o->flags & SRV_F_DISABLED) && srv_is_up(o) && srv_weight(o) > 0)
+			(o->flags & SRV_F_BACKUP) ? (*bck)++ : (*act)++;
+}
+
+void srv_set_drain(struct server *s, bool on, uint64_t now)
+{
+	int adm = HA_ATOMIC_LOAD_RLX(&s->admin), act, bck;
+
+	if (!!(adm & SRV_ADM_FDRAIN) == on)
+		return;
+	HA_ATOMIC_STORE_RLX(&s->admin, on ? adm | SRV_ADM_FDRAIN : adm & ~SRV_ADM_FDRAIN);
+	srv_recalc_eweight(s, now);
+	lb_update(s->px);
+	if (!on) {
+		fprintf(stderr, "[WARNING]  (%d) : Server %s/%s is UP (leaving forced drain).\n",
+			(int)getpid(), s->px->id, s->id);
+		return;
+	}
+	srv_count_online(s->px, &act, &bck);
+	fprintf(stderr,
+		"[WARNING]  (%d) : Server %s/%s enters drain state. %d active and %d backup "
+		"servers online. 0 sessions requeued, 0 total in queue.\n",
+		(int)getpid(), s->px->id, s->id, act, bck);
+}
+
+void srv_set_maint(struct server *s, bool on, bool may_up, uint64_t now)
+{
+	int adm = HA_ATOMIC_LOAD_RLX(&s->admin), act, bck;
+
+	if (!!(adm & SRV_ADM_FMAINT) == on)
+		return;
+	HA_ATOMIC_STORE_RLX(&s->admin, on ? adm | SRV_ADM_FMAINT : adm & ~SRV_ADM_FMAINT);
+	if (on || may_up)
+		srv_set_state(s, on ? SRV_RS_DOWN : SRV_RS_UP, NULL, now);
+	srv_count_online(s->px, &act, &bck);
+	if (on)
+		fprintf(stderr,
+			"[WARNING]  (%d) : Server %s/%s is going DOWN for maintenance. %d active "
+			"and %d backup servers left. %d sessions active, 0 requeued, 0 remaining "
+			"in "
+			"queue.\n",
+			(int)getpid(), s->px->id, s->id, act, bck,
+			HA_ATOMIC_LOAD_RLX(&s->cur_conns));
+	else
+		fprintf(stderr,
+			"[WARNING]  (%d) : Server %s/%s is %s (leaving forced maintenance).\n",
+			(int)getpid(), s->px->id, s->id, may_up ? "UP/READY" : "DOWN");
+	if (on && !act && !bck)
+		fprintf(stderr, "[ALERT]    (%d) : %s '%s' has no server available!\n",
+			(int)getpid(), proxy_type_str(s->px), s->px->id);
 }

@@ -310,6 +310,7 @@ static void proxy_free(struct proxy *px)
 		free(srv->file);
 		free(srv->cookie);
 		free(srv->track_name);
+		free(srv->agent_send);
 		free(srv);
 	}
 	for (i = 0; i < px->nb_errorfiles; i++)

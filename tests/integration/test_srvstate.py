@@ -7,6 +7,8 @@ Every wait is a bounded poll; every process is stopped by its PID by the fixture
 """
 
 import collections
+import socket
+import threading
 import re
 import time
 
@@ -265,3 +267,121 @@ def test_server_state_option_errors(tmp_path, opts, msg):
     r = run_haproxy(["-c", "-f", str(path)])
     assert r.returncode != 0
     assert (":9] : " + msg) in r.stderr, r.stderr
+
+
+class Agent:
+    """A line agent on 127.0.0.1: answers <reply> to each connection, counts them."""
+
+    def __init__(self):
+        self.reply = b"up\n"
+        self.got = []
+        self.served = 0
+        self.lsock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.lsock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.lsock.bind(("127.0.0.1", 0))
+        self.lsock.listen(16)
+        self.lsock.settimeout(0.2)
+        self.port = self.lsock.getsockname()[1]
+        self.stopping = False
+        self.thread = threading.Thread(target=self._loop, daemon=True)
+        self.thread.start()
+
+    def _loop(self):
+        while not self.stopping:
+            try:
+                c, _ = self.lsock.accept()
+            except OSError:
+                continue
+            with c:
+                c.settimeout(0.5)
+                try:
+                    self.got.append(c.recv(100))
+                except OSError:
+                    pass
+                try:
+                    c.sendall(self.reply)
+                except OSError:
+                    pass
+            self.served += 1
+
+    def say(self, reply, runs=3, timeout=5):
+        """Answer <reply> from now on; returns once <runs> agent runs got it."""
+        self.reply = reply
+        start = self.served
+        return wait_for(lambda: self.served >= start + runs, timeout)
+
+    def stop(self):
+        self.stopping = True
+        self.thread.join(timeout=5)
+        self.lsock.close()
+
+
+def test_agent_replies_change_weight_and_state(proxy, port, backends):
+    s1, s2 = backends(names=["s1", "s2"])
+    agent = Agent()
+    try:
+        cfg = make_cfg(port, [], listen=[
+            "server s1 127.0.0.1:%d weight 100 check inter 200 agent-check agent-port %d "
+            "agent-inter 100 agent-send \"hello\\n\"" % (s1.port, agent.port),
+            "server s2 127.0.0.1:%d weight 100" % s2.port])
+        px = proxy(cfg, [port])
+        assert agent.say(b"up\n")
+        assert agent.got[0] == b"hello\n"
+        assert shares(port, 30) == {"s1": 15, "s2": 15}
+        assert agent.say(b"50%\n")
+        assert 8 <= shares(port, 30)["s1"] <= 12
+        assert agent.say(b"down\n")
+        assert shares(port, 10) == {"s2": 10}
+        assert re.search(r'Server px/s1 is DOWN, reason: Layer7 wrong status, code: 0, info: '
+                         r'"via agent : down", check duration: \d+ms\. 1 active and 0 backup '
+                         r'servers left\.', px.stderr()), px.stderr()
+        assert agent.say(b"up 100%\n")
+        assert shares(port, 10) == {"s1": 5, "s2": 5}
+        assert 'info: "via agent : up"' in px.stderr()
+        assert agent.say(b"drain\n")
+        assert shares(port, 10) == {"s2": 10}
+        assert "Server px/s1 enters drain state. 1 active and 0 backup servers online. " \
+               "0 sessions requeued, 0 total in queue." in px.stderr()
+        assert agent.say(b"ready\n")
+        assert shares(port, 10) == {"s1": 5, "s2": 5}
+        assert "Server px/s1 is UP (leaving forced drain)." in px.stderr()
+        assert agent.say(b"maint\n")
+        assert shares(port, 10) == {"s2": 10}
+        assert "Server px/s1 is going DOWN for maintenance. 1 active and 0 backup servers " \
+               "left." in px.stderr()
+        assert agent.say(b"ready\n")
+        assert shares(port, 10) == {"s1": 5, "s2": 5}
+        assert "Server px/s1 is UP/READY (leaving forced maintenance)." in px.stderr()
+        assert agent.say(b"fail #disk full\n")
+        assert 'info: "via agent : fail (disk full)"' in px.stderr()
+    finally:
+        agent.stop()
+
+
+def test_agent_unreachable_changes_nothing(proxy, port, backends):
+    s1, s2 = backends(names=["s1", "s2"])
+    cfg = make_cfg(port, [], listen=[
+        "server s1 127.0.0.1:%d check inter 200 agent-check agent-port %d agent-inter 100"
+        % (s1.port, free_port()),
+        "server s2 127.0.0.1:%d" % s2.port])
+    px = proxy(cfg, [port])
+    time.sleep(0.6)
+    assert shares(port, 10) == {"s1": 5, "s2": 5}
+    assert "DOWN" not in px.stderr()
+
+
+@pytest.mark.parametrize("opts,msg", [
+    ("agent-check", "server s1 does not have agent port. Agent check has been disabled."),
+    ("agent-check agent-port 9 agent-inter 0", "invalid value 0 for argument 'agent-inter' "
+     "of server s1."),
+    ("agent-check agent-port 9 agent-send", "'agent-send' expects a string as argument."),
+    ("agent-check agent-port 9 agent-addr 1.2.3.4:80", "parsing agent-addr failed. Check if "
+     "'1.2.3.4:80' is correct address."),
+    ("agent-port", "'agent-port' expects a port number as argument."),
+])
+def test_agent_option_errors(tmp_path, opts, msg):
+    path = tmp_path / "t.cfg"
+    path.write_text(make_cfg(free_port(), [], listen=["server s1 127.0.0.1:1 " + opts]))
+    r = run_haproxy(["-c", "-f", str(path)])
+    assert r.returncode != 0
+    assert (":9] : 'server px/s1' : " + msg) in r.stderr, r.stderr

@@ -693,7 +693,7 @@ TEST(proxy_cfg_health_checks)
 		 "port 81 addr 127.0.0.2\n"
 		 "  server t 127.0.0.1:2 check rise 0\n  option tcp-check\n  option mysql-check\n"
 		 "  http-check connect\n  http-check expect hdr name x\n  http-check send foo x\n"
-		 "  server u 127.0.0.1:3 agent-check\n  option redis-check\n"
+		 "  server u 127.0.0.1:3 redir http://x\n  option redis-check\n"
 		 "backend b2\n  http-check send meth POST uri /p ver HTTP/1.1 hdr Host h body hi\n"
 		 "  http-check expect string up\n  server s 127.0.0.1:1 check\n"
 		 "  server n 127.0.0.1 check\n",
@@ -705,7 +705,7 @@ TEST(proxy_cfg_health_checks)
 		"'expect' and 'disable-on-404'");
 	PXT_HAS(&r, "t.cfg:16] : 'http-check' is not supported yet (this 'http-check expect' form");
 	PXT_HAS(&r, "t.cfg:17] : 'http-check send' : unknown parameter 'foo'");
-	PXT_HAS(&r, "t.cfg:18] : 'server be/u' : option 'agent-check' is not supported yet");
+	PXT_HAS(&r, "t.cfg:18] : 'server be/u' : option 'redir' is not supported yet");
 	PXT_HAS(&r, "t.cfg:19] : 'option redis-check' is not supported yet");
 	CHECK_INT(r.errors, 8);
 	saved = test_capture_begin(pxt_dir);
