@@ -79,6 +79,8 @@ struct server {
 	int iweight;              /* initial (config) weight, set by srv_init_weights */
 	int ss_w16;               /* warming up: effective weight in 1/16ths, else 0 (atomic) */
 	int slowstart;            /* "slowstart" in ms, 0: off (parse time) */
+	int maxconn_cfg;          /* "maxconn" as configured or set by an agent (atomic); with
+				   * slowstart, <maxconn> ramps up to it */
 	uint64_t ss_start;        /* warm-up start (monotonic ms), 0: not warming up */
 	struct timer ss_timer;    /* steps the warm-up, on the thread that saw the server UP */
 	/* "track [BE/]SRV" (server_state_cfg.c resolves it, server_weight.c follows it) */

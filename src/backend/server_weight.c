@@ -21,6 +21,7 @@ void srv_init_weights(struct server *s)
 {
 	s->iweight = s->weight;
 	s->uweight = s->weight;
+	s->maxconn_cfg = s->maxconn;
 }
 
 /* The algorithm of <s>'s backend (px->lb once built). */
@@ -34,13 +35,19 @@ static const struct lb_ops *srv_lb_ops(const struct server *s)
 static bool srv_recalc_eweight(struct server *s, uint64_t now)
 {
 	int uw = HA_ATOMIC_LOAD_RLX(&s->uweight), w16 = 0;
+	int maxc = HA_ATOMIC_LOAD_RLX(&s->maxconn_cfg);
 	uint64_t start = HA_ATOMIC_LOAD_RLX(&s->ss_start);
 
-	if (start && now < start + (uint64_t)s->slowstart && uw > 0) {
-		/* from ~0 to 100 % of the weight in sixteenths, linearly over "slowstart" */
+	if (start && now < start + (uint64_t)s->slowstart) {
+		/* from ~0 to 100 % of the weight in sixteenths, linearly over "slowstart";
+		 * maxconn follows in whole percents, at least 1 (2.6) */
+		uint64_t pct = 100 * (now - start) / (uint64_t)s->slowstart;
+
 		w16 = (int)((uint64_t)uw * 16 * (now - start) / (uint64_t)s->slowstart);
-		if (w16 < 1)
+		if (w16 < 1 && uw > 0)
 			w16 = 1;
+		if (maxc > 0 && (maxc = (int)((uint64_t)maxc * pct / 100)) < 1)
+			maxc = 1;
 	} else if (start) {
 		HA_ATOMIC_STORE_RLX(&s->ss_start, 0);
 		start = 0;
@@ -49,6 +56,8 @@ static bool srv_recalc_eweight(struct server *s, uint64_t now)
 		uw = w16 = 0; /* drained: out of the farm, its user weight kept */
 	HA_ATOMIC_STORE_RLX(&s->ss_w16, w16);
 	HA_ATOMIC_STORE_RLX(&s->weight, w16 ? (w16 + 15) / 16 : uw);
+	if (s->slowstart) /* else <maxconn> is written by its owners only (config, agent) */
+		HA_ATOMIC_STORE_RLX(&s->maxconn, maxc);
 	return start != 0;
 }
 

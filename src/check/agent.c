@@ -120,8 +120,13 @@ static void agent_apply(struct agent *a)
 				(int)getpid(), s->px->id, s->id);
 		(void)srv_set_weight(s, w > 256 ? 256 : (int)w, now); /* static algos refuse it */
 	}
-	if (r.maxconn >= 0)
-		HA_ATOMIC_STORE_RLX(&s->maxconn, r.maxconn);
+	if (r.maxconn >= 0) {
+		HA_ATOMIC_STORE_RLX(&s->maxconn_cfg, r.maxconn);
+		if (!s->slowstart) /* else the ramp below applies it */
+			HA_ATOMIC_STORE_RLX(&s->maxconn, r.maxconn);
+		else
+			(void)srv_set_weight(s, HA_ATOMIC_LOAD_RLX(&s->uweight), now);
+	}
 	if (r.admin == AGENT_ADM_READY) {
 		srv_set_drain(s, false, now);
 		srv_set_maint(s, false, agent_check_allows_up(s) && a->health >= s->rise, now);

@@ -191,18 +191,22 @@ TEST(srv_weight_slowstart_ramps)
 
 	setup(w, 2, 0, LB_ALGO_ROUNDROBIN, 0, false);
 	srv[1].slowstart = 10000;
+	srv[1].maxconn = srv[1].maxconn_cfg = 100;
 	srv_set_state(&srv[1], SRV_RS_DOWN, "test", 1000);
 	srv_set_state(&srv[1], SRV_RS_UP, "test", 2000);
 	CHECK_INT(srv_weight(&srv[1]), 1);
+	CHECK_INT(srv[1].maxconn, 1); /* the dynamic maxconn ramps too */
 	pick_n(lb_rr_pick, 161, c);
 	CHECK_INT(c[1], 1);					 /* 1/16th of a unit against 160 */
 	CHECK(srv_set_weight(&srv[1], 10, 2000 + 5000) == NULL); /* half-way */
 	CHECK_INT(srv_weight(&srv[1]), 5);
+	CHECK_INT(srv[1].maxconn, 50);
 	pick_n(lb_rr_pick, 300, c);
 	CHECK_INT(c[1], 100);
 	CHECK(srv_set_weight(&srv[1], 10, 2000 + 10000) == NULL); /* done */
 	CHECK_INT(srv_weight(&srv[1]), 10);
 	CHECK_INT(srv[1].ss_w16, 0);
+	CHECK_INT(srv[1].maxconn, 100);
 	pick_n(lb_rr_pick, 40, c);
 	CHECK_INT(c[1], 20);
 }
