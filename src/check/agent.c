@@ -268,6 +268,7 @@ int agents_prepare(void)
 
 	for (struct proxy *px = proxies; px; px = px->next) {
 		for (struct server *s = px->srv; s; s = s->next) {
+			const struct server *r;
 			struct agent *a;
 
 			if (!s->agent_enabled || !s->agent_port || s->agent)
@@ -275,8 +276,12 @@ int agents_prepare(void)
 			a = calloc(1, sizeof(*a));
 			if (!a)
 				return -1;
+			/* a tracking server's state changes on its tracked server's check thread:
+			 * its agent goes there too, so one thread writes its state */
+			for (r = s; r->track; r = r->track)
+				;
 			a->srv = s;
-			a->tid = s->check ? s->check->tid : thr++ % n;
+			a->tid = r->check ? r->check->tid : thr++ % n;
 			a->health = s->rise;
 			a->fh.fd = -1;
 			a->timer.cb = agent_timer_cb;
