@@ -56,6 +56,9 @@ struct server *lb_rr_pick(struct proxy *px, struct server *avoid, bool *all_full
  * returns 0 or -1 (memory). lb_rr_free() releases them. */
 int lb_rr_build(struct proxy *px);
 void lb_rr_free(struct proxy *px);
+/* Replaces the sequences of <px> after a weight or state change (lb_update lock held);
+ * the old ones are retired. Returns 0 or -1 (memory: the old sequence of a tier stays). */
+int lb_rr_rebuild(struct proxy *px);
 /* leastconn and random(N), same contract (lb_lc_rand.c). */
 struct server *lb_lc_pick(struct proxy *px, struct server *avoid, bool *all_full);
 struct server *lb_rand_pick(struct proxy *px, struct server *avoid, bool *all_full);
@@ -65,6 +68,9 @@ struct server *lb_rand_pick(struct proxy *px, struct server *avoid, bool *all_fu
 /* Builds the id-ordered server list, the map and the ring of <px>; 0 or -1 (memory). */
 int lb_hash_build(struct proxy *px);
 void lb_hash_free(struct proxy *px);
+/* Replaces the map and ring of <px> after a weight or state change (lb_update lock held);
+ * the old ones are retired. Returns 0 or -1 (memory: the old tables stay). */
+int lb_hash_rebuild(struct proxy *px);
 /* The server for <hash> in the active tier, or the backup tier when no active server is
  * usable; NULL with *all_full set when that server is full (the stream queues). */
 struct server *lb_hash_pick(struct proxy *px, uint32_t hash, struct server *avoid, bool *all_full);

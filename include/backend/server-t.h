@@ -10,12 +10,15 @@
 #include <base/compiler.h>
 #include <base/freq_ctr-t.h>
 #include <base/list.h>
+#include <event/inbox.h>
+#include <event/loop-t.h>
 #include <stats/counters-t.h>
 
 struct proxy;
 struct srv_per_thread;
 struct check;
 struct dns_srv;
+struct agent;
 
 /* run_state: what checks (and later the CLI) decided, through srv_set_state() only. */
 enum srv_run_state {
@@ -80,6 +83,73 @@ struct server {
 	struct srv_per_thread *per_thr; /* idle connections, allocated by runtime_prepare */
 	/* DNS resolution (dns/): settings at parse time, then its state, or NULL */
 	struct dns_srv *dns;
+	/* weights at run time and slowstart (server_state.c); <weight> above is the effective
+	 * weight the algorithms read (atomic once running) */
+	int uweight;              /* user weight: the config's, then srv_set_weight's (atomic) */
+	int iweight;              /* initial (config) weight, set by srv_init_weights */
+	int ss_w16;               /* warming up: effective weight in 1/16ths, else 0 (atomic) */
+	int slowstart;            /* "slowstart" in ms, 0: off (parse time) */
+	int maxconn_cfg;          /* "maxconn" as configured or set by an agent (atomic); with
+				   * slowstart, <maxconn> ramps up to it */
+	uint64_t ss_start;        /* warm-up start (monotonic ms), 0: not warming up */
+	struct timer ss_timer;    /* steps the warm-up, on the thread that saw the server UP */
+	/* "track [BE/]SRV" (server_state_cfg.c resolves it, server_weight.c follows it) */
+	char *track_name;         /* as written, parse time; owned */
+	struct server *track;     /* the server whose state this one mirrors, or NULL */
+	struct server *trackers;  /* servers tracking this one, linked by <tracknext> */
+	struct server *tracknext;
+	/* "observe", "error-limit", "on-error" (check/check_hana.c), "on-marked-*" */
+	uint8_t observe;          /* SRV_OBS_*: what live traffic tells the checks */
+	uint8_t onerror;          /* SRV_ONERR_*: action after error_limit errors in a row */
+	uint8_t on_marked;        /* SRV_OM_* */
+	int error_limit;          /* "error-limit", default 10 */
+	int consec_errors;        /* live errors in a row (atomic, any thread) */
+	int hana_pending;         /* an on-error action is posted to the check's thread (atomic) */
+	int hana_nerr;            /* its error count and last status (HANA_*), written before */
+	int hana_status;          /* the post, read on the check's thread */
+	struct inbox_item hana_item;
+	/* agent check (check/agent_cfg.c, check/agent.c) */
+	struct agent *agent;      /* built by agents_prepare, or NULL */
+	bool agent_enabled;       /* "agent-check" */
+	int agent_port;           /* "agent-port", 0: none */
+	int agent_inter;          /* "agent-inter" in ms, 0: "inter" */
+	char *agent_send;         /* "agent-send", owned, or NULL */
+	struct sockaddr_storage agent_addr; /* "agent-addr", family 0: the server's */
+	int admin;                /* SRV_ADM_*: forced drain or maintenance (atomic, written on
+				   * the agent's thread) */
+};
+
+/* server->admin */
+#define SRV_ADM_FDRAIN 0x01 /* drain: effective weight 0 */
+#define SRV_ADM_FMAINT 0x02 /* maintenance: DOWN whatever the checks say */
+
+/* server->observe */
+#define SRV_OBS_NONE   0
+#define SRV_OBS_LAYER4 1 /* connection results */
+#define SRV_OBS_LAYER7 2 /* HTTP responses (and connection failures) */
+
+/* server->onerror ("on-error"); fail-check is the default */
+#define SRV_ONERR_FAILCHECK 0 /* a failed check, and fastinter */
+#define SRV_ONERR_FASTINTER 1 /* only the next check at fastinter */
+#define SRV_ONERR_SUDDEN    2 /* one failed check away from DOWN, and fastinter */
+#define SRV_ONERR_MARKDOWN  3 /* DOWN at once, and fastinter */
+
+/* server->on_marked */
+#define SRV_OM_DOWN_SHUT    0x01 /* "on-marked-down shutdown-sessions" */
+#define SRV_OM_UP_SHUT_BCK  0x02 /* "on-marked-up shutdown-backup-sessions" */
+
+/* What a stream saw of a server, for "observe" (HAProxy's analyze statuses). */
+enum srv_hana_status {
+	HANA_L4_OK = 0,     /* "L4 successful connection" */
+	HANA_L4_ERR,        /* "L4 unsuccessful connection" */
+	HANA_HTTP_OK,       /* "Correct http response": 100..499, 501, 505 */
+	HANA_HTTP_STS,      /* "Wrong http response": other statuses */
+	HANA_HTTP_HDRRSP,   /* "Invalid http response (headers)" */
+	HANA_HTTP_RSP,      /* "Invalid http response" */
+	HANA_HTTP_READ_ERR, /* "Read error (http)" */
+	HANA_HTTP_READ_TO,  /* "Read timeout (http)" */
+	HANA_HTTP_PIPE,     /* "Write error (http)" */
+	HANA_COUNT
 };
 
 #endif

@@ -43,10 +43,24 @@ static inline bool srv_is_up(const struct server *s)
 	return HA_ATOMIC_LOAD_RLX(&s->run_state) == SRV_RS_UP;
 }
 
+/* The effective weight the algorithms use (0..256); changes at run time. Any thread. */
+static inline int srv_weight(const struct server *s)
+{
+	return HA_ATOMIC_LOAD_RLX(&s->weight);
+}
+
+/* The weight in sixteenths, finer while "slowstart" warms the server up (roundrobin). */
+static inline int srv_rr_weight(const struct server *s)
+{
+	int w16 = HA_ATOMIC_LOAD_RLX(&s->ss_w16);
+
+	return w16 ? w16 : srv_weight(s) * 16;
+}
+
 /* May take traffic in the tier <backup> (active or backup servers). */
 static inline bool srv_usable(const struct server *s, bool backup)
 {
-	return !(s->flags & SRV_F_DISABLED) && s->weight > 0 &&
+	return !(s->flags & SRV_F_DISABLED) && srv_weight(s) > 0 &&
 	       !!(s->flags & SRV_F_BACKUP) == backup && srv_is_up(s);
 }
 
@@ -57,11 +71,76 @@ static inline bool srv_usable(const struct server *s, bool backup)
  * "reason: ..." text without the leading "reason: ". Any thread; <now> is the caller's
  * monotonic ms clock. */
 void srv_set_state(struct server *s, enum srv_run_state st, const char *why, uint64_t now);
+/* (<why> NULL: nothing is printed, the caller says it.) */
+
+/* Forced drain (<on>: effective weight 0) and maintenance (DOWN whatever the checks say;
+ * leaving it, UP again when <may_up>), with 2.6's notices ("Server be/s enters drain
+ * state. ...", "... is going DOWN for maintenance. ...", "... is UP/READY (leaving forced
+ * maintenance)."). The thread of the server's checks; <now> in monotonic ms. */
+void srv_set_drain(struct server *s, bool on, uint64_t now);
+void srv_set_maint(struct server *s, bool on, bool may_up, uint64_t now);
+
+/* After srv_set_state moved <s> from <old> to <st>: slowstart and the LB tables follow.
+ * The thread of the server's check. */
+void srv_state_changed(struct server *s, int old, int st, uint64_t now);
+
+/* The servers tracking <s> take its new state <st> ("via be/s"), recursively. Same thread
+ * as srv_set_state. */
+void srv_propagate_state(struct server *s, enum srv_run_state st, uint64_t now);
+
+/* Resolves every "track" of the configuration: 2.6's errors (unknown proxy or server, a
+ * tracked server without checks, loops) naming the tracking server's file:line. Post-parse;
+ * returns the number of errors. */
+int srv_track_check_all(void);
+
+/* Kills the streams of <s>, or with <backups> those of every backup server of its backend
+ * ("on-marked-*", stream/srv_shut.c); each thread kills its own. Any thread. */
+extern void (*srv_shutdown_hook)(struct server *s, bool backups);
+
+/* "observe": live traffic results of servers (HANA_*), handled by check/check_hana.c. */
+extern void (*srv_observe_hook)(struct server *s, int status);
+
+/* A stream on any thread saw <status> (HANA_*) from <s>, which has "observe". */
+static inline void srv_observe(struct server *s, int status)
+{
+	if (srv_observe_hook)
+		srv_observe_hook(s, status);
+}
+
+/* The HANA_* status of an HTTP response status <code> (2.6's "correct" codes). */
+static inline int srv_hana_http(int code)
+{
+	return (code >= 100 && code < 500) || code == 501 || code == 505 ? HANA_HTTP_OK
+									 : HANA_HTTP_STS;
+}
+
+/* Records the configured weight as the initial and user weight (backend_init). */
+void srv_init_weights(struct server *s);
+
+/* The one function that changes a server's weight at run time (runtime API, agent checks):
+ * sets the user weight <w> (0..256), recomputes the effective weight (a server warming up
+ * under "slowstart" gets its share of it) and lets the backend's algorithm follow
+ * (px->lb->update). Returns NULL, or HAProxy's message when refused: a static algorithm
+ * (static-rr, map-based hashing) accepts only 0 and the initial weight. Any thread, off the
+ * request path; <now> is the caller's monotonic ms clock. */
+const char *srv_set_weight(struct server *s, int w, uint64_t now);
+
+struct cfg_ctx;
+/* Server options of run-time state and weight (server_state_cfg.c): parses option args[*i]
+ * of <srv> and advances *i past its value. Returns 0, -1 after an alert, or 1 when the
+ * option is not one of them. Parse time. */
+int srv_state_parse_opt(struct cfg_ctx *ctx, struct server *srv, int *i);
+
+/* First usable backup server of <px> in config order (the only one used without "option
+ * allbackups" when no active server is usable), or NULL. */
+struct server *srv_first_backup(struct proxy *px);
 
 /* Every slot allowed by "maxconn" is taken. */
 static inline bool srv_full(const struct server *s)
 {
-	return s->maxconn && HA_ATOMIC_LOAD_RLX(&s->cur_conns) >= s->maxconn;
+	int max = HA_ATOMIC_LOAD_RLX(&s->maxconn); /* an agent may change it */
+
+	return max && HA_ATOMIC_LOAD_RLX(&s->cur_conns) >= max;
 }
 
 /* One candidate <s> of an LB round (lb_pick_tiered), already known usable: sets *usable, skips it when full,

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <backend/backend.h>
 #include <backend/lb_load.h>
+#include <backend/lb_update.h>
 #include <backend/server.h>
 #include <base/atomic.h>
 #include <base/tinfo.h>
@@ -26,7 +27,9 @@ int backend_init(struct proxy *px)
 		list_init(&px->queues[g].head);
 		px->queues[g].len = 0;
 	}
+	px->lb = lb_ops_for(px);
 	for (struct server *s = px->srv; s; s = s->next) {
+		srv_init_weights(s);
 		s->per_thr = aligned_alloc(CACHELINE, sizeof(*s->per_thr) * MAX_THREADS);
 		if (!s->per_thr)
 			return -1;
@@ -67,6 +70,11 @@ struct server *lb_pick_tiered(struct proxy *px, struct server *avoid, bool *all_
 	if (usable) {
 		*all_full = true; /* active servers exist: wait for one rather than use backups */
 		return NULL;
+	}
+	if (!(px->options & PR_O_ALL_BK)) { /* only the first usable backup takes traffic */
+		s = srv_first_backup(px);
+		*all_full = s && srv_full(s);
+		return *all_full ? NULL : s;
 	}
 	s = round(px, true, avoid, &usable);
 	if (!s && usable)

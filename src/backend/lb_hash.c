@@ -2,9 +2,12 @@
  * "first" algorithm. Owns the per-backend tables built at start (map, ring, servers in id
  * order); does not compute the hash itself (stream/lb_key.c takes the key from the stream
  * and hashes it) nor the round-robin fallback (lb_rr.c). Read-only once built: any thread.
+ * A weight or state change builds new tables (lb_hash_rebuild), publishes them with an atomic
+ * store and retires the old ones until no thread can read them (backend/lb_update.h).
  */
 #include <stdlib.h>
 #include <backend/backend.h>
+#include <backend/lb_update.h>
 #include <backend/server.h>
 
 /* One point of the consistent-hashing ring. */
@@ -59,37 +62,17 @@ static int lb_pt_cmp(const void *a, const void *b)
 	return (pa->pos > pb->pos) - (pa->pos < pb->pos);
 }
 
-/* Fills tier <t> with the usable servers of <h> in tier <backup>. Returns 0 or -1. */
-static int lb_hash_tier_build(struct lb_hash *h, struct lb_hash_tier *t, bool backup, bool ring)
+/* The consistent-hashing ring of tier <t>: LB_RING_POINTS points per unit of weight <wt>. */
+static int lb_ring_build(struct lb_hash *h, struct lb_hash_tier *t, const int *wt, uint64_t total)
 {
-	uint64_t total = 0;
 	uint32_t m = 0;
 
-	for (int i = 0; i < h->nsrv; i++)
-		if (srv_usable(h->srv[i], backup))
-			total += (uint64_t)h->srv[i]->weight;
-	if (!total)
-		return 0;
-	if (total * LB_RING_POINTS > UINT32_MAX)
-		return -1;
-	t->map = malloc(sizeof(*t->map) * total);
-	if (!t->map)
-		return -1;
-	t->map_len = (uint32_t)total;
-	for (int i = 0; i < h->nsrv; i++)
-		for (int w = 0; srv_usable(h->srv[i], backup) && w < h->srv[i]->weight; w++)
-			t->map[m++] = (uint32_t)i;
-	if (!ring)
-		return 0;
 	t->ring = malloc(sizeof(*t->ring) * total * LB_RING_POINTS);
 	if (!t->ring)
 		return -1;
 	t->ring_len = (uint32_t)(total * LB_RING_POINTS);
-	m = 0;
 	for (int i = 0; i < h->nsrv; i++) {
-		if (!srv_usable(h->srv[i], backup))
-			continue;
-		for (int k = 0; k < h->srv[i]->weight * LB_RING_POINTS; k++) {
+		for (int k = 0; k < wt[i] * LB_RING_POINTS; k++) {
 			t->ring[m].hash = lb_ring_point(h->srv[i]->puid, k);
 			t->ring[m++].pos = (uint32_t)i;
 		}
@@ -98,9 +81,45 @@ static int lb_hash_tier_build(struct lb_hash *h, struct lb_hash_tier *t, bool ba
 	return 0;
 }
 
-void lb_hash_free(struct proxy *px)
+/* Fills tier <t> with the usable servers of <h> in tier <backup>, from one snapshot of
+ * their weights and states (they may change on other threads meanwhile). 0 or -1. */
+static int lb_hash_tier_build(struct lb_hash *h, struct lb_hash_tier *t, bool backup, bool ring)
 {
-	struct lb_hash *h = px->lb_hash_ctx;
+	int *wt = calloc((size_t)(h->nsrv ? h->nsrv : 1), sizeof(*wt));
+	uint64_t total = 0;
+	uint32_t m = 0;
+	int rc = -1;
+
+	if (!wt)
+		return -1;
+	for (int i = 0; i < h->nsrv; i++) {
+		wt[i] = srv_usable(h->srv[i], backup) ? srv_weight(h->srv[i]) : 0;
+		total += (uint64_t)wt[i];
+	}
+	if (!total) {
+		rc = 0;
+		goto out_free_wt;
+	}
+	if (total * LB_RING_POINTS > UINT32_MAX)
+		goto out_free_wt;
+	t->map = malloc(sizeof(*t->map) * total);
+	if (!t->map)
+		goto out_free_wt;
+	t->map_len = (uint32_t)total;
+	for (int i = 0; i < h->nsrv; i++)
+		for (int w = 0; w < wt[i]; w++)
+			t->map[m++] = (uint32_t)i;
+	rc = 0;
+	if (ring)
+		rc = lb_ring_build(h, t, wt, total);
+out_free_wt:
+	free(wt);
+	return rc;
+}
+
+static void lb_hash_destroy(void *ptr)
+{
+	struct lb_hash *h = ptr;
 
 	if (!h)
 		return;
@@ -110,19 +129,24 @@ void lb_hash_free(struct proxy *px)
 	}
 	free(h->srv);
 	free(h);
+}
+
+void lb_hash_free(struct proxy *px)
+{
+	lb_retired_flush(px);
+	lb_hash_destroy(px->lb_hash_ctx);
 	px->lb_hash_ctx = NULL;
 }
 
-int lb_hash_build(struct proxy *px)
+/* New tables for the current servers, weights and states of <px>; NULL: no memory. */
+static struct lb_hash *lb_hash_make(struct proxy *px)
 {
 	struct lb_hash *h;
 	int i = 0;
 
-	lb_hash_free(px);
 	h = calloc(1, sizeof(*h));
 	if (!h)
-		return -1;
-	px->lb_hash_ctx = h;
+		return NULL;
 	for (struct server *s = px->srv; s; s = s->next)
 		h->nsrv++;
 	h->srv = calloc((size_t)(h->nsrv ? h->nsrv : 1), sizeof(*h->srv));
@@ -132,14 +156,38 @@ int lb_hash_build(struct proxy *px)
 		h->srv[i++] = s;
 	qsort(h->srv, (size_t)h->nsrv, sizeof(*h->srv), lb_srv_cmp);
 	if (px->lbalgo < LB_ALGO_HASHED)
-		return 0; /* "first" only needs the id order */
+		return h; /* "first" only needs the id order */
 	for (int t = 0; t < 2; t++)
 		if (lb_hash_tier_build(h, &h->tier[t], t == 1, px->hash_type == LB_HASH_CONSISTENT))
 			goto out_free;
-	return 0;
+	return h;
 out_free:
+	lb_hash_destroy(h);
+	return NULL;
+}
+
+int lb_hash_build(struct proxy *px)
+{
 	lb_hash_free(px);
-	return -1;
+	px->lb_hash_ctx = lb_hash_make(px);
+	return px->lb_hash_ctx ? 0 : -1;
+}
+
+int lb_hash_rebuild(struct proxy *px)
+{
+	struct lb_retired *node;
+	struct lb_hash *h;
+
+	if (!px->lb_hash_ctx)
+		return 0;
+	node = lb_retire_prepare();
+	h = node ? lb_hash_make(px) : NULL;
+	if (!h) {
+		free(node);
+		return -1;
+	}
+	lb_retire(node, px, HA_ATOMIC_XCHG(&px->lb_hash_ctx, (void *)h), lb_hash_destroy);
+	return 0;
 }
 
 /* Index of the first point of <t>'s ring at or after <hash>, wrapping to 0. */
@@ -170,8 +218,8 @@ static bool lb_bf_eligible(const struct lb_hash *h, const struct lb_hash_tier *t
 			total += (uint64_t)HA_ATOMIC_LOAD_RLX(&h->srv[i]->cur_conns);
 	/* (cur + 1) / w <= factor/100 * (total + 1) / W, rounded up on the right */
 	return (uint64_t)(HA_ATOMIC_LOAD_RLX(&s->cur_conns) + 1) * t->map_len * 100 <=
-	       (total + 1) * (uint64_t)factor * (uint64_t)s->weight + (uint64_t)t->map_len * 100 -
-		       1;
+	       (total + 1) * (uint64_t)factor * (uint64_t)srv_weight(s) +
+		       (uint64_t)t->map_len * 100 - 1;
 }
 
 /* Consistent hashing: the server of the first point at or after <hash>, skipping <avoid>
@@ -218,7 +266,7 @@ static struct server *lb_map_pick(const struct lb_hash *h, const struct lb_hash_
 
 struct server *lb_hash_pick(struct proxy *px, uint32_t hash, struct server *avoid, bool *all_full)
 {
-	const struct lb_hash *h = px->lb_hash_ctx;
+	const struct lb_hash *h = HA_ATOMIC_LOAD(&px->lb_hash_ctx);
 
 	*all_full = false;
 	for (int b = 0; h && b < 2; b++) {
@@ -227,7 +275,9 @@ struct server *lb_hash_pick(struct proxy *px, uint32_t hash, struct server *avoi
 
 		if (!t->map_len)
 			continue;
-		if (t->ring)
+		if (b == 1 && !(px->options & PR_O_ALL_BK))
+			s = srv_first_backup(px); /* without "option allbackups", the first only */
+		else if (t->ring)
 			s = lb_ring_pick(px, h, t, b == 1, hash, avoid);
 		else
 			s = lb_map_pick(h, t, hash, avoid);
@@ -246,7 +296,7 @@ struct server *lb_hash_pick(struct proxy *px, uint32_t hash, struct server *avoi
 static struct server *lb_first_round(struct proxy *px, bool backup, struct server *avoid,
 				     bool *usable)
 {
-	const struct lb_hash *h = px->lb_hash_ctx;
+	const struct lb_hash *h = HA_ATOMIC_LOAD(&px->lb_hash_ctx);
 	bool avoid_free = false;
 
 	*usable = false;

@@ -16,8 +16,8 @@
 /* true when a carries less load than b: cur_a / w_a < cur_b / w_b */
 static bool srv_less_loaded(const struct server *a, const struct server *b)
 {
-	uint64_t la = (uint64_t)(HA_ATOMIC_LOAD_RLX(&a->cur_conns) + 1) * (uint64_t)b->weight;
-	uint64_t lb = (uint64_t)(HA_ATOMIC_LOAD_RLX(&b->cur_conns) + 1) * (uint64_t)a->weight;
+	uint64_t la = (uint64_t)(HA_ATOMIC_LOAD_RLX(&a->cur_conns) + 1) * (uint64_t)srv_weight(b);
+	uint64_t lb = (uint64_t)(HA_ATOMIC_LOAD_RLX(&b->cur_conns) + 1) * (uint64_t)srv_weight(a);
 
 	return la < lb;
 }
@@ -77,9 +77,11 @@ static struct server *rand_draw(struct proxy *px, bool backup, struct server *av
 	for (struct server *s = px->srv; s; s = s->next) {
 		if (!srv_usable(s, backup) || srv_full(s) || s == avoid)
 			continue;
-		if (pick < s->weight)
+		int w = srv_weight(s);
+
+		if (pick < w)
 			return s;
-		pick -= s->weight;
+		pick -= w;
 	}
 	return NULL;
 }
@@ -96,7 +98,7 @@ static struct server *rand_round(struct proxy *px, bool backup, struct server *a
 			continue;
 		*usable = true;
 		if (!srv_full(s) && s != avoid)
-			total += s->weight;
+			total += srv_weight(s);
 	}
 	if (!total)
 		return (avoid && srv_usable(avoid, backup) && !srv_full(avoid)) ? avoid : NULL;

@@ -17,14 +17,15 @@
 /* The key of <s> now: lower is less loaded. */
 static uint32_t lb_load_key(const struct server *s, bool backup)
 {
+	int w = srv_weight(s); /* once: it may change meanwhile (slowstart, agents) */
 	uint64_t k;
 
-	if (!srv_usable(s, backup))
+	if (w <= 0 || !srv_usable(s, backup))
 		return LB_KEY_NONE;
 	if (srv_full(s))
 		return LB_KEY_FULL;
 	/* 65536 / weight: exact ratios for weights that divide 65536, within 0.4 % otherwise */
-	k = (uint64_t)(HA_ATOMIC_LOAD_RLX(&s->cur_conns) + 1) * (65536u / (unsigned int)s->weight);
+	k = (uint64_t)(HA_ATOMIC_LOAD_RLX(&s->cur_conns) + 1) * (65536u / (unsigned int)w);
 	return k < LB_KEY_MAX ? (uint32_t)k : LB_KEY_MAX;
 }
 
@@ -69,8 +70,7 @@ void lb_load_weight_changed(struct server *s)
 	if (!ll)
 		return;
 	tr = &ll->tier[!!(s->flags & SRV_F_BACKUP)];
-	if (s->weight > HA_ATOMIC_LOAD_RLX(&tr->wmax))
-		HA_ATOMIC_UPDATE_MAX(&tr->wmax, s->weight);
+	HA_ATOMIC_UPDATE_MAX(&tr->wmax, srv_weight(s));
 	lb_load_update(s);
 }
 
@@ -125,8 +125,8 @@ int lb_load_build(struct proxy *px)
 		s->lb_load_word = &tr->word[tr->n >> 1];
 		s->lb_load_shift = (uint8_t)((tr->n & 1) * 32);
 		tr->n++;
-		if (s->weight > tr->wmax)
-			tr->wmax = s->weight;
+		if (srv_weight(s) > tr->wmax)
+			tr->wmax = srv_weight(s);
 		lb_load_update(s);
 	}
 	return 0;
@@ -213,7 +213,7 @@ struct server *lb_load_rand(struct lb_load_tier *tr, int draws, uint32_t (*rnd)(
 
 			if (k >= LB_KEY_FULL)
 				continue;
-			if (wmax > 1 && (int)((r >> 16) % (uint32_t)wmax) >= tr->srv[i]->weight)
+			if (wmax > 1 && (int)((r >> 16) % (uint32_t)wmax) >= srv_weight(tr->srv[i]))
 				continue;
 			if (k < best_key) {
 				best_key = k;

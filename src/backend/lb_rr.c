@@ -4,11 +4,14 @@
  * tier (active, backup) when the backend is built. A pick takes the next position of its
  * thread group's cursor with one atomic add and skips full servers: every group follows
  * the exact sequence (s1 s2 s1 s2... for equal weights, a a b a c a a for 5/1/1) and no
- * lock is taken per request. Weights and states that change at run time (not implemented yet)
- * will rebuild the sequence.
+ * lock is taken per request. A weight or state change at run time (lb_rr_rebuild, under
+ * lb_update's lock) builds new sequences, publishes them with an atomic store and retires the
+ * old ones, freed after a grace period (event/qsbr.h: every thread has waited in epoll_wait
+ * since), so a pick never reads a freed sequence and pays no reference count.
  */
 #include <stdlib.h>
 #include <backend/backend.h>
+#include <backend/lb_update.h>
 #include <backend/server.h>
 #include <base/atomic.h>
 #include <base/tinfo.h>
@@ -26,7 +29,8 @@ struct rr_cursor {
 
 struct lb_rr {
 	struct server **srv;      /* servers by position */
-	struct rr_seq *tier[2];   /* [0] active, [1] backup; NULL when empty */
+	struct rr_seq *tier[2];   /* [0] active, [1] backup; NULL when empty. Replaced at run
+				   * time by lb_rr_rebuild (atomic store), read by any thread */
 	struct rr_cursor cur[MAX_TGROUPS][2];
 };
 
@@ -41,18 +45,21 @@ static int gcd(int a, int b)
 	return a;
 }
 
-/* Builds the smooth WRR sequence of the usable servers of one tier. */
+/* Builds the smooth WRR sequence of the usable servers of one tier, from their weights in
+ * sixteenths (a server warming up under "slowstart" has a fraction of its weight). */
 static struct rr_seq *rr_seq_build(struct server **tab, int n, bool backup)
 {
-	int g = 0, total = 0, cw[n > 0 ? n : 1];
+	int g = 0, total = 0, cw[n > 0 ? n : 1], w[n > 0 ? n : 1];
 	struct rr_seq *seq;
 
+	for (int i = 0; i < n; i++) {
+		w[i] = srv_usable(tab[i], backup) ? srv_rr_weight(tab[i]) : 0;
+		if (w[i])
+			g = gcd(g, w[i]);
+	}
 	for (int i = 0; i < n; i++)
-		if (srv_usable(tab[i], backup))
-			g = gcd(g, tab[i]->weight);
-	for (int i = 0; i < n; i++)
-		if (srv_usable(tab[i], backup))
-			total += tab[i]->weight / g;
+		if (w[i])
+			total += w[i] / g;
 	if (!total)
 		return NULL;
 	seq = malloc(sizeof(*seq) + sizeof(seq->pos[0]) * (size_t)total);
@@ -64,9 +71,9 @@ static struct rr_seq *rr_seq_build(struct server **tab, int n, bool backup)
 		int best = -1;
 
 		for (int i = 0; i < n; i++) {
-			if (!srv_usable(tab[i], backup))
+			if (!w[i])
 				continue;
-			cw[i] += tab[i]->weight / g;
+			cw[i] += w[i] / g;
 			if (best < 0 || cw[i] > cw[best])
 				best = i;
 		}
@@ -80,6 +87,7 @@ void lb_rr_free(struct proxy *px)
 {
 	struct lb_rr *rr = px->lb_ctx;
 
+	lb_retired_flush(px);
 	if (!rr)
 		return;
 	free(rr->srv);
@@ -127,7 +135,7 @@ static struct server *rr_round(struct proxy *px, bool backup, struct server *avo
 			       bool *usable)
 {
 	struct lb_rr *rr = px->lb_ctx;
-	struct rr_seq *seq = rr ? rr->tier[backup] : NULL;
+	struct rr_seq *seq = rr ? HA_ATOMIC_LOAD(&rr->tier[backup]) : NULL;
 	unsigned int start;
 	bool avoid_free = false;
 
@@ -148,4 +156,37 @@ static struct server *rr_round(struct proxy *px, bool backup, struct server *avo
 struct server *lb_rr_pick(struct proxy *px, struct server *avoid, bool *all_full)
 {
 	return lb_pick_tiered(px, avoid, all_full, rr_round);
+}
+
+/* Whether tier <backup> of <rr> has a usable server (a NULL sequence then means no memory). */
+static bool rr_tier_usable(const struct lb_rr *rr, int n, bool backup)
+{
+	for (int i = 0; i < n; i++)
+		if (srv_usable(rr->srv[i], backup))
+			return true;
+	return false;
+}
+
+int lb_rr_rebuild(struct proxy *px)
+{
+	struct lb_rr *rr = px->lb_ctx;
+	int n = 0, rc = 0;
+
+	if (!rr)
+		return 0;
+	for (struct server *s = px->srv; s; s = s->next)
+		n++;
+	for (int t = 0; t < 2; t++) {
+		struct rr_seq *seq = rr_seq_build(rr->srv, n, t == 1);
+		struct lb_retired *node = lb_retire_prepare();
+
+		if (!node || (!seq && rr_tier_usable(rr, n, t == 1))) {
+			free(seq);
+			free(node);
+			rc = -1; /* the old sequence stays */
+			continue;
+		}
+		lb_retire(node, px, HA_ATOMIC_XCHG(&rr->tier[t], seq), free);
+	}
+	return rc;
 }

@@ -11,6 +11,7 @@
 #include <backend/server.h>
 #include <base/addr.h>
 #include <cfg/cfg.h>
+#include <check/agent.h>
 #include <proxy/proxy.h>
 #include <proxy/proxy_cfg.h>
 
@@ -32,16 +33,6 @@ static const char *const srv_later[][2] = {
 	{ "check-alpn", "health checks are not implemented yet" },
 	{ "check-proto", "health checks are not implemented yet" },
 	{ "check-send-proxy", "health checks are not implemented yet" },
-	{ "agent-check", "agent checks are not implemented yet" },
-	{ "agent-port", "agent checks are not implemented yet" },
-	{ "agent-inter", "agent checks are not implemented yet" },
-	{ "observe", "health checks are not implemented yet" },
-	{ "on-error", "health checks are not implemented yet" },
-	{ "on-marked-down", "health checks are not implemented yet" },
-	{ "on-marked-up", "health checks are not implemented yet" },
-	{ "error-limit", "health checks are not implemented yet" },
-	{ "track", "server tracking needs health checks, which are not implemented yet" },
-	{ "slowstart", "slowstart needs health checks, which are not implemented yet" },
 	{ "send-proxy", "the PROXY protocol is not implemented yet" },
 	{ "send-proxy-v2", "the PROXY protocol is not implemented yet" },
 	{ "send-proxy-v2-ssl", "the PROXY protocol is not implemented yet" },
@@ -205,6 +196,10 @@ static int srv_parse_opt(struct cfg_ctx *ctx, struct server *srv, int *i)
 		return srv_opt_check_tuning(ctx, srv, i);
 	if (srv_ext_opt_parse && (ext = srv_ext_opt_parse(ctx, srv, i)) != 1)
 		return ext; /* a DNS option (dns/dns_srv_cfg.c) */
+	if ((v = srv_state_parse_opt(ctx, srv, i)) <= 0) /* slowstart... (server_state_cfg.c) */
+		return (int)v;
+	if ((v = agent_parse_opt(ctx, srv, i)) <= 0) /* agent-* (check/agent_cfg.c) */
+		return (int)v;
 	for (k = 0; k < sizeof(srv_later) / sizeof(srv_later[0]); k++) {
 		if (!strcmp(opt, srv_later[k][0])) {
 			cfg_alert(ctx, "'server %s/%s' : option '%s' is not supported yet (%s)",
@@ -333,12 +328,16 @@ static int defsrv_kw_parse(struct cfg_ctx *ctx)
 			free(tmp.cookie);
 			if (srv_ext_release)
 				srv_ext_release(&tmp);
+			free(tmp.track_name);
+			free(tmp.agent_send);
 			return -1;
 		}
 	}
 	free(tmp.cookie);
 	if (srv_ext_release)
 		srv_ext_release(&tmp);
+	free(tmp.track_name);
+	free(tmp.agent_send);
 	if (proxy_defsrv_append(px, ctx->args + 1, ctx->nargs - 1) < 0) {
 		cfg_alert(ctx, "out of memory.");
 		return -1;
@@ -394,6 +393,8 @@ fail:
 		free(srv->cookie);
 		if (srv_ext_release)
 			srv_ext_release(srv);
+		free(srv->track_name);
+		free(srv->agent_send);
 	}
 	free(srv);
 	return -1;

@@ -4,6 +4,7 @@
  * HAProxy's notices to stderr, as one write each.
  */
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 #include <backend/lb_load.h>
@@ -30,6 +31,7 @@ void srv_set_state(struct server *s, enum srv_run_state st, const char *why, uin
 	int old = HA_ATOMIC_LOAD_RLX(&s->run_state), act, bck;
 	uint64_t last = HA_ATOMIC_LOAD_RLX(&s->last_change);
 	char msg[1024];
+	const char *sep;
 	int n;
 
 	if (old == (int)st || old == SRV_RS_RMAINT) /* dns/ owns the way out of RMAINT */
@@ -41,24 +43,31 @@ void srv_set_state(struct server *s, enum srv_run_state st, const char *why, uin
 	HA_ATOMIC_STORE_RLX(&s->last_change, now ? now : 1);
 	HA_ATOMIC_STORE(&s->run_state, (int)st);
 	lb_load_touch(s);
+	srv_state_changed(s, old, (int)st, now); /* slowstart, LB tables (server_weight.c) */
 	srv_count_usable(s->px, &act, &bck);
+	if (!why) /* the caller prints its own notice (maintenance) */
+		goto out;
+	/* a tracking server's <why> is "via be/srv", printed as such (2.6) */
+	sep = strncmp(why, "via ", 4) ? ", reason: " : " ";
 	if (st == SRV_RS_UP)
 		n = snprintf(msg, sizeof(msg),
-			     "[WARNING]  (%d) : Server %s/%s is UP, reason: %s. %d "
+			     "[WARNING]  (%d) : Server %s/%s is UP%s%s. %d "
 			     "active and %d backup servers online. 0 sessions requeued, 0 total in "
 			     "queue.\n",
-			     (int)getpid(), s->px->id, s->id, why, act, bck);
+			     (int)getpid(), s->px->id, s->id, sep, why, act, bck);
 	else
 		n = snprintf(
 			msg, sizeof(msg),
-			"[WARNING]  (%d) : Server %s/%s is %s, reason: %s. "
+			"[WARNING]  (%d) : Server %s/%s is %s%s%s. "
 			"%d active and %d backup servers left. %d sessions active, 0 requeued, "
 			"0 remaining in queue.\n",
 			(int)getpid(), s->px->id, s->id, st == SRV_RS_DOWN ? "DOWN" : "stopping",
-			why, act, bck, HA_ATOMIC_LOAD_RLX(&s->cur_conns));
+			sep, why, act, bck, HA_ATOMIC_LOAD_RLX(&s->cur_conns));
 	if (n > 0)
 		fputs(msg, stderr);
 	if (st != SRV_RS_UP && !act && !bck)
 		fprintf(stderr, "[ALERT]    (%d) : %s '%s' has no server available!\n",
 			(int)getpid(), proxy_type_str(s->px), s->px->id);
+out:
+	srv_propagate_state(s, st, now); /* servers tracking this one (server_weight.c) */
 }

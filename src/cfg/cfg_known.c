@@ -148,8 +148,6 @@ static const struct cfg_known cfg_known_kws[] = {
 	{ B, "nbconn", "'nbconn' applies to reverse HTTP, which is not implemented" },
 	{ B, "label", "listener labels are not implemented yet" },
 	/* server options */
-	{ S, "agent-*", "agent checks are not implemented yet" },
-	{ S, "no-agent-check", "agent checks are not implemented yet" },
 	{ S, "check-*", WHY_CHECKS },
 	{ S, "no-check-*", WHY_CHECKS },
 	{ S, "allow-0rtt", WHY_TLS },

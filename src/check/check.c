@@ -17,6 +17,7 @@
 #include <backend/server.h>
 #include <base/atomic.h>
 #include <base/tinfo.h>
+#include <check/agent.h>
 #include <check/check.h>
 #include <check/check_http.h>
 #include <dns/dns_addr.h>
@@ -145,7 +146,7 @@ void chk_finish(struct check *c, int res, int code, const char *info)
 	snprintf(why, sizeof(why), "%s%s%s, check duration: %dms", reasons[res], cbuf, ibuf, dur);
 	if (tr == CHK_T_DOWN)
 		srv_set_state(s, SRV_RS_DOWN, why, now);
-	else if (ok && c->health >= s->rise)
+	else if (ok && c->health >= s->rise && agent_allows_up(s)) /* agent: check/agent.c */
 		srv_set_state(s, res == CHK_R_L7OKC ? SRV_RS_NOLB : SRV_RS_UP, why, now);
 	timer_set(&c->timer, now + (uint64_t)chk_interval(c));
 }
@@ -408,7 +409,7 @@ int checks_prepare(void)
 				return -1;
 		}
 	}
-	return 0;
+	return agents_prepare(); /* agents go on their server's check thread */
 }
 
 void checks_thread_start(void)
@@ -418,6 +419,7 @@ void checks_thread_start(void)
 			if (s->check && s->check->tid == (int)tid)
 				timer_set(&s->check->timer,
 					  now_ms() + 1 + (uint64_t)s->check->first_ms);
+	agents_thread_start();
 }
 
 void checks_thread_stop(void)
@@ -431,6 +433,7 @@ void checks_thread_stop(void)
 			timer_del(&s->check->timer);
 		}
 	}
+	agents_thread_stop();
 }
 
 void checks_release(void)
@@ -447,4 +450,5 @@ void checks_release(void)
 			s->check = NULL;
 		}
 	}
+	agents_release();
 }

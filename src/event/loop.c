@@ -11,6 +11,7 @@
 #include <base/atomic.h>
 #include <base/sys.h>
 #include <event/loop.h>
+#include <event/qsbr.h>
 #include <stats/counters.h>
 #include <event/timer.h>
 #include <proc/global-t.h>
@@ -127,7 +128,9 @@ void loop_run(bool (*idle_check)(void))
 		if (tc->stopping && (delay < 0 || delay > 100))
 			delay = 100; /* re-check the graceful stop regularly */
 		HA_OWNER_INC(&activity[tid].loops);
+		qs_leave(); /* no pointer to a shared LB table is held across the wait */
 		n = sys_epoll_wait(tc->epfd, evs, maxev, delay);
+		qs_enter();
 		clock_update();
 		for (int i = 0; i < n; i++) {
 			struct fd_handler *h = evs[i].data.ptr;

@@ -12,6 +12,8 @@
 #include <unistd.h>
 
 #include <base/list.h>
+#include <backend/server.h>
+#include <check/agent.h>
 #include <check/check_cfg.h>
 #include <dns/dns.h>
 #include <cfg/cfg.h>
@@ -300,7 +302,8 @@ static void main_load_config(void)
 	/* userlists first: the proxies' rules may need their groups */
 	if (cfg_errors || userlist_cfg_check() > 0 || dns_cfg_check() > 0 ||
 	    proxy_check_all() > 0 || rules_check_all() > 0 || check_cfg_check_all() > 0 ||
-	    cfg_errors || thread_cfg_check() > 0) {
+	    srv_track_check_all() > 0 || agent_check_all() > 0 || cfg_errors ||
+	    thread_cfg_check() > 0) {
 		ha_alert("Fatal errors found in configuration.\n");
 		exit(1);
 	}

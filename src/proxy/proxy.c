@@ -172,6 +172,7 @@ static int proxy_inherit(struct proxy *px, const struct proxy *def)
 	px->redispatch_every = def->redispatch_every;
 	px->lbalgo = def->lbalgo;
 	px->lb_draws = def->lb_draws;
+	px->lb_static = def->lb_static;
 	px->http_reuse = def->http_reuse;
 	px->lb_key = def->lb_key; /* shared: freed by the defaults section that parsed it */
 	px->hash_type = def->hash_type;
@@ -323,6 +324,8 @@ static void proxy_free(struct proxy *px)
 		free(srv->id);
 		free(srv->file);
 		free(srv->cookie);
+		free(srv->track_name);
+		free(srv->agent_send);
 		free(srv);
 	}
 	for (i = 0; i < px->nb_errorfiles; i++)

@@ -128,6 +128,12 @@ static int pxopt_persist(struct cfg_ctx *ctx, int a, bool neg)
 	return pxopt_bool(ctx, a, neg, PR_O_PERSIST);
 }
 
+/* option allbackups: every usable backup shares the load, not only the first one */
+static int pxopt_allbackups(struct cfg_ctx *ctx, int a, bool neg)
+{
+	return pxopt_bool(ctx, a, neg, PR_O_ALL_BK);
+}
+
 /* Parses an IPv4 "NET[/BITS|/MASK]" into net/mask. Returns 0 or -1. */
 static int pxopt_parse_net4(const char *s, struct in_addr *net, struct in_addr *mask)
 {
@@ -352,6 +358,7 @@ static const struct pxopt pxopts[] = {
 	{ "http-pretend-keepalive", FEBE, pxopt_pretend_ka },
 	{ "clitcpka", PR_CAP_FE, pxopt_clitcpka },
 	{ "srvtcpka", PR_CAP_BE, pxopt_srvtcpka },
+	{ "allbackups", PR_CAP_BE, pxopt_allbackups },
 	{ "http-buffer-request", FEBE, pxopt_buf_req },
 	{ "http-no-delay", FEBE, pxopt_no_delay },
 	{ "idle-close-on-response", PR_CAP_FE, pxopt_idle_close },
@@ -370,7 +377,6 @@ static const struct pxopt pxopts[] = {
 /* HAProxy options not implemented yet, each with the reason given to the user. */
 static const char *const pxopt_later[][2] = {
 	{ "spop-check", "health checks are not implemented yet" },
-	{ "allbackups", "backup server policies are not implemented yet" },
 	{ "accept-invalid-http-request", "relaxed HTTP parsing is not implemented yet" },
 	{ "accept-invalid-http-response", "relaxed HTTP parsing is not implemented yet" },
 	{ "checkcache", "checkcache is not implemented yet" },

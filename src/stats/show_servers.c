@@ -6,6 +6,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <stdbool.h>
+#include <base/atomic.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -59,7 +60,7 @@ static int srv_state_line(struct cli_ctx *ctx, const struct proxy *px, const str
 	srv_state_addr(srv, ip, sizeof(ip), &port);
 	return cli_printf(ctx, "%d %s %d %s %s %d %d %d %d %llu %d %d %d %d %d %d %d %s %d %s %d "
 			  "%d %s %s %d\n", srv_state_iid(px), px->id, srv->puid, srv->id, ip,
-			  maint ? 0 : 2, maint ? 5 : 0, srv->weight, srv->weight,
+			  maint ? 0 : 2, maint ? 5 : 0, HA_ATOMIC_LOAD_RLX(&srv->uweight), srv->iweight,
 			  cli_uptime_ms() / 1000, 1, 0, maint ? 0 : 2, maint ? 8 : 0, 0, 0, 0, "-",
 			  port, "-", 0, 0, "-", "-", 0);
 }

@@ -282,8 +282,8 @@ static void stat_fill_srv(struct stat_line *l, const struct proxy *px, const str
 	if (srv->maxconn)
 		st_int(l, ST_slim, srv->maxconn);
 	st_str(l, ST_status, stat_srv_status(srv));
-	st_int(l, ST_weight, srv->weight);
-	st_int(l, ST_uweight, srv->weight);
+	st_int(l, ST_weight, HA_ATOMIC_LOAD_RLX(&srv->weight)); /* effective (server_weight.c) */
+	st_int(l, ST_uweight, HA_ATOMIC_LOAD_RLX(&srv->uweight));
 	st_str(l, ST_act, (srv->flags & SRV_F_BACKUP) ? "0" : "1");
 	st_str(l, ST_bck, (srv->flags & SRV_F_BACKUP) ? "1" : "0");
 	st_int(l, ST_sid, srv->puid);

@@ -17,7 +17,7 @@
 #include <http/status.h>
 #include <mux/h1.h>
 #include <proc/global-t.h>
-#include <backend/server-t.h>
+#include <backend/server.h>
 #include <proxy/proxy-t.h>
 #include <stats/counters.h>
 #include <sample/acl.h>
@@ -582,8 +582,11 @@ static int ana_response(struct stream *s)
 		mode = XFER_EOF;
 	if (mode == XFER_EOF)
 		s->flags |= SF_FRONT_CLOSE | SF_BACK_CLOSE;
-	if (s->srv)
+	if (s->srv) {
 		CNT_INC(s->srv->cnt, rsp[status_class(m->status)]);
+		if (unlikely(s->srv->observe)) /* "observe layer7" (check/check_hana.c) */
+			srv_observe(s->srv, srv_hana_http(m->status));
+	}
 	if (m->status >= 400 && unlikely(stk_tracking(s)) && m->status < 600 &&
 	    m->status != 501 && m->status != 505)
 		stk_count_http(s, m->status < 500 ? STK_DT_HTTP_ERR_CNT : STK_DT_HTTP_FAIL_CNT);

@@ -43,6 +43,7 @@ static int lbcfg_set(struct cfg_ctx *ctx, int algo, struct lb_key *k)
 	px->lb_key = k;
 	px->lb_key_own = k != NULL;
 	px->lbalgo = algo;
+	px->lb_static = !strcmp(ctx->args[1], "static-rr");
 	return 0;
 }
 
@@ -211,8 +212,8 @@ static int lbcfg_hashed(struct cfg_ctx *ctx, int algo)
 	return lbcfg_set(ctx, algo, k);
 }
 
-/* balance ALGO [ARGS]: roundrobin, static-rr (runs as roundrobin: same distribution,
- * weights are not changeable at run time yet), leastconn, random[(N)], first, and the
+/* balance ALGO [ARGS]: roundrobin, static-rr (roundrobin's distribution; run-time weights
+ * only 0 or the initial one), leastconn, random[(N)], first, and the
  * hash-based source, uri, url_param, hdr(), rdp-cookie[()], hash. */
 static int lbcfg_balance(struct cfg_ctx *ctx)
 {

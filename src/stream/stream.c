@@ -6,7 +6,6 @@
 #include <string.h>
 #include <backend/backend.h>
 #include <backend/server.h>
-#include <backend/server-t.h>
 #include <base/buf.h>
 #include <base/pool.h>
 #include <conn/conn_addr.h>
@@ -351,6 +350,8 @@ static int stream_srv_abort(struct stream *s, bool failed)
 	CNT_INC(s->be->be_cnt, srv_aborts);
 	if (s->srv)
 		CNT_INC(s->srv->cnt, srv_aborts);
+	if (failed && s->srv && unlikely(s->srv->observe))
+		srv_observe(s->srv, HANA_HTTP_READ_ERR);
 	if (failed)
 		stream_count_bad_resp(s);
 	return stream_abort(s);
@@ -369,12 +370,19 @@ static int stream_server_reply(struct stream *s, int status)
 
 int stream_server_error(struct stream *s, int status)
 {
+	if ((status == 502 || status == 504) && s->srv && unlikely(s->srv->observe))
+		srv_observe(s->srv, status == 502 ? HANA_HTTP_RSP : HANA_HTTP_READ_TO);
 	if (status == 502 || status == 504) {
 		stream_count_bad_resp(s);
 		if (unlikely(stk_tracking(s)))
 			stk_count_http(s, STK_DT_HTTP_FAIL_CNT);
 	}
 	return stream_server_reply(s, status);
+}
+
+void stream_server_killed(struct stream *s)
+{
+	stream_continue(s, stream_server_error(s, 502));
 }
 
 void stream_count_rewrite_failed(struct stream *s)
@@ -541,6 +549,8 @@ static int stream_conn_failed(struct stream *s)
 	struct proxy *be = s->be;
 	struct server *prev = s->srv;
 
+	if (prev && unlikely(prev->observe))
+		srv_observe(prev, HANA_L4_ERR);
 	stream_drop_back(s);
 	if (--s->conn_retries < 0) {
 		stream_count_conn_failed(s, prev);
@@ -680,6 +690,8 @@ static int stream_connecting(struct stream *s)
 		return 0;
 	if (ret < 0)
 		return stream_conn_failed(s);
+	if (unlikely(s->srv->observe))
+		srv_observe(s->srv, HANA_L4_OK);
 	return stream_established(s);
 }
 

@@ -119,7 +119,7 @@ def test_keywords_without_machinery_are_accepted(tmp_path, glob):
     ("proxy", "use-fcgi-app php", "FastCGI"),
     ("bind", "ca-verify-file x.pem", "TLS"),
     ("bind", "quic-socket connection", "QUIC"),
-    ("server", "agent-addr 1.2.3.4", "agent checks"),
+    ("server", "resolve-net 10.0.0.0/8", "DNS"),
     ("server", "no-tlsv12", "TLS"),
     ("server", "check-reuse-pool", "health checks"),
 ])

@@ -695,7 +695,7 @@ TEST(proxy_cfg_health_checks)
 		 "  tcp-check unset-var(check.x)\n"
 		 "  http-check set-var(check.y) int(1)\n  http-check unset-var(check.y)\n"
 		 "  http-check send foo x\n"
-		 "  server u 127.0.0.1:3 agent-check\n  option spop-check\n"
+		 "  server u 127.0.0.1:3 socks4 127.0.0.1:1080\n  option spop-check\n"
 		 "backend b2\n  http-check send meth POST uri /p ver HTTP/1.1 hdr Host h body hi\n"
 		 "  http-check expect string up\n  server s 127.0.0.1:1 check\n"
 		 "  server n 127.0.0.1 check\n",
@@ -706,7 +706,7 @@ TEST(proxy_cfg_health_checks)
 	PXT_HAS(&r, "t.cfg:15] : 'http-check' is not supported yet (check variables");
 	PXT_HAS(&r, "t.cfg:16] : 'http-check' is not supported yet (check variables");
 	PXT_HAS(&r, "t.cfg:17] : 'http-check send' : unknown parameter 'foo'");
-	PXT_HAS(&r, "t.cfg:18] : 'server be/u' : option 'agent-check' is not supported yet");
+	PXT_HAS(&r, "t.cfg:18] : 'server be/u' : option 'socks4' is not supported yet");
 	PXT_HAS(&r, "t.cfg:19] : 'option spop-check' is not supported yet");
 	CHECK_INT(r.errors, 8);
 	saved = test_capture_begin(pxt_dir);
