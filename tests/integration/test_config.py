@@ -119,7 +119,7 @@ def test_keywords_without_machinery_are_accepted(tmp_path, glob):
     ("proxy", "use-fcgi-app php", "FastCGI"),
     ("bind", "ca-verify-file x.pem", "TLS"),
     ("bind", "quic-socket connection", "QUIC"),
-    ("server", "resolve-net 10.0.0.0/8", "DNS"),
+    ("server", "socks4 127.0.0.1:1080", "SOCKS4"),
     ("server", "no-tlsv12", "TLS"),
     ("server", "check-reuse-pool", "health checks"),
 ])
