@@ -48,6 +48,24 @@ enum pr_mode {
 #define PR_REUSE_AGGR   2 /* first requests too, on connections that served two or more */
 #define PR_REUSE_ALWAYS 3 /* every request */
 
+/* retry-on (proxy->retry_on): what makes a request go to a server again */
+#define PR_RE_CONN_FAILED  0x00000001 /* the connection failed (the default) */
+#define PR_RE_DISCONNECTED 0x00000002 /* empty-response: closed before any response byte */
+#define PR_RE_JUNK_REQUEST 0x00000004 /* junk-response: an invalid or truncated response */
+#define PR_RE_TIMEOUT      0x00000008 /* response-timeout: timeout server before a response */
+#define PR_RE_EARLY_ERROR  0x00000010 /* 0rtt-rejected: no 0-RTT here, accepted only */
+#define PR_RE_404          0x00000020 /* the response statuses */
+#define PR_RE_408          0x00000040
+#define PR_RE_425          0x00000080
+#define PR_RE_500          0x00000100
+#define PR_RE_501          0x00000200
+#define PR_RE_502          0x00000400
+#define PR_RE_503          0x00000800
+#define PR_RE_504          0x00001000
+#define PR_RE_STATUS_MASK  0x00001fe0
+/* what needs the request kept until the response headers arrive (an L7 retry) */
+#define PR_RE_L7_MASK      (PR_RE_DISCONNECTED | PR_RE_JUNK_REQUEST | PR_RE_TIMEOUT | PR_RE_STATUS_MASK)
+
 /* proxy->rule_sets */
 #define PR_RS_HTTP_REQ   0x01
 #define PR_RS_HTTP_RES   0x02
@@ -103,6 +121,8 @@ struct proxy {
 	int backlog;              /* frontend backlog (0: maxconn) */
 	int retries;              /* default 3 */
 	int redispatch_every;     /* option redispatch [N]: 0 = on the last retry */
+	uint32_t retry_on;        /* "retry-on": PR_RE_* (proxy/retry_cfg.c), default
+				   * PR_RE_CONN_FAILED */
 	struct list binds;        /* struct bind_conf, frontend side */
 
 	/* backend choice */

@@ -94,6 +94,8 @@ enum stream_state {
 				   * HAProxy, stick tables are not concerned) */
 #define SF_EH_OPEN        0x100000 /* a 103 response is being built by early-hint rules */
 #define SF_CK_RSP_DONE    0x800000 /* the persistence cookie of the response was handled */
+#define SF_L7_RETRY       0x1000000 /* retry-on: the request (SF_REQ_KEPT) may be sent again
+				     * until its response headers are accepted */
 
 /* stream->log_level: set-log-level, a syslog level (0..7) plus one */
 #define STRM_LOG_UNSET  0         /* the proxy's own level */

@@ -129,6 +129,7 @@ static int proxy_init_builtin(struct proxy *px)
 	px->mode = PR_MODE_TCP;
 	px->options = PR_O_HTTP_KAL;
 	px->retries = 3;
+	px->retry_on = PR_RE_CONN_FAILED;
 	px->lbalgo = LB_ALGO_ROUNDROBIN;
 	return proxy_ist_set(&px->fwdfor_hdr, "X-Forwarded-For");
 }
@@ -168,6 +169,7 @@ static int proxy_inherit(struct proxy *px, const struct proxy *def)
 	px->backlog = def->backlog;
 	px->retries = def->retries;
 	px->redispatch_every = def->redispatch_every;
+	px->retry_on = def->retry_on;
 	px->lbalgo = def->lbalgo;
 	px->lb_draws = def->lb_draws;
 	px->http_reuse = def->http_reuse;

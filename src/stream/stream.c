@@ -432,7 +432,10 @@ static int stream_established(struct stream *s)
 	    ((s->req.flags & (H1_MF_METH_GET | H1_MF_METH_HEAD)) ||
 	     h1_meth_idempotent(s->req.meth)))
 		s->flags |= SF_REQ_KEPT;
-	else
+	if (unlikely(s->be->retry_on & PR_RE_L7_MASK) && s->reqx.mode == XFER_NONE &&
+	    !(s->flags & SF_NO_L7_RETRY))
+		s->flags |= SF_REQ_KEPT | SF_L7_RETRY; /* retry-on: kept until the response */
+	if (!(s->flags & SF_REQ_KEPT))
 		b_del(&f->ibuf, s->req.hdr_len);
 	s->flags |= SF_REQ_HDRS_SENT;
 	if (s->reqx.done)
@@ -510,7 +513,8 @@ static int stream_conn_failed(struct stream *s);
 
 bool stream_can_resend(const struct stream *s)
 {
-	return (s->flags & SF_REQ_KEPT) && s->back && !(s->back->flags & CO_FL_GOT_DATA);
+	return (s->flags & (SF_REQ_KEPT | SF_REUSED_CONN)) == (SF_REQ_KEPT | SF_REUSED_CONN) &&
+	       s->back && !(s->back->flags & CO_FL_GOT_DATA);
 }
 
 int stream_resend(struct stream *s)
@@ -531,7 +535,7 @@ static int stream_conn_failed(struct stream *s)
 	struct server *prev = s->srv;
 
 	stream_drop_back(s);
-	if (--s->conn_retries < 0) {
+	if (--s->conn_retries < 0 || unlikely(!(be->retry_on & PR_RE_CONN_FAILED))) {
 		stream_count_conn_failed(s, prev);
 		backend_release_slot(s);
 		return stream_reply_error(s, 503, false);
@@ -610,6 +614,55 @@ static void stream_count_redispatch(struct stream *s, struct server *prev, int a
 		CNT_INC(s->be->be_cnt, redispatches);
 		CNT_INC(prev->cnt, redispatches);
 	}
+}
+
+bool stream_l7_retry_on(const struct stream *s, uint32_t cause)
+{
+	return (s->flags & SF_L7_RETRY) && (s->be->retry_on & cause) && s->conn_retries > 0;
+}
+
+uint32_t stream_l7_status_cause(int status)
+{
+	static const struct {
+		int status;
+		uint32_t bit;
+	} map[] = {
+		{ 404, PR_RE_404 }, { 408, PR_RE_408 }, { 425, PR_RE_425 }, { 500, PR_RE_500 },
+		{ 501, PR_RE_501 }, { 502, PR_RE_502 }, { 503, PR_RE_503 }, { 504, PR_RE_504 },
+	};
+
+	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+		if (map[i].status == status)
+			return map[i].bit;
+	return 0;
+}
+
+int stream_l7_retry(struct stream *s)
+{
+	struct proxy *be = s->be;
+	struct server *prev = s->srv;
+	int ret;
+
+	s->conn_retries--;
+	stream_drop_back(s); /* and whatever the server sent */
+	s->flags &= ~(SF_REQ_KEPT | SF_L7_RETRY | SF_REQ_HDRS_SENT | SF_REQ_DONE | SF_REQ_ABORTED);
+	/* as HAProxy 2.6 counts: the retry itself, then the new connection as a retry (same
+	 * server) or a redispatch (another one), so wretr grows by 2 per same-server retry */
+	CNT_INC(be->be_cnt, retries);
+	if (prev)
+		CNT_INC(prev->cnt, retries);
+	if ((be->options & PR_O_REDISP) &&
+	    (be->redispatch_every > 0 ? (be->retries - s->conn_retries) % be->redispatch_every == 0
+				      : s->conn_retries == 0)) {
+		backend_release_slot(s);
+		s->srv = NULL;
+		return stream_assign_and_connect(s, prev, false);
+	}
+	CNT_INC(be->be_cnt, retries);
+	if (prev)
+		CNT_INC(prev->cnt, retries);
+	ret = stream_try_connect(s, false, 0);
+	return ret == -2 ? stream_conn_failed(s) : ret;
 }
 
 /* <avoid> is the server a redispatch leaves, NULL for a first assignment. */
@@ -928,6 +981,8 @@ static void stream_timeout(struct stream *s, struct conn *c)
 			ret = 1;
 		} else if (c && c == s->back && (s->flags & SF_RSP_HDRS_SENT))
 			ret = stream_srv_abort(s, false);
+		else if (c && c == s->back && stream_l7_retry_on(s, PR_RE_TIMEOUT))
+			ret = stream_l7_retry(s);
 		else if (c && c == s->back)
 			ret = stream_server_error(s, 504);
 		else
