@@ -54,6 +54,12 @@ struct server {
 	int check_port;           /* "port", 0: the server's */
 	struct sockaddr_storage check_addr; /* "addr", family 0: the server's */
 	struct check *check;      /* its check, built by checks_prepare(), or NULL */
+	/* queue and connection limits (backend/srv_limits.c), parse time */
+	int maxqueue;             /* "maxqueue": streams waiting for this server, 0 = unlimited */
+	int minconn;              /* "minconn": dynamic maxconn floor; 0 (or = maxconn): static */
+	int pool_max_conn;        /* "pool-max-conn": idle connections per thread, -1 unlimited */
+	int pool_low_conn;        /* "pool-low-conn" (accepted: idle pools are per thread) */
+	int pool_purge_delay;     /* "pool-purge-delay" ms, default 5000 */
 	/* runtime: written by srv_set_state() (atomics), read by any thread */
 	int run_state;            /* enum srv_run_state (atomic, relaxed) */
 	int check_status;         /* enum chk_result of the last check (atomic) */
@@ -68,6 +74,8 @@ struct server {
 	int cur_conns_max;        /* highest cur_conns (atomic, show stat smax) */
 	struct be_counters *cnt;  /* runtime: one block per thread group */
 	struct freq_ctr sess_rate; /* runtime: streams assigned per second (srv_sess_rate) */
+	int queued;               /* runtime: streams queued because this server, the one their
+				   * key hashes to, is full (atomic, for "maxqueue") */
 	/* runtime: per thread, only touched by its thread */
 	struct srv_per_thread *per_thr; /* idle connections, allocated by runtime_prepare */
 };

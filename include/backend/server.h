@@ -44,10 +44,20 @@ static inline bool srv_usable(const struct server *s, bool backup)
  * monotonic ms clock. */
 void srv_set_state(struct server *s, enum srv_run_state st, const char *why, uint64_t now);
 
-/* Every slot allowed by "maxconn" is taken. */
+/* The "maxconn" of <s> with "minconn" and its backend's "fullconn": between minconn and
+ * maxconn in proportion of the backend's load (srv_limits.c). Only when s->minconn. */
+int srv_dyn_maxconn(const struct server *s);
+
+/* The number of slots of <s> now (0: unlimited). */
+static inline int srv_cur_maxconn(const struct server *s)
+{
+	return likely(!s->minconn) ? s->maxconn : srv_dyn_maxconn(s);
+}
+
+/* Every slot allowed by "maxconn" (and "minconn") is taken. */
 static inline bool srv_full(const struct server *s)
 {
-	return s->maxconn && HA_ATOMIC_LOAD_RLX(&s->cur_conns) >= s->maxconn;
+	return s->maxconn && HA_ATOMIC_LOAD_RLX(&s->cur_conns) >= srv_cur_maxconn(s);
 }
 
 /* One candidate <s> of an LB round (lb_pick_tiered), already known usable: sets *usable, skips it when full,

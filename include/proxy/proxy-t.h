@@ -123,6 +123,8 @@ struct proxy {
 	int redispatch_every;     /* option redispatch [N]: 0 = on the last retry */
 	uint32_t retry_on;        /* "retry-on": PR_RE_* (proxy/retry_cfg.c), default
 				   * PR_RE_CONN_FAILED */
+	int fullconn;             /* "fullconn": backend load at which servers get their full
+				   * maxconn (minconn); 0: 10% of its frontends' maxconn */
 	struct list binds;        /* struct bind_conf, frontend side */
 
 	/* backend choice */

@@ -126,6 +126,9 @@ struct stream {
 	struct list queue;        /* in a group queue of the backend while queued */
 	int queue_state;          /* Q_* (backend.c), under the group queue's lock */
 	uint8_t queue_grp;        /* index of the group queue */
+	struct server *queue_srv; /* queued for this server (its key hashes there): counted in
+				   * its "queued" for "maxqueue" while in the queue, under the
+				   * group queue's lock */
 	struct inbox_item wake;   /* dequeued: handed to the owning thread */
 	struct h1_xfer reqx;      /* request body forwarding */
 	struct h1_xfer rspx;      /* response body forwarding */

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include <backend/server.h>
+#include <backend/srv_limits.h>
 #include <base/addr.h>
 #include <cfg/cfg.h>
 #include <proxy/proxy.h>
@@ -51,16 +52,11 @@ static const char *const srv_later[][2] = {
 	{ "resolve-prefer", "DNS resolvers are not implemented yet" },
 	{ "resolve-net", "DNS resolvers are not implemented yet" },
 	{ "init-addr", "DNS resolvers are not implemented yet" },
-	{ "maxqueue", "server queues are not implemented yet" },
-	{ "minconn", "dynamic server maxconn is not implemented yet" },
 	{ "redir", "redirect servers are not implemented yet" },
 	{ "source", "source address binding is not implemented yet" },
 	{ "usesrc", "source address binding is not implemented yet" },
 	{ "namespace", "network namespaces are not implemented yet" },
 	{ "tfo", "TCP fast open is not implemented yet" },
-	{ "pool-max-conn", "idle connection pool tuning is not implemented yet" },
-	{ "pool-purge-delay", "idle connection pool tuning is not implemented yet" },
-	{ "pool-low-conn", "idle connection pool tuning is not implemented yet" },
 	{ "max-reuse", "idle connection pool tuning is not implemented yet" },
 	{ "tcp-ut", "tcp-ut is not implemented yet" },
 	{ "ws", "WebSocket server selection is not implemented yet" },
@@ -195,6 +191,12 @@ static int srv_parse_opt(struct cfg_ctx *ctx, struct server *srv, int *i)
 		srv->flags &= ~SRV_F_CHECK;
 		return 0;
 	}
+	switch (srv_limits_parse_opt(ctx, srv, i)) { /* maxqueue, minconn, pool-* */
+	case 0:
+		return 0;
+	case -1:
+		return -1;
+	}
 	if (!strcmp(opt, "inter") || !strcmp(opt, "fastinter") || !strcmp(opt, "downinter") ||
 	    !strcmp(opt, "rise") || !strcmp(opt, "fall") || !strcmp(opt, "port") ||
 	    !strcmp(opt, "addr"))
@@ -306,6 +308,7 @@ static int defsrv_kw_parse(struct cfg_ctx *ctx)
 			      .rise = 2, .fall = 3 };
 	int i;
 
+	srv_limits_init(&tmp);
 	if (!px)
 		return -1;
 	if (!(px->cap & (PR_CAP_BE | PR_CAP_DEF))) {
@@ -356,6 +359,7 @@ static int srv_kw_parse(struct cfg_ctx *ctx)
 	srv->inter = 2000; /* HAProxy's check defaults */
 	srv->rise = 2;
 	srv->fall = 3;
+	srv_limits_init(srv);
 	if (srv_parse_addr(ctx, srv, ctx->args[2]) < 0 || srv_apply_defaults(ctx, px, srv) < 0)
 		goto fail;
 	for (i = 3; i < ctx->nargs; i++)

@@ -62,9 +62,6 @@ static const struct cfg_known cfg_known_kws[] = {
 	{ G, "tune.listener.multi-queue", "listener queue tuning is not implemented yet" },
 	{ G, "tune.peers.*", "peers are not implemented yet" },
 	{ G, "localpeer", "peers are not implemented yet" },
-	{ G, "tune.pool-high-fd-ratio", "idle server connection tuning is not implemented yet" },
-	{ G, "tune.pool-low-fd-ratio", "idle server connection tuning is not implemented yet" },
-	{ G, "tune.idle-pool.shared", "idle server connection tuning is not implemented yet" },
 	{ G, "tune.takeover-other-tg-connections", "idle server connection tuning is not "
 						    "implemented yet" },
 	{ G, "tune.sched.low-latency", "scheduler tuning is not implemented yet" },

@@ -18,7 +18,6 @@
 #include <event/loop.h>
 #include <mux/h1.h>
 
-#define IDLE_PURGE_DELAY_MS 5000 /* a parked connection unused this long is closed */
 
 static inline const struct h1_stream_ops *back_ops(void)
 {
@@ -159,7 +158,7 @@ static bool back_make_idle(struct conn *c)
 	c->strm = NULL;
 	c->flags |= CO_FL_IDLE | CO_FL_USED;
 	/* like HAProxy's pool-purge-delay: idle connections do not live forever */
-	timer_set(&c->tmr, tick_add(IDLE_PURGE_DELAY_MS));
+	timer_set(&c->tmr, tick_add(c->srv->pool_purge_delay));
 	b_release(&c->ibuf);
 	b_release(&c->obuf);
 	return true;
@@ -169,7 +168,8 @@ void h1_back_park(struct conn *c)
 {
 	struct srv_per_thread *pt = &c->srv->per_thr[tid];
 
-	if (pt->nb_idle >= SRV_MAX_IDLE_PER_THREAD) {
+	if (pt->nb_idle >= SRV_MAX_IDLE_PER_THREAD ||
+	    unlikely((unsigned int)pt->nb_idle >= (unsigned int)c->srv->pool_max_conn)) {
 		conn_close(c);
 		return;
 	}
@@ -183,6 +183,10 @@ void h1_back_park_private(struct conn *c, struct conn *front)
 {
 	if (front->priv)
 		conn_close(front->priv); /* one at a time */
+	if (unlikely(!c->srv->pool_max_conn)) { /* pool-max-conn 0: nothing idle */
+		conn_close(c);
+		return;
+	}
 	if (!back_make_idle(c))
 		return;
 	c->priv = front;

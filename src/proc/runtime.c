@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include <sys/resource.h>
 #include <backend/backend.h>
+#include <backend/srv_limits.h>
 #include <backend/server-t.h>
 #include <base/addr.h>
 #include <base/buf.h>
@@ -94,7 +95,10 @@ int runtime_prepare(void)
 		ha_alert("out of memory while preparing the health checks.\n");
 		return -1;
 	}
-	return runtime_set_limits();
+	if (runtime_set_limits() < 0)
+		return -1;
+	srv_limits_prepare(); /* reads global.maxconn */
+	return 0;
 }
 
 /* Calls <fn> on every listener of every frontend; returns the number of failures. */

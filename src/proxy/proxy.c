@@ -170,6 +170,7 @@ static int proxy_inherit(struct proxy *px, const struct proxy *def)
 	px->retries = def->retries;
 	px->redispatch_every = def->redispatch_every;
 	px->retry_on = def->retry_on;
+	px->fullconn = def->fullconn;
 	px->lbalgo = def->lbalgo;
 	px->lb_draws = def->lb_draws;
 	px->http_reuse = def->http_reuse;

@@ -605,7 +605,7 @@ static int stream_connect_now(struct stream *s)
 /* A redispatch from <prev> got <assign>: a retry when the LB chose <prev> again. */
 static void stream_count_redispatch(struct stream *s, struct server *prev, int assign)
 {
-	if (assign == ASSIGN_NOSRV)
+	if (assign < 0) /* no server, or a full maxqueue */
 		return;
 	if (assign == ASSIGN_OK && s->srv == prev) {
 		CNT_INC(s->be->be_cnt, retries);
@@ -673,7 +673,7 @@ static int stream_assign_and_connect(struct stream *s, struct server *avoid, boo
 
 		if (avoid)
 			stream_count_redispatch(s, avoid, ret);
-		if (ret == ASSIGN_NOSRV) {
+		if (ret == ASSIGN_NOSRV || ret == ASSIGN_FULL) { /* FULL: its server's maxqueue */
 			stream_count_conn_failed(s, NULL);
 			return stream_reply_error(s, 503, false);
 		}
