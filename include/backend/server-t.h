@@ -29,6 +29,7 @@ enum srv_run_state {
 #define SRV_F_NON_STICK 0x0008 /* "non-stick": "stick" rules never store this server */
 #define SRV_F_FIXED_ID 0x0010 /* "id N" was given */
 #define SRV_F_PORT_MAP 0x0020 /* no port or "+N"/"-N": the client's destination port + port_off */
+#define SRV_F_REDIR    0x0040 /* "redir PREFIX" (tested with SRV_F_PORT_MAP: one test) */
 
 struct server {
 	struct server *next;      /* next server of the same backend, config order */
@@ -57,9 +58,15 @@ struct server {
 	/* queue and connection limits (backend/srv_limits.c), parse time */
 	int maxqueue;             /* "maxqueue": streams waiting for this server, 0 = unlimited */
 	int minconn;              /* "minconn": dynamic maxconn floor; 0 (or = maxconn): static */
-	int pool_max_conn;        /* "pool-max-conn": idle connections per thread, -1 unlimited */
+	int pool_max_conn;        /* "pool-max-conn": idle connections per thread, -1 unlimited;
+				   * at run time 0..SRV_MAX_IDLE_PER_THREAD (srv_limits_prepare) */
 	int pool_low_conn;        /* "pool-low-conn" (accepted: idle pools are per thread) */
 	int pool_purge_delay;     /* "pool-purge-delay" ms, default 5000 */
+	/* where connections go (backend/be_route_cfg.c), parse time */
+	struct sockaddr_storage src; /* "source": bound before connect; family 0: none (the
+				      * backend's is copied in when the server has none) */
+	socklen_t srclen;
+	char *redir;              /* "redir PREFIX": GET/HEAD get a 302 to PREFIX + URI, or NULL */
 	/* runtime: written by srv_set_state() (atomics), read by any thread */
 	int run_state;            /* enum srv_run_state (atomic, relaxed) */
 	int check_status;         /* enum chk_result of the last check (atomic) */

@@ -8,6 +8,7 @@
 #include <base/list.h>
 #include <base/tinfo.h>
 #include <backend/server-t.h>
+#include <proxy/proxy-t.h>
 
 #define SRV_MAX_IDLE_PER_THREAD 1024
 
@@ -45,8 +46,22 @@ static inline bool srv_usable(const struct server *s, bool backup)
 void srv_set_state(struct server *s, enum srv_run_state st, const char *why, uint64_t now);
 
 /* The "maxconn" of <s> with "minconn" and its backend's "fullconn": between minconn and
- * maxconn in proportion of the backend's load (srv_limits.c). Only when s->minconn. */
-int srv_dyn_maxconn(const struct server *s);
+ * maxconn in proportion of the backend's load, its streams and queued ones (HAProxy's
+ * beconn counts both). Only when s->minconn (see srv_limits.c). Inline and without a call,
+ * so that srv_full() keeps the LB rounds leaf functions. Any thread. */
+static inline int srv_dyn_maxconn(const struct server *s)
+{
+	const struct proxy *px = s->px;
+	int load = HA_ATOMIC_LOAD_RLX(&px->beconn) + HA_ATOMIC_LOAD_RLX(&px->nb_queued);
+	long max;
+
+	if (load >= px->fullconn)
+		return s->maxconn;
+	max = (long)load * s->maxconn / px->fullconn;
+	if (max < s->minconn)
+		max = s->minconn;
+	return max > 0 ? (int)max : 1;
+}
 
 /* The number of slots of <s> now (0: unlimited). */
 static inline int srv_cur_maxconn(const struct server *s)

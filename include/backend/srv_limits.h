@@ -17,6 +17,9 @@ void srv_limits_init(struct server *srv);
  * value. Returns 0 (parsed), -1 (alert printed) or 1 (not an option of this module). */
 int srv_limits_parse_opt(struct cfg_ctx *ctx, struct server *srv, int *i);
 
+/* The same for "source" and "redir" (be_route_cfg.c). */
+int srv_route_parse_opt(struct cfg_ctx *ctx, struct server *srv, int *i);
+
 /* Before the threads start, once global.maxconn is known: each backend's default
  * "fullconn" (10% of the maxconn of the frontends that may use it, as HAProxy), each
  * server's "minconn" dropped when it is not below its "maxconn" (a static limit). */

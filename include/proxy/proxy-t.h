@@ -66,6 +66,10 @@ enum pr_mode {
 /* what needs the request kept until the response headers arrive (an L7 retry) */
 #define PR_RE_L7_MASK      (PR_RE_DISCONNECTED | PR_RE_JUNK_REQUEST | PR_RE_TIMEOUT | PR_RE_STATUS_MASK)
 
+/* proxy->rt_flags */
+#define PR_RT_L7_RETRY 0x01 /* retry-on needs the request kept until the response */
+#define PR_RT_NAME_HDR 0x02 /* http-send-name-header */
+
 /* proxy->rule_sets */
 #define PR_RS_HTTP_REQ   0x01
 #define PR_RS_HTTP_RES   0x02
@@ -125,6 +129,14 @@ struct proxy {
 				   * PR_RE_CONN_FAILED */
 	int fullconn;             /* "fullconn": backend load at which servers get their full
 				   * maxconn (minconn); 0: 10% of its frontends' maxconn */
+	struct sockaddr_storage src; /* "source" of the backend (family 0: none), see
+				      * server->src */
+	socklen_t srclen;
+	struct ist srv_name_hdr;  /* "http-send-name-header NAME": the server's name in it, or
+				   * empty; owned */
+	uint8_t rt_flags;         /* PR_RT_*: what a request sent to a server of this backend
+				   * needs beyond the plain path (one test), set before the
+				   * threads start (srv_limits_prepare) */
 	struct list binds;        /* struct bind_conf, frontend side */
 
 	/* backend choice */
@@ -198,6 +210,8 @@ struct proxy {
 	int feconn_max;           /* highest feconn (show stat smax) */
 	int beconn_max;           /* highest beconn + queued streams (show stat smax) */
 	int queue_max;            /* highest number of queued streams (show stat qmax) */
+	int nb_queued;            /* streams in all the group queues (atomic, backend.c): the
+				   * load "minconn" servers scale with, queued ones included */
 	struct freq_ctr sess_rate; /* sessions per second (rate-limit sessions, show stat) */
 	uint32_t sess_rate_max;   /* highest sess_rate seen at an accept */
 	struct freq_ctr req_rate; /* frontend: HTTP requests per second (fe_req_rate) */

@@ -132,6 +132,7 @@ static struct stream *queue_pop(struct proxy *be, int g)
 		list_delete(&s->queue);
 		s->queue_state = Q_WOKEN;
 		HA_ATOMIC_STORE_RLX(&q->len, q->len - 1);
+		HA_ATOMIC_DEC(&be->nb_queued);
 		queue_srv_leave(s);
 	}
 	pthread_mutex_unlock(&q->lock);
@@ -224,6 +225,7 @@ int backend_assign(struct stream *s, struct server *avoid, bool front_of_queue)
 	s->queue_state = Q_QUEUED;
 	s->queue_grp = (uint8_t)(tgid - 1);
 	HA_ATOMIC_STORE_RLX(&q->len, q->len + 1);
+	HA_ATOMIC_INC(&be->nb_queued);
 	pthread_mutex_unlock(&q->lock);
 	CNT_INC(be->be_cnt, queued_total);
 	backend_queue_max(be);
@@ -258,6 +260,7 @@ int backend_unqueue(struct stream *s)
 		list_delete(&s->queue);
 		HA_ATOMIC_STORE_RLX(&q->len, q->len - 1);
 		s->queue_state = Q_NONE;
+		HA_ATOMIC_DEC(&s->be->nb_queued);
 		queue_srv_leave(s);
 	}
 	pthread_mutex_unlock(&q->lock);

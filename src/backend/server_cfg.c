@@ -52,9 +52,6 @@ static const char *const srv_later[][2] = {
 	{ "resolve-prefer", "DNS resolvers are not implemented yet" },
 	{ "resolve-net", "DNS resolvers are not implemented yet" },
 	{ "init-addr", "DNS resolvers are not implemented yet" },
-	{ "redir", "redirect servers are not implemented yet" },
-	{ "source", "source address binding is not implemented yet" },
-	{ "usesrc", "source address binding is not implemented yet" },
 	{ "namespace", "network namespaces are not implemented yet" },
 	{ "tfo", "TCP fast open is not implemented yet" },
 	{ "max-reuse", "idle connection pool tuning is not implemented yet" },
@@ -319,10 +316,12 @@ static int defsrv_kw_parse(struct cfg_ctx *ctx)
 	for (i = 1; i < ctx->nargs; i++) {
 		if (srv_parse_opt(ctx, &tmp, &i) < 0) {
 			free(tmp.cookie);
+			free(tmp.redir);
 			return -1;
 		}
 	}
 	free(tmp.cookie);
+	free(tmp.redir);
 	if (proxy_defsrv_append(px, ctx->args + 1, ctx->nargs - 1) < 0) {
 		cfg_alert(ctx, "out of memory.");
 		return -1;
@@ -373,6 +372,7 @@ fail:
 		free(srv->id);
 		free(srv->file);
 		free(srv->cookie);
+		free(srv->redir);
 	}
 	free(srv);
 	return -1;

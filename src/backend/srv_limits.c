@@ -10,13 +10,11 @@
 
 #include <backend/server.h>
 #include <backend/srv_limits.h>
-#include <backend/queue-t.h>
 #include <base/atomic.h>
 #include <base/parse.h>
 #include <proc/global-t.h>
 #include <proxy/proxy.h>
 #include <proxy/proxy_cfg.h>
-#include <stats/counters.h>
 
 /* Settings read by nothing yet: idle pools are per thread (no sharing between threads,
  * hence no fd-ratio to balance), kept for "-c" and documented. */
@@ -25,24 +23,6 @@ static struct {
 	int low_fd_ratio;
 	int high_fd_ratio;
 } idle_pool_tune = { true, 20, 25 };
-
-int srv_dyn_maxconn(const struct server *s)
-{
-	const struct proxy *px = s->px;
-	/* HAProxy's beconn counts the queued streams too */
-	int beconn = HA_ATOMIC_LOAD_RLX(&px->beconn);
-	long max;
-
-	for (int g = 0; g < counters_ngroups; g++)
-		beconn += HA_ATOMIC_LOAD_RLX(&px->queues[g].len);
-
-	if (beconn >= px->fullconn)
-		return s->maxconn;
-	max = (long)beconn * s->maxconn / px->fullconn;
-	if (max < s->minconn)
-		max = s->minconn;
-	return max > 0 ? (int)max : 1;
-}
 
 void srv_limits_init(struct server *srv)
 {
@@ -99,7 +79,7 @@ int srv_limits_parse_opt(struct cfg_ctx *ctx, struct server *srv, int *i)
 			return -1;
 		return 0;
 	}
-	return 1;
+	return srv_route_parse_opt(ctx, srv, i);
 }
 
 /* fullconn N (backend, listen, defaults) */
@@ -172,6 +152,10 @@ void srv_limits_prepare(void)
 	for (struct proxy *px = proxies; px; px = px->next) {
 		if (!(px->cap & PR_CAP_BE))
 			continue;
+		if (px->retry_on & PR_RE_L7_MASK)
+			px->rt_flags |= PR_RT_L7_RETRY;
+		if (px->srv_name_hdr.len)
+			px->rt_flags |= PR_RT_NAME_HDR;
 		if (!px->fullconn) {
 			long tot = srv_limits_fe_maxconn(px);
 
@@ -183,6 +167,13 @@ void srv_limits_prepare(void)
 			/* minconn matters only below maxconn: a static limit otherwise */
 			if (!s->maxconn || s->minconn >= s->maxconn)
 				s->minconn = 0;
+			/* the one limit h1_back_park() compares with */
+			if (s->pool_max_conn < 0 || s->pool_max_conn > SRV_MAX_IDLE_PER_THREAD)
+				s->pool_max_conn = SRV_MAX_IDLE_PER_THREAD;
+			if (!s->src.ss_family) { /* the backend's "source" */
+				s->src = px->src;
+				s->srclen = px->srclen;
+			}
 		}
 	}
 }

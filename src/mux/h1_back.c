@@ -87,6 +87,21 @@ struct conn *h1_back_take_idle(struct server *srv, const struct sockaddr_storage
 	return c;
 }
 
+/* "source": binds <fd> to the server's source address before connect; without a port,
+ * the kernel picks one at connect time (IP_BIND_ADDRESS_NO_PORT), so that many servers can
+ * share the source ports. Returns 0 or -1 with errno set. */
+static int back_bind_source(int fd, const struct server *srv)
+{
+	const struct sockaddr_storage *ss = &srv->src;
+	in_port_t port = ss->ss_family == AF_INET ? ((const struct sockaddr_in *)ss)->sin_port
+						  : ((const struct sockaddr_in6 *)ss)->sin6_port;
+	int one = 1;
+
+	if (!port)
+		setsockopt(fd, IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &one, sizeof(one));
+	return bind(fd, (const struct sockaddr *)&srv->src, srv->srclen);
+}
+
 struct conn *h1_back_connect(struct server *srv, const struct sockaddr_storage *to)
 {
 	const struct sockaddr_storage *addr = to ? to : &srv->addr;
@@ -98,6 +113,10 @@ struct conn *h1_back_connect(struct server *srv, const struct sockaddr_storage *
 		return NULL;
 	if (fam != AF_UNIX)
 		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	if (unlikely(srv->src.ss_family) && back_bind_source(fd, srv) < 0) {
+		close(fd);
+		return NULL;
+	}
 	c = conn_new(fd, back_iocb, back_timeout);
 	if (!c) {
 		close(fd);
@@ -168,8 +187,7 @@ void h1_back_park(struct conn *c)
 {
 	struct srv_per_thread *pt = &c->srv->per_thr[tid];
 
-	if (pt->nb_idle >= SRV_MAX_IDLE_PER_THREAD ||
-	    unlikely((unsigned int)pt->nb_idle >= (unsigned int)c->srv->pool_max_conn)) {
+	if (pt->nb_idle >= c->srv->pool_max_conn) { /* at most SRV_MAX_IDLE_PER_THREAD */
 		conn_close(c);
 		return;
 	}

@@ -171,6 +171,10 @@ static int proxy_inherit(struct proxy *px, const struct proxy *def)
 	px->redispatch_every = def->redispatch_every;
 	px->retry_on = def->retry_on;
 	px->fullconn = def->fullconn;
+	px->src = def->src;
+	px->srclen = def->srclen;
+	if (proxy_ist_dup(&px->srv_name_hdr, def->srv_name_hdr) < 0)
+		return -1;
 	px->lbalgo = def->lbalgo;
 	px->lb_draws = def->lb_draws;
 	px->http_reuse = def->http_reuse;
@@ -311,12 +315,14 @@ static void proxy_free(struct proxy *px)
 		free(srv->id);
 		free(srv->file);
 		free(srv->cookie);
+		free(srv->redir);
 		free(srv);
 	}
 	for (i = 0; i < px->nb_errorfiles; i++)
 		free((char *)px->errorfiles[i].msg.ptr);
 	free((char *)px->fwdfor_hdr.ptr);
 	free((char *)px->monitor_uri.ptr);
+	free((char *)px->srv_name_hdr.ptr);
 	free(px->defbe_name);
 	for (i = 0; i < px->defsrv_nargs; i++)
 		free(px->defsrv_args[i]);

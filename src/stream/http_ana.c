@@ -618,7 +618,8 @@ int ana_wait_response(struct stream *s)
 		}
 		if (conn_recv(b) > 0) {
 			b->flags |= CO_FL_GOT_DATA;
-			if (likely(!(s->flags & SF_L7_RETRY)))
+			/* kept for a resend, not for an L7 retry: gone with the first byte */
+			if ((s->flags & (SF_REQ_KEPT | SF_L7_RETRY)) == SF_REQ_KEPT)
 				stream_req_consume(s);
 			continue;
 		}

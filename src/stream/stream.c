@@ -422,20 +422,20 @@ static int stream_established(struct stream *s)
 	struct conn *f = s->front, *b = s->back;
 
 	timer_set(&b->tmr, 0);
+	if (unlikely(s->be->rt_flags) && stream_route_request(s) < 0)
+		return stream_server_error(s, 500);
 	if (h1_write_request(&b->obuf, &s->req, req_conn_hdr(s)) < 0)
 		return stream_server_error(s, 500);
 	b->nb_req++;
 	/* an idle connection may have been closed by its server just now: an idempotent
 	 * request without body can then be sent again, so its headers are kept until the
 	 * response starts */
-	if ((s->flags & SF_REUSED_CONN) && s->reqx.mode == XFER_NONE &&
-	    ((s->req.flags & (H1_MF_METH_GET | H1_MF_METH_HEAD)) ||
-	     h1_meth_idempotent(s->req.meth)))
+	if (((s->flags & SF_REUSED_CONN) && s->reqx.mode == XFER_NONE &&
+	     ((s->req.flags & (H1_MF_METH_GET | H1_MF_METH_HEAD)) ||
+	      h1_meth_idempotent(s->req.meth))) ||
+	    unlikely(s->flags & SF_L7_RETRY))
 		s->flags |= SF_REQ_KEPT;
-	if (unlikely(s->be->retry_on & PR_RE_L7_MASK) && s->reqx.mode == XFER_NONE &&
-	    !(s->flags & SF_NO_L7_RETRY))
-		s->flags |= SF_REQ_KEPT | SF_L7_RETRY; /* retry-on: kept until the response */
-	if (!(s->flags & SF_REQ_KEPT))
+	else
 		b_del(&f->ibuf, s->req.hdr_len);
 	s->flags |= SF_REQ_HDRS_SENT;
 	if (s->reqx.done)
@@ -473,10 +473,15 @@ static int stream_try_connect(struct stream *s, bool allow_idle, uint32_t min_re
 	struct sockaddr_storage mapped, *to = NULL;
 	struct conn *b;
 
-	if (unlikely(s->srv->flags & SRV_F_PORT_MAP)) {
-		if (!stream_mapped_addr(s, &mapped))
-			return -2; /* no port to connect to: the caller retries, then 503 */
-		to = &mapped;
+	if (unlikely(s->srv->flags & (SRV_F_PORT_MAP | SRV_F_REDIR))) {
+		if ((s->srv->flags & SRV_F_REDIR) &&
+		    (s->req.flags & (H1_MF_METH_GET | H1_MF_METH_HEAD)))
+			return stream_srv_redirect(s);
+		if (s->srv->flags & SRV_F_PORT_MAP) {
+			if (!stream_mapped_addr(s, &mapped))
+				return -2; /* no port to connect to: the caller retries, then 503 */
+			to = &mapped;
+		}
 	}
 	if (!allow_idle)
 		b = NULL;

@@ -34,7 +34,7 @@ TEST(srv_dyn_maxconn_between_minconn_and_maxconn)
 	px.beconn = 200;
 	CHECK_INT(srv_dyn_maxconn(&s), 20); /* 200/1000 of 100 */
 	px.beconn = 500;
-	queues[0].len = 300;                /* queued streams count in the load */
+	px.nb_queued = 300;                 /* queued streams count in the load */
 	CHECK_INT(srv_dyn_maxconn(&s), 80);
 	px.beconn = 1000;
 	CHECK_INT(srv_dyn_maxconn(&s), 100); /* fullconn reached */
