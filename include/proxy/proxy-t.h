@@ -70,6 +70,11 @@ enum pr_mode {
 #define PR_RT_L7_RETRY 0x01 /* retry-on needs the request kept until the response */
 #define PR_RT_NAME_HDR 0x02 /* http-send-name-header */
 
+/* proxy->srv_state_load */
+#define PR_SSL_NONE   0 /* the default */
+#define PR_SSL_GLOBAL 1 /* the global "server-state-file" */
+#define PR_SSL_LOCAL  2 /* its own file ("server-state-file-name") */
+
 /* proxy->rule_sets */
 #define PR_RS_HTTP_REQ   0x01
 #define PR_RS_HTTP_RES   0x02
@@ -134,6 +139,9 @@ struct proxy {
 	socklen_t srclen;
 	struct ist srv_name_hdr;  /* "http-send-name-header NAME": the server's name in it, or
 				   * empty; owned */
+	uint8_t srv_state_load;   /* "load-server-state-from-file": PR_SSL_* (srv_state.c) */
+	char *srv_state_file;     /* "server-state-file-name", or NULL (the backend's name);
+				   * owned */
 	uint8_t rt_flags;         /* PR_RT_*: what a request sent to a server of this backend
 				   * needs beyond the plain path (one test), set before the
 				   * threads start (srv_limits_prepare) */

@@ -101,8 +101,6 @@ static const struct cfg_known cfg_known_kws[] = {
 	{ G, "tune.glitches.*", "HTTP/2 glitch accounting is not implemented yet" },
 	{ G, "fd-hard-limit", "fd-hard-limit is not implemented yet; use 'ulimit-n'" },
 	{ G, "unix-bind", "unix socket defaults are not implemented yet" },
-	{ G, "server-state-base", "server state files are not implemented yet" },
-	{ G, "server-state-file", "server state files are not implemented yet" },
 	{ G, "external-check", WHY_CHECKS },
 	{ G, "numa-cpu-mapping", "NUMA detection is not implemented yet; use 'cpu-map'" },
 	{ G, "anonkey", "anonymized dumps are not implemented yet" },

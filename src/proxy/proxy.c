@@ -171,6 +171,9 @@ static int proxy_inherit(struct proxy *px, const struct proxy *def)
 	px->redispatch_every = def->redispatch_every;
 	px->retry_on = def->retry_on;
 	px->fullconn = def->fullconn;
+	px->srv_state_load = def->srv_state_load;
+	if (def->srv_state_file && !(px->srv_state_file = strdup(def->srv_state_file)))
+		return -1;
 	px->src = def->src;
 	px->srclen = def->srclen;
 	if (proxy_ist_dup(&px->srv_name_hdr, def->srv_name_hdr) < 0)
@@ -323,6 +326,7 @@ static void proxy_free(struct proxy *px)
 	free((char *)px->fwdfor_hdr.ptr);
 	free((char *)px->monitor_uri.ptr);
 	free((char *)px->srv_name_hdr.ptr);
+	free(px->srv_state_file);
 	free(px->defbe_name);
 	for (i = 0; i < px->defsrv_nargs; i++)
 		free(px->defsrv_args[i]);
