@@ -139,6 +139,8 @@ struct proxy {
 	socklen_t srclen;
 	struct ist srv_name_hdr;  /* "http-send-name-header NAME": the server's name in it, or
 				   * empty; owned */
+	struct server *dispatch;  /* "dispatch ADDR:PORT": a server outside <srv> (no stats row)
+				   * used when the backend has no server; owned */
 	uint8_t srv_state_load;   /* "load-server-state-from-file": PR_SSL_* (srv_state.c) */
 	char *srv_state_file;     /* "server-state-file-name", or NULL (the backend's name);
 				   * owned */

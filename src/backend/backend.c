@@ -25,7 +25,7 @@ int backend_init(struct proxy *px)
 		list_init(&px->queues[g].head);
 		px->queues[g].len = 0;
 	}
-	for (struct server *s = px->srv; s; s = s->next) {
+	for (struct server *s = px->srv ? px->srv : px->dispatch; s; s = s->next) {
 		s->per_thr = aligned_alloc(CACHELINE, sizeof(*s->per_thr) * MAX_THREADS);
 		if (!s->per_thr)
 			return -1;
@@ -207,6 +207,14 @@ int backend_assign(struct stream *s, struct server *avoid, bool front_of_queue)
 		if (!front_of_queue) /* HAProxy hands a dequeued stream the released slot */
 			CNT_INC(srv->cnt, cum_lbconn);
 		freq_ctr_inc(&srv->sess_rate, now_ms());
+		return ASSIGN_OK;
+	}
+	if (!all_full && unlikely(be->dispatch) && !be->srv) {
+		srv = be->dispatch; /* "dispatch": a backend without servers */
+		HA_ATOMIC_INC(&srv->cur_conns);
+		s->srv = srv;
+		HA_ATOMIC_UPDATE_MAX(&be->beconn_max, HA_ATOMIC_INC(&be->beconn));
+		s->flags |= SF_HAS_SLOT;
 		return ASSIGN_OK;
 	}
 	if (!all_full)

@@ -1,6 +1,7 @@
 /* Where a backend's connections go and come from, config side: "source ADDR[:PORT]" on
  * backends and servers (bound before connect; "usesrc" refused: no TPROXY), the server
- * option "redir PREFIX", "http-send-name-header NAME", "max-session-srv-conns" (accepted),
+ * option "redir PREFIX", "dispatch ADDR:PORT", "http-send-name-header NAME",
+ * "max-session-srv-conns" (accepted),
  * and HAProxy 3.x's "hash-preserve-affinity" (refused). The runtime parts are in
  * mux/h1_back.c (bind) and stream/be_route.c (redirect, header).
  */
@@ -139,6 +140,47 @@ static int route_kw_max_sess_conns(struct cfg_ctx *ctx)
 	return cfg_parse_int_arg(ctx, ctx->args[1], 0, INT_MAX, &v);
 }
 
+/* dispatch ADDR:PORT (backend, listen): a server of its own, outside the server list */
+static int route_kw_dispatch(struct cfg_ctx *ctx)
+{
+	struct proxy *px = ctx->px;
+	struct server *srv = NULL;
+	struct addr_res res;
+	char err[320];
+
+	if (!px || proxy_cfg_in_defaults(ctx, ctx->args[0]) || cfg_need_args(ctx, 1) < 0)
+		return -1;
+	if (!proxy_cfg_has_cap(ctx, PR_CAP_BE, ctx->args[0]))
+		return 0;
+	if (addr_parse(ctx->args[1], 0, &res, err, sizeof(err)) != ADDR_OK ||
+	    (res.ss.ss_family != AF_INET && res.ss.ss_family != AF_INET6)) {
+		cfg_alert(ctx, "'%s' : %s", ctx->args[0],
+			  res.ss.ss_family == AF_UNIX ? "a unix socket is not supported" : err);
+		return -1;
+	}
+	srv = calloc(1, sizeof(*srv));
+	if (!srv || !(srv->id = strdup("<dispatch>")) || !(srv->file = strdup(ctx->file))) {
+		cfg_alert(ctx, "out of memory.");
+		if (srv)
+			free(srv->id);
+		free(srv);
+		return -1;
+	}
+	srv->px = px;
+	srv->line = ctx->line;
+	srv->addr = res.ss;
+	srv->addrlen = res.len;
+	srv->weight = 1;
+	srv_limits_init(srv);
+	if (px->dispatch) {
+		free(px->dispatch->id);
+		free(px->dispatch->file);
+		free(px->dispatch);
+	}
+	px->dispatch = srv;
+	return 0;
+}
+
 /* hash-preserve-affinity: HAProxy 3.x */
 static int route_kw_hpa(struct cfg_ctx *ctx)
 {
@@ -148,6 +190,7 @@ static int route_kw_hpa(struct cfg_ctx *ctx)
 
 static const struct cfg_kw route_kws[] = {
 	{ "source", CFG_SEC_PROXIES, route_kw_source },
+	{ "dispatch", CFG_SEC_PROXIES, route_kw_dispatch },
 	{ "http-send-name-header", CFG_SEC_PROXIES, route_kw_send_name },
 	{ "max-session-srv-conns", CFG_SEC_PROXIES, route_kw_max_sess_conns },
 	{ "hash-preserve-affinity", CFG_SEC_PROXIES, route_kw_hpa },

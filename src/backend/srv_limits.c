@@ -163,7 +163,7 @@ void srv_limits_prepare(void)
 				tot > 0 ? (int)((tot + 9) / 10 > INT_MAX ? INT_MAX : (tot + 9) / 10)
 					: 1;
 		}
-		for (struct server *s = px->srv; s; s = s->next) {
+		for (struct server *s = px->srv ? px->srv : px->dispatch; s; s = s->next) {
 			/* minconn matters only below maxconn: a static limit otherwise */
 			if (!s->maxconn || s->minconn >= s->maxconn)
 				s->minconn = 0;

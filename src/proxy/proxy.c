@@ -326,6 +326,11 @@ static void proxy_free(struct proxy *px)
 	free((char *)px->fwdfor_hdr.ptr);
 	free((char *)px->monitor_uri.ptr);
 	free((char *)px->srv_name_hdr.ptr);
+	if (px->dispatch) {
+		free(px->dispatch->id);
+		free(px->dispatch->file);
+		free(px->dispatch);
+	}
 	free(px->srv_state_file);
 	free(px->defbe_name);
 	for (i = 0; i < px->defsrv_nargs; i++)

@@ -90,3 +90,32 @@ def test_refused_with_reason(tmp_path):
         assert "3.x" in out
         rc, out = cfg_check(tmp_path, "source 127.0.0.1 usesrc clientip")
         assert rc != 0 and "TPROXY" in out
+
+
+def test_dispatch(proxy, raw_server, tmp_path):
+    from conftest import cli
+    srv, seen = peer_server(raw_server)
+    port = free_port()
+    sock = tmp_path / "s.sock"
+    cfg = ("global\n    stats socket %s level admin\ndefaults\n    mode http\n"
+           "    timeout connect 2s\n    timeout client 5s\n    timeout server 5s\n"
+           "backend be\n    dispatch 127.0.0.1:%d\n"
+           "frontend fe\n    bind 127.0.0.1:%d\n    default_backend be\n"
+           % (sock, srv.port, port))
+    proxy(cfg, ports=[port])
+    for _ in range(3):
+        assert get(port, "/d").status == 200
+    assert len(seen) == 3
+    out = cli(str(sock), "show stat")
+    rows = [ln.split(",")[:2] for ln in out.splitlines()[1:] if ln.startswith("be,")]
+    assert rows == [["be", "BACKEND"]]  # no server row
+    assert ",3," in [ln for ln in out.splitlines() if ln.startswith("be,BACKEND")][0]
+
+
+def test_dispatch_config(tmp_path):
+    rc, out = cfg_check(tmp_path, "dispatch 127.0.0.1")
+    assert rc != 0 and "t.cfg:7] : 'dispatch' : " in out
+    p = tmp_path / "d.cfg"
+    p.write_text("defaults\n mode http\n dispatch 127.0.0.1:80\n")
+    r = run_haproxy(["-c", "-f", str(p)])
+    assert r.returncode != 0 and "'dispatch' not allowed in 'defaults' section." in r.stderr
