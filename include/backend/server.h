@@ -69,10 +69,24 @@ static inline int srv_cur_maxconn(const struct server *s)
 	return likely(!s->minconn) ? s->maxconn : srv_dyn_maxconn(s);
 }
 
-/* Every slot allowed by "maxconn" (and "minconn") is taken. */
+/* Every slot allowed by "maxconn" (and "minconn") is taken. A server without maxconn
+ * costs one test, as before minconn existed. */
 static inline bool srv_full(const struct server *s)
 {
-	return s->maxconn && HA_ATOMIC_LOAD_RLX(&s->cur_conns) >= srv_cur_maxconn(s);
+	int cur;
+
+	if (!s->maxconn)
+		return false;
+	cur = HA_ATOMIC_LOAD_RLX(&s->cur_conns);
+	if (cur >= s->maxconn)
+		return true;
+	if (likely(!s->minconn))
+		return false;
+	/* cur >= max(minconn, load * maxconn / fullconn), without a division */
+	return cur >= s->minconn &&
+	       (long)cur * s->px->fullconn >=
+		       (long)(HA_ATOMIC_LOAD_RLX(&s->px->beconn) + HA_ATOMIC_LOAD_RLX(&s->px->nb_queued)) *
+			       s->maxconn;
 }
 
 /* One candidate <s> of an LB round (lb_pick_tiered), already known usable: sets *usable, skips it when full,

@@ -70,9 +70,10 @@ enum stream_state {
 #define SF_REUSED_CONN    0x0080  /* the back connection came from the idle pool */
 #define SF_QUEUE_EXPIRED  0x0100  /* timeout queue hit while a wake-up was in flight */
 #define SF_SENT_100       0x0200  /* the proxy answered "100 Continue" itself */
-#define SF_REQ_KEPT       0x0800  /* sent on a reused connection, the request headers stay
-				   * in the front buffer until the first response byte, to be
-				   * sent again if the server had closed it */
+#define SF_REQ_KEPT       0x0800  /* sent on a reused connection (or for retry-on), the
+				   * request headers stay in the front buffer until a response
+				   * head is accepted, to be sent again if the server had closed
+				   * it (before any response byte) or for an L7 retry */
 #define SF_REQ_ABORTED    0x0400  /* the server stopped taking the request (send error):
 				   * no more request bytes, its response may still come */
 #define SF_REQ_COUNTED    0x1000  /* counted in the frontend's requests: its final status

@@ -590,10 +590,14 @@ int ana_wait_response(struct stream *s)
 				return stream_l7_retry(s);
 			if (ret < 0)
 				return stream_server_error(s, 502);
-			if (ret > 0 && unlikely(s->flags & SF_L7_RETRY)) {
-				if (stream_l7_retry_on(s, stream_l7_status_cause(s->rsp.status)))
-					return stream_l7_retry(s);
-				s->flags &= ~SF_L7_RETRY; /* a response is accepted */
+			if (ret > 0) {
+				/* a kept request (resend, L7 retry) is released with the first
+				 * response head the proxy accepts */
+				if (unlikely(s->flags & SF_L7_RETRY)) {
+					if (stream_l7_retry_on(s, stream_l7_status_cause(s->rsp.status)))
+						return stream_l7_retry(s);
+					s->flags &= ~SF_L7_RETRY;
+				}
 				stream_req_consume(s);
 			}
 			if (ret > 0 && s->rsp.status >= 200)
@@ -618,9 +622,6 @@ int ana_wait_response(struct stream *s)
 		}
 		if (conn_recv(b) > 0) {
 			b->flags |= CO_FL_GOT_DATA;
-			/* kept for a resend, not for an L7 retry: gone with the first byte */
-			if ((s->flags & (SF_REQ_KEPT | SF_L7_RETRY)) == SF_REQ_KEPT)
-				stream_req_consume(s);
 			continue;
 		}
 		if (b->flags & (CO_FL_RD_EOF | CO_FL_ERROR)) {

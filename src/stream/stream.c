@@ -175,6 +175,8 @@ int stream_abort(struct stream *s)
 	struct conn *f = s->front;
 	bool partial_rsp = s->flags & SF_RSP_HDRS_SENT;
 
+	s->flags &= ~SF_L7_RETRY; /* the kept request goes with the stream */
+
 	stream_count(s);
 	stream_drop_back(s);
 	stream_free(s);
@@ -216,6 +218,7 @@ static void stream_reply_conn_hdr(struct stream *s)
 
 int stream_reply_local(struct stream *s)
 {
+	s->flags &= ~SF_L7_RETRY; /* no retry after a reply of the proxy */
 	stream_req_consume(s);
 	stream_drop_back(s);
 	backend_unqueue(s);
