@@ -431,8 +431,8 @@ static int stream_established(struct stream *s)
 		return stream_server_error(s, 500);
 	b->nb_req++;
 	/* an idle connection may have been closed by its server just now: an idempotent
-	 * request without body can then be sent again, so its headers are kept until the
-	 * response starts */
+	 * request without body can then be sent again, so its headers are kept until a
+	 * response head is accepted (retry-on keeps them the same way, SF_L7_RETRY) */
 	if (((s->flags & SF_REUSED_CONN) && s->reqx.mode == XFER_NONE &&
 	     ((s->req.flags & (H1_MF_METH_GET | H1_MF_METH_HEAD)) ||
 	      h1_meth_idempotent(s->req.meth))) ||
