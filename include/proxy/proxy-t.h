@@ -141,6 +141,7 @@ struct proxy {
 				   * empty; owned */
 	struct server *dispatch;  /* "dispatch ADDR:PORT": a server outside <srv> (no stats row)
 				   * used when the backend has no server; owned */
+	char *dyncookie_key;      /* "dynamic-cookie-key" (stream/cookie.c), or NULL; owned */
 	uint8_t srv_state_load;   /* "load-server-state-from-file": PR_SSL_* (srv_state.c) */
 	char *srv_state_file;     /* "server-state-file-name", or NULL (the backend's name);
 				   * owned */

@@ -171,6 +171,8 @@ static int proxy_inherit(struct proxy *px, const struct proxy *def)
 	px->redispatch_every = def->redispatch_every;
 	px->retry_on = def->retry_on;
 	px->fullconn = def->fullconn;
+	if (def->dyncookie_key && !(px->dyncookie_key = strdup(def->dyncookie_key)))
+		return -1;
 	px->srv_state_load = def->srv_state_load;
 	if (def->srv_state_file && !(px->srv_state_file = strdup(def->srv_state_file)))
 		return -1;
@@ -332,6 +334,7 @@ static void proxy_free(struct proxy *px)
 		free(px->dispatch);
 	}
 	free(px->srv_state_file);
+	free(px->dyncookie_key);
 	free(px->defbe_name);
 	for (i = 0; i < px->defsrv_nargs; i++)
 		free(px->defsrv_args[i]);
