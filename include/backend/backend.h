@@ -13,6 +13,7 @@
 #define ASSIGN_OK      0   /* s->srv set, slot taken (SF_HAS_SLOT) */
 #define ASSIGN_QUEUED  1   /* every usable server is full: s is in the queue */
 #define ASSIGN_NOSRV  (-1) /* no usable server at all */
+#define ASSIGN_FULL   (-2) /* the server the key hashes to is full and so is its "maxqueue" */
 
 /* Picks a server for <s> in s->be, avoiding <avoid> when another one is usable. When every
  * usable server is full, queues <s> in its group's queue of the backend (at the head with
@@ -83,5 +84,10 @@ uint32_t lb_ring_point(int puid, int k);
  * stream/lb_key.c, above this layer): true with *hash set, false when the stream has no
  * key (the pick falls back to round robin). Owner thread. */
 extern bool (*lb_key_hash_hook)(struct stream *s, uint32_t *hash);
+
+/* The server whose being full made the last hash pick of this thread report *all_full
+ * (set by lb_hash_pick, reset by backend.c): the stream then waits for that server, within
+ * its "maxqueue". */
+extern __thread struct server *lb_full_srv;
 
 #endif

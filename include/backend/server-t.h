@@ -35,6 +35,7 @@ enum srv_run_state {
 #define SRV_F_FIXED_ID 0x0010 /* "id N" was given */
 #define SRV_F_PORT_MAP 0x0020 /* no port or "+N"/"-N": the client's destination port + port_off */
 #define SRV_F_RESOLVE  0x0040 /* "resolvers": connect to dns->pub, the address DNS publishes */
+#define SRV_F_REDIR    0x0100 /* "redir PREFIX" (tested with SRV_F_PORT_MAP: one test) */
 
 struct server {
 	struct server *next;      /* next server of the same backend, config order */
@@ -61,6 +62,18 @@ struct server {
 	int check_port;           /* "port", 0: the server's */
 	struct sockaddr_storage check_addr; /* "addr", family 0: the server's */
 	struct check *check;      /* its check, built by checks_prepare(), or NULL */
+	/* queue and connection limits (backend/srv_limits.c), parse time */
+	int maxqueue;             /* "maxqueue": streams waiting for this server, 0 = unlimited */
+	int minconn;              /* "minconn": dynamic maxconn floor; 0 (or = maxconn): static */
+	int pool_max_conn;        /* "pool-max-conn": idle connections per thread, -1 unlimited;
+				   * at run time 0..SRV_MAX_IDLE_PER_THREAD (srv_limits_prepare) */
+	int pool_low_conn;        /* "pool-low-conn" (accepted: idle pools are per thread) */
+	int pool_purge_delay;     /* "pool-purge-delay" ms, default 5000 */
+	/* where connections go (backend/be_route_cfg.c), parse time */
+	struct sockaddr_storage src; /* "source": bound before connect; family 0: none (the
+				      * backend's is copied in when the server has none) */
+	socklen_t srclen;
+	char *redir;              /* "redir PREFIX": GET/HEAD get a 302 to PREFIX + URI, or NULL */
 	/* runtime: written by srv_set_state() (atomics), read by any thread */
 	int run_state;            /* enum srv_run_state (atomic, relaxed) */
 	int check_status;         /* enum chk_result of the last check (atomic) */
@@ -79,6 +92,8 @@ struct server {
 	uint8_t lb_load_shift;    /* 0 or 32: this server's half of *lb_load_word */
 	struct be_counters *cnt;  /* runtime: one block per thread group */
 	struct freq_ctr sess_rate; /* runtime: streams assigned per second (srv_sess_rate) */
+	int queued;               /* runtime: streams queued because this server, the one their
+				   * key hashes to, is full (atomic, for "maxqueue") */
 	/* runtime: per thread, only touched by its thread */
 	struct srv_per_thread *per_thr; /* idle connections, allocated by runtime_prepare */
 	/* DNS resolution (dns/): settings at parse time, then its state, or NULL */

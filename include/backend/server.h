@@ -8,6 +8,7 @@
 #include <base/list.h>
 #include <base/tinfo.h>
 #include <backend/server-t.h>
+#include <proxy/proxy-t.h>
 
 #define SRV_MAX_IDLE_PER_THREAD 1024
 
@@ -135,12 +136,49 @@ int srv_state_parse_opt(struct cfg_ctx *ctx, struct server *srv, int *i);
  * allbackups" when no active server is usable), or NULL. */
 struct server *srv_first_backup(struct proxy *px);
 
-/* Every slot allowed by "maxconn" is taken. */
+/* The "maxconn" of <s> with "minconn" and its backend's "fullconn": between minconn and
+ * maxconn in proportion of the backend's load, its streams and queued ones (HAProxy's
+ * beconn counts both). Only when s->minconn (see srv_limits.c). Inline and without a call,
+ * so that srv_full() keeps the LB rounds leaf functions. Any thread. */
+static inline int srv_dyn_maxconn(const struct server *s)
+{
+	const struct proxy *px = s->px;
+	int load = HA_ATOMIC_LOAD_RLX(&px->beconn) + HA_ATOMIC_LOAD_RLX(&px->nb_queued);
+	long max;
+
+	if (load >= px->fullconn)
+		return s->maxconn;
+	max = (long)load * s->maxconn / px->fullconn;
+	if (max < s->minconn)
+		max = s->minconn;
+	return max > 0 ? (int)max : 1;
+}
+
+/* The number of slots of <s> now (0: unlimited). */
+static inline int srv_cur_maxconn(const struct server *s)
+{
+	return likely(!s->minconn) ? s->maxconn : srv_dyn_maxconn(s);
+}
+
+/* Every slot allowed by "maxconn" (and "minconn") is taken. A server without maxconn
+ * costs one test, as before minconn existed. */
 static inline bool srv_full(const struct server *s)
 {
 	int max = HA_ATOMIC_LOAD_RLX(&s->maxconn); /* an agent may change it */
+	int cur;
 
-	return max && HA_ATOMIC_LOAD_RLX(&s->cur_conns) >= max;
+	if (!max)
+		return false;
+	cur = HA_ATOMIC_LOAD_RLX(&s->cur_conns);
+	if (cur >= max)
+		return true;
+	if (likely(!s->minconn))
+		return false;
+	/* cur >= max(minconn, load * maxconn / fullconn), without a division */
+	return cur >= s->minconn &&
+	       (long)cur * s->px->fullconn >=
+		       (long)(HA_ATOMIC_LOAD_RLX(&s->px->beconn) + HA_ATOMIC_LOAD_RLX(&s->px->nb_queued)) *
+			       max;
 }
 
 /* One candidate <s> of an LB round (lb_pick_tiered), already known usable: sets *usable, skips it when full,

@@ -60,6 +60,33 @@ enum pr_mode {
 #define PR_REUSE_AGGR   2 /* first requests too, on connections that served two or more */
 #define PR_REUSE_ALWAYS 3 /* every request */
 
+/* retry-on (proxy->retry_on): what makes a request go to a server again */
+#define PR_RE_CONN_FAILED  0x00000001 /* the connection failed (the default) */
+#define PR_RE_DISCONNECTED 0x00000002 /* empty-response: closed before any response byte */
+#define PR_RE_JUNK_REQUEST 0x00000004 /* junk-response: an invalid or truncated response */
+#define PR_RE_TIMEOUT      0x00000008 /* response-timeout: timeout server before a response */
+#define PR_RE_EARLY_ERROR  0x00000010 /* 0rtt-rejected: no 0-RTT here, accepted only */
+#define PR_RE_404          0x00000020 /* the response statuses */
+#define PR_RE_408          0x00000040
+#define PR_RE_425          0x00000080
+#define PR_RE_500          0x00000100
+#define PR_RE_501          0x00000200
+#define PR_RE_502          0x00000400
+#define PR_RE_503          0x00000800
+#define PR_RE_504          0x00001000
+#define PR_RE_STATUS_MASK  0x00001fe0
+/* what needs the request kept until the response headers arrive (an L7 retry) */
+#define PR_RE_L7_MASK      (PR_RE_DISCONNECTED | PR_RE_JUNK_REQUEST | PR_RE_TIMEOUT | PR_RE_STATUS_MASK)
+
+/* proxy->rt_flags */
+#define PR_RT_L7_RETRY 0x01 /* retry-on needs the request kept until the response */
+#define PR_RT_NAME_HDR 0x02 /* http-send-name-header */
+
+/* proxy->srv_state_load */
+#define PR_SSL_NONE   0 /* the default */
+#define PR_SSL_GLOBAL 1 /* the global "server-state-file" */
+#define PR_SSL_LOCAL  2 /* its own file ("server-state-file-name") */
+
 /* proxy->rule_sets */
 #define PR_RS_HTTP_REQ   0x01
 #define PR_RS_HTTP_RES   0x02
@@ -119,6 +146,24 @@ struct proxy {
 	int backlog;              /* frontend backlog (0: maxconn) */
 	int retries;              /* default 3 */
 	int redispatch_every;     /* option redispatch [N]: 0 = on the last retry */
+	uint32_t retry_on;        /* "retry-on": PR_RE_* (proxy/retry_cfg.c), default
+				   * PR_RE_CONN_FAILED */
+	int fullconn;             /* "fullconn": backend load at which servers get their full
+				   * maxconn (minconn); 0: 10% of its frontends' maxconn */
+	struct sockaddr_storage src; /* "source" of the backend (family 0: none), see
+				      * server->src */
+	socklen_t srclen;
+	struct ist srv_name_hdr;  /* "http-send-name-header NAME": the server's name in it, or
+				   * empty; owned */
+	struct server *dispatch;  /* "dispatch ADDR:PORT": a server outside <srv> (no stats row)
+				   * used when the backend has no server; owned */
+	char *dyncookie_key;      /* "dynamic-cookie-key" (stream/cookie.c), or NULL; owned */
+	uint8_t srv_state_load;   /* "load-server-state-from-file": PR_SSL_* (srv_state.c) */
+	char *srv_state_file;     /* "server-state-file-name", or NULL (the backend's name);
+				   * owned */
+	uint8_t rt_flags;         /* PR_RT_*: what a request sent to a server of this backend
+				   * needs beyond the plain path (one test), set before the
+				   * threads start (srv_limits_prepare) */
 	struct list binds;        /* struct bind_conf, frontend side */
 
 	/* backend choice */
@@ -208,6 +253,8 @@ struct proxy {
 	int feconn_max;           /* highest feconn (show stat smax) */
 	int beconn_max;           /* highest beconn + queued streams (show stat smax) */
 	int queue_max;            /* highest number of queued streams (show stat qmax) */
+	int nb_queued;            /* streams in all the group queues (atomic, backend.c): the
+				   * load "minconn" servers scale with, queued ones included */
 	struct freq_ctr sess_rate; /* sessions per second (rate-limit sessions, show stat) */
 	uint32_t sess_rate_max;   /* highest sess_rate seen at an accept */
 	struct freq_ctr req_rate; /* frontend: HTTP requests per second (fe_req_rate) */

@@ -70,9 +70,10 @@ enum stream_state {
 #define SF_REUSED_CONN    0x0080  /* the back connection came from the idle pool */
 #define SF_QUEUE_EXPIRED  0x0100  /* timeout queue hit while a wake-up was in flight */
 #define SF_SENT_100       0x0200  /* the proxy answered "100 Continue" itself */
-#define SF_REQ_KEPT       0x0800  /* sent on a reused connection, the request headers stay
-				   * in the front buffer until the first response byte, to be
-				   * sent again if the server had closed it */
+#define SF_REQ_KEPT       0x0800  /* sent on a reused connection (or for retry-on), the
+				   * request headers stay in the front buffer until a response
+				   * head is accepted, to be sent again if the server had closed
+				   * it (before any response byte) or for an L7 retry */
 #define SF_REQ_ABORTED    0x0400  /* the server stopped taking the request (send error):
 				   * no more request bytes, its response may still come */
 #define SF_REQ_COUNTED    0x1000  /* counted in the frontend's requests: its final status
@@ -96,6 +97,8 @@ enum stream_state {
 #define SF_CLI_GONE_Q     0x8000000 /* option abortonclose: the client closed while a wake-up
 					   * of the queue was in flight (aborted when it arrives) */
 #define SF_CK_RSP_DONE    0x800000 /* the persistence cookie of the response was handled */
+#define SF_L7_RETRY       0x1000000 /* retry-on: the request (SF_REQ_KEPT) may be sent again
+				     * until its response headers are accepted */
 
 /* stream->log_level: set-log-level, a syslog level (0..7) plus one */
 #define STRM_LOG_UNSET  0         /* the proxy's own level */
@@ -126,6 +129,9 @@ struct stream {
 	struct list queue;        /* in a group queue of the backend while queued */
 	int queue_state;          /* Q_* (backend.c), under the group queue's lock */
 	uint8_t queue_grp;        /* index of the group queue */
+	struct server *queue_srv; /* queued for this server (its key hashes there): counted in
+				   * its "queued" for "maxqueue" while in the queue, under the
+				   * group queue's lock */
 	struct inbox_item wake;   /* dequeued: handed to the owning thread */
 	struct h1_xfer reqx;      /* request body forwarding */
 	struct h1_xfer rspx;      /* response body forwarding */

@@ -62,6 +62,18 @@ void stream_req_consume(struct stream *s);
 bool stream_can_resend(const struct stream *s);
 int stream_resend(struct stream *s);
 
+/* retry-on (L7 retries): true when the kept request may be sent again for <cause> (a
+ * PR_RE_* bit) and retries are left; stream_l7_retry() then sends it again (a new
+ * connection, another server on a redispatch) and returns the step's result.
+ * stream_l7_status_cause() maps a response status to its PR_RE_* bit, 0 if none. */
+bool stream_l7_retry_on(const struct stream *s, uint32_t cause);
+/* be_route.c: the 302 of a "redir" server (a step result); what the backend's rt_flags
+ * ask of a request about to be sent: SF_L7_RETRY, the "http-send-name-header" (0 or -1). */
+int stream_srv_redirect(struct stream *s);
+int stream_route_request(struct stream *s);
+int stream_l7_retry(struct stream *s);
+uint32_t stream_l7_status_cause(int status);
+
 /* http_ana.c */
 int ana_wait_request(struct stream *s);
 /* Runs (or resumes, after a yielded rule) the request rule stages. */

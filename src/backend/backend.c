@@ -28,7 +28,7 @@ int backend_init(struct proxy *px)
 		px->queues[g].len = 0;
 	}
 	px->lb = lb_ops_for(px);
-	for (struct server *s = px->srv; s; s = s->next) {
+	for (struct server *s = px->srv ? px->srv : px->dispatch; s; s = s->next) {
 		srv_init_weights(s);
 		s->per_thr = aligned_alloc(CACHELINE, sizeof(*s->per_thr) * MAX_THREADS);
 		if (!s->per_thr)
@@ -45,6 +45,7 @@ int backend_init(struct proxy *px)
 }
 
 bool (*lb_key_hash_hook)(struct stream *s, uint32_t *hash);
+__thread struct server *lb_full_srv;
 
 /* Hash-based algorithms: the key's server, round robin when the stream has no key. */
 static struct server *lb_pick_hashed(struct stream *s, struct proxy *be, struct server *avoid,
@@ -52,6 +53,7 @@ static struct server *lb_pick_hashed(struct stream *s, struct proxy *be, struct 
 {
 	uint32_t hash;
 
+	lb_full_srv = NULL;
 	if (lb_key_hash_hook && lb_key_hash_hook(s, &hash))
 		return lb_hash_pick(be, hash, avoid, all_full);
 	return lb_rr_pick(be, avoid, all_full);
@@ -106,6 +108,28 @@ static inline struct server *lb_pick(struct stream *s, struct proxy *be, struct 
 	return lb_pick_other(s, be, avoid, all_full);
 }
 
+/* <s> leaves the queue: it no longer counts in its server's "maxqueue". Under the lock. */
+static inline void queue_srv_leave(struct stream *s)
+{
+	if (unlikely(s->queue_srv)) {
+		HA_ATOMIC_DEC(&s->queue_srv->queued);
+		s->queue_srv = NULL;
+	}
+}
+
+/* Counts <s>, whose key hashes to the full server <w>, in w's queue. False when that
+ * queue is at its "maxqueue" (a stream already admitted, <again>, is never refused). */
+static bool queue_srv_enter(struct server *w, bool again)
+{
+	int n = HA_ATOMIC_INC(&w->queued);
+
+	if (w->maxqueue && !again && n > w->maxqueue) {
+		HA_ATOMIC_DEC(&w->queued);
+		return false;
+	}
+	return true;
+}
+
 /* Takes the first stream of group queue <g> out (Q_WOKEN); NULL when empty. */
 static struct stream *queue_pop(struct proxy *be, int g)
 {
@@ -120,6 +144,8 @@ static struct stream *queue_pop(struct proxy *be, int g)
 		list_delete(&s->queue);
 		s->queue_state = Q_WOKEN;
 		HA_ATOMIC_STORE_RLX(&q->len, q->len - 1);
+		HA_ATOMIC_DEC(&be->nb_queued);
+		queue_srv_leave(s);
 	}
 	pthread_mutex_unlock(&q->lock);
 	return s;
@@ -151,7 +177,7 @@ static bool srv_take_slot(struct server *srv)
 	int cur = HA_ATOMIC_LOAD_RLX(&srv->cur_conns);
 
 	do {
-		if (srv->maxconn && cur >= srv->maxconn)
+		if (srv->maxconn && cur >= srv_cur_maxconn(srv))
 			return false;
 	} while (!HA_ATOMIC_CAS(&srv->cur_conns, &cur, cur + 1));
 	HA_ATOMIC_UPDATE_MAX(&srv->cur_conns_max, cur + 1);
@@ -196,9 +222,23 @@ int backend_assign(struct stream *s, struct server *avoid, bool front_of_queue)
 		freq_ctr_inc(&srv->sess_rate, now_ms());
 		return ASSIGN_OK;
 	}
+	if (!all_full && unlikely(be->dispatch) && !be->srv) {
+		srv = be->dispatch; /* "dispatch": a backend without servers */
+		HA_ATOMIC_INC(&srv->cur_conns);
+		s->srv = srv;
+		HA_ATOMIC_UPDATE_MAX(&be->beconn_max, HA_ATOMIC_INC(&be->beconn));
+		s->flags |= SF_HAS_SLOT;
+		return ASSIGN_OK;
+	}
 	if (!all_full)
 		return ASSIGN_NOSRV;
+	if (unlikely(be->lbalgo >= LB_ALGO_HASHED) && (srv = lb_full_srv)) {
+		lb_full_srv = NULL;
+		if (!queue_srv_enter(srv, front_of_queue))
+			return ASSIGN_FULL;
+	}
 	pthread_mutex_lock(&q->lock);
+	s->queue_srv = srv;
 	if (front_of_queue)
 		list_insert(&q->head, &s->queue);
 	else
@@ -206,6 +246,7 @@ int backend_assign(struct stream *s, struct server *avoid, bool front_of_queue)
 	s->queue_state = Q_QUEUED;
 	s->queue_grp = (uint8_t)(tgid - 1);
 	HA_ATOMIC_STORE_RLX(&q->len, q->len + 1);
+	HA_ATOMIC_INC(&be->nb_queued);
 	pthread_mutex_unlock(&q->lock);
 	CNT_INC(be->be_cnt, queued_total);
 	backend_queue_max(be);
@@ -240,6 +281,8 @@ int backend_unqueue(struct stream *s)
 		list_delete(&s->queue);
 		HA_ATOMIC_STORE_RLX(&q->len, q->len - 1);
 		s->queue_state = Q_NONE;
+		HA_ATOMIC_DEC(&s->be->nb_queued);
+		queue_srv_leave(s);
 	}
 	pthread_mutex_unlock(&q->lock);
 	return state;

@@ -285,6 +285,7 @@ struct server *lb_hash_pick(struct proxy *px, uint32_t hash, struct server *avoi
 			continue; /* nothing up in this tier: the backups */
 		if (srv_full(s)) {
 			*all_full = true; /* HAProxy queues on the hashed server: we queue */
+			lb_full_srv = s;  /* for its maxqueue */
 			return NULL;
 		}
 		return s;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include <backend/server.h>
+#include <backend/srv_limits.h>
 #include <base/addr.h>
 #include <cfg/cfg.h>
 #include <check/agent.h>
@@ -38,16 +39,9 @@ static const char *const srv_later[][2] = {
 	{ "send-proxy-v2-ssl", "the PROXY protocol is not implemented yet" },
 	{ "proxy-v2-options", "the PROXY protocol is not implemented yet" },
 	{ "proto", "HTTP/2 to servers is not implemented yet" },
-	{ "maxqueue", "server queues are not implemented yet" },
-	{ "minconn", "dynamic server maxconn is not implemented yet" },
-	{ "redir", "redirect servers are not implemented yet" },
-	{ "source", "source address binding is not implemented yet" },
 	{ "usesrc", "source address binding is not implemented yet" },
 	{ "namespace", "network namespaces are not implemented yet" },
 	{ "tfo", "TCP fast open is not implemented yet" },
-	{ "pool-max-conn", "idle connection pool tuning is not implemented yet" },
-	{ "pool-purge-delay", "idle connection pool tuning is not implemented yet" },
-	{ "pool-low-conn", "idle connection pool tuning is not implemented yet" },
 	{ "max-reuse", "idle connection pool tuning is not implemented yet" },
 	{ "ws", "WebSocket server selection is not implemented yet" },
 	{ "shard", "peers are not implemented yet" },
@@ -190,6 +184,12 @@ static int srv_parse_opt(struct cfg_ctx *ctx, struct server *srv, int *i)
 		srv->flags &= ~SRV_F_CHECK;
 		return 0;
 	}
+	switch (srv_limits_parse_opt(ctx, srv, i)) { /* maxqueue, minconn, pool-* */
+	case 0:
+		return 0;
+	case -1:
+		return -1;
+	}
 	if (!strcmp(opt, "inter") || !strcmp(opt, "fastinter") || !strcmp(opt, "downinter") ||
 	    !strcmp(opt, "rise") || !strcmp(opt, "fall") || !strcmp(opt, "port") ||
 	    !strcmp(opt, "addr"))
@@ -316,6 +316,7 @@ static int defsrv_kw_parse(struct cfg_ctx *ctx)
 			      .rise = 2, .fall = 3 };
 	int i;
 
+	srv_limits_init(&tmp);
 	if (!px)
 		return -1;
 	if (!(px->cap & (PR_CAP_BE | PR_CAP_DEF))) {
@@ -330,6 +331,7 @@ static int defsrv_kw_parse(struct cfg_ctx *ctx)
 				srv_ext_release(&tmp);
 			free(tmp.track_name);
 			free(tmp.agent_send);
+			free(tmp.redir);
 			return -1;
 		}
 	}
@@ -338,6 +340,7 @@ static int defsrv_kw_parse(struct cfg_ctx *ctx)
 		srv_ext_release(&tmp);
 	free(tmp.track_name);
 	free(tmp.agent_send);
+	free(tmp.redir);
 	if (proxy_defsrv_append(px, ctx->args + 1, ctx->nargs - 1) < 0) {
 		cfg_alert(ctx, "out of memory.");
 		return -1;
@@ -376,6 +379,7 @@ int srv_kw_parse(struct cfg_ctx *ctx)
 	srv->inter = 2000; /* HAProxy's check defaults */
 	srv->rise = 2;
 	srv->fall = 3;
+	srv_limits_init(srv);
 	if (srv_parse_addr(ctx, srv, ctx->args[2], &hres) < 0 || srv_apply_defaults(ctx, px, srv) < 0)
 		goto fail;
 	for (i = 3; i < ctx->nargs; i++)
@@ -395,6 +399,7 @@ fail:
 			srv_ext_release(srv);
 		free(srv->track_name);
 		free(srv->agent_send);
+		free(srv->redir);
 	}
 	free(srv);
 	return -1;

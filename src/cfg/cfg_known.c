@@ -61,9 +61,6 @@ static const struct cfg_known cfg_known_kws[] = {
 	{ G, "tune.listener.multi-queue", "listener queue tuning is not implemented yet" },
 	{ G, "tune.peers.*", "peers are not implemented yet" },
 	{ G, "localpeer", "peers are not implemented yet" },
-	{ G, "tune.pool-high-fd-ratio", "idle server connection tuning is not implemented yet" },
-	{ G, "tune.pool-low-fd-ratio", "idle server connection tuning is not implemented yet" },
-	{ G, "tune.idle-pool.shared", "idle server connection tuning is not implemented yet" },
 	{ G, "tune.takeover-other-tg-connections", "idle server connection tuning is not "
 						    "implemented yet" },
 	{ G, "tune.sched.low-latency", "scheduler tuning is not implemented yet" },
@@ -102,8 +99,6 @@ static const struct cfg_known cfg_known_kws[] = {
 	{ G, "tune.glitches.*", "HTTP/2 glitch accounting is not implemented yet" },
 	{ G, "fd-hard-limit", "fd-hard-limit is not implemented yet; use 'ulimit-n'" },
 	{ G, "unix-bind", "unix socket defaults are not implemented yet" },
-	{ G, "server-state-base", "server state files are not implemented yet" },
-	{ G, "server-state-file", "server state files are not implemented yet" },
 	{ G, "numa-cpu-mapping", "NUMA detection is not implemented yet; use 'cpu-map'" },
 	{ G, "anonkey", "anonymized dumps are not implemented yet" },
 	{ G, "debug", "debug mode is only the '-d' command line option" },

@@ -20,7 +20,6 @@
 #include <event/loop.h>
 #include <mux/h1.h>
 
-#define IDLE_PURGE_DELAY_MS 5000 /* a parked connection unused this long is closed */
 
 static inline const struct h1_stream_ops *back_ops(void)
 {
@@ -90,6 +89,21 @@ struct conn *h1_back_take_idle(struct server *srv, const struct sockaddr_storage
 	return c;
 }
 
+/* "source": binds <fd> to the server's source address before connect; without a port,
+ * the kernel picks one at connect time (IP_BIND_ADDRESS_NO_PORT), so that many servers can
+ * share the source ports. Returns 0 or -1 with errno set. */
+static int back_bind_source(int fd, const struct server *srv)
+{
+	const struct sockaddr_storage *ss = &srv->src;
+	in_port_t port = ss->ss_family == AF_INET ? ((const struct sockaddr_in *)ss)->sin_port
+						  : ((const struct sockaddr_in6 *)ss)->sin6_port;
+	int one = 1;
+
+	if (!port)
+		setsockopt(fd, IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &one, sizeof(one));
+	return bind(fd, (const struct sockaddr *)&srv->src, srv->srclen);
+}
+
 struct conn *h1_back_connect(struct server *srv, const struct sockaddr_storage *to)
 {
 	const struct sockaddr_storage *addr = to ? to : &srv->addr;
@@ -105,6 +119,10 @@ struct conn *h1_back_connect(struct server *srv, const struct sockaddr_storage *
 			sock_set_keepalive(fd, &srv->px->srvtcpka);
 		if (unlikely(srv->tcp_ut))
 			sock_set_user_timeout(fd, srv->tcp_ut);
+	}
+	if (unlikely(srv->src.ss_family) && back_bind_source(fd, srv) < 0) {
+		close(fd);
+		return NULL;
 	}
 	c = conn_new(fd, back_iocb, back_timeout);
 	if (!c) {
@@ -169,7 +187,7 @@ static bool back_make_idle(struct conn *c)
 	c->strm = NULL;
 	c->flags |= CO_FL_IDLE | CO_FL_USED;
 	/* like HAProxy's pool-purge-delay: idle connections do not live forever */
-	timer_set(&c->tmr, tick_add(IDLE_PURGE_DELAY_MS));
+	timer_set(&c->tmr, tick_add(c->srv->pool_purge_delay));
 	b_release(&c->ibuf);
 	b_release(&c->obuf);
 	return true;
@@ -179,7 +197,7 @@ void h1_back_park(struct conn *c)
 {
 	struct srv_per_thread *pt = &c->srv->per_thr[tid];
 
-	if (pt->nb_idle >= SRV_MAX_IDLE_PER_THREAD) {
+	if (pt->nb_idle >= c->srv->pool_max_conn) { /* at most SRV_MAX_IDLE_PER_THREAD */
 		conn_close(c);
 		return;
 	}
@@ -193,6 +211,10 @@ void h1_back_park_private(struct conn *c, struct conn *front)
 {
 	if (front->priv)
 		conn_close(front->priv); /* one at a time */
+	if (unlikely(!c->srv->pool_max_conn)) { /* pool-max-conn 0: nothing idle */
+		conn_close(c);
+		return;
+	}
 	if (!back_make_idle(c))
 		return;
 	c->priv = front;

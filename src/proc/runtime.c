@@ -7,6 +7,8 @@
 #include <unistd.h>
 #include <sys/resource.h>
 #include <backend/backend.h>
+#include <backend/srv_limits.h>
+#include <backend/srv_state.h>
 #include <backend/server-t.h>
 #include <base/addr.h>
 #include <base/buf.h>
@@ -80,6 +82,7 @@ int runtime_prepare(void)
 		global.tune_maxrewrite = global.tune_bufsize / 2;
 	buf_pool_setup(global.tune_bufsize);
 	stream_init_runtime();
+	srv_state_load_all(); /* weights and states, before the LB state is built */
 	for (px = proxies; px; px = px->next) {
 		if (backend_init(px) < 0) {
 			ha_alert("out of memory while preparing proxy '%s'.\n", px->id);
@@ -94,7 +97,10 @@ int runtime_prepare(void)
 		ha_alert("out of memory while preparing the health checks.\n");
 		return -1;
 	}
-	return runtime_set_limits();
+	if (runtime_set_limits() < 0)
+		return -1;
+	srv_limits_prepare(); /* reads global.maxconn */
+	return 0;
 }
 
 /* Calls <fn> on every listener of every frontend; returns the number of failures. */

@@ -129,6 +129,7 @@ static int proxy_init_builtin(struct proxy *px)
 	px->mode = PR_MODE_TCP;
 	px->options = PR_O_HTTP_KAL;
 	px->retries = 3;
+	px->retry_on = PR_RE_CONN_FAILED;
 	px->lbalgo = LB_ALGO_ROUNDROBIN;
 	return proxy_ist_set(&px->fwdfor_hdr, "X-Forwarded-For");
 }
@@ -170,6 +171,17 @@ static int proxy_inherit(struct proxy *px, const struct proxy *def)
 	px->backlog = def->backlog;
 	px->retries = def->retries;
 	px->redispatch_every = def->redispatch_every;
+	px->retry_on = def->retry_on;
+	px->fullconn = def->fullconn;
+	if (def->dyncookie_key && !(px->dyncookie_key = strdup(def->dyncookie_key)))
+		return -1;
+	px->srv_state_load = def->srv_state_load;
+	if (def->srv_state_file && !(px->srv_state_file = strdup(def->srv_state_file)))
+		return -1;
+	px->src = def->src;
+	px->srclen = def->srclen;
+	if (proxy_ist_dup(&px->srv_name_hdr, def->srv_name_hdr) < 0)
+		return -1;
 	px->lbalgo = def->lbalgo;
 	px->lb_draws = def->lb_draws;
 	px->lb_static = def->lb_static;
@@ -326,6 +338,7 @@ static void proxy_free(struct proxy *px)
 		free(srv->cookie);
 		free(srv->track_name);
 		free(srv->agent_send);
+		free(srv->redir);
 		free(srv);
 	}
 	for (i = 0; i < px->nb_errorfiles; i++)
@@ -333,6 +346,14 @@ static void proxy_free(struct proxy *px)
 	free((char *)px->fwdfor_hdr.ptr);
 	free((char *)px->origto_hdr.ptr);
 	free((char *)px->monitor_uri.ptr);
+	free((char *)px->srv_name_hdr.ptr);
+	if (px->dispatch) {
+		free(px->dispatch->id);
+		free(px->dispatch->file);
+		free(px->dispatch);
+	}
+	free(px->srv_state_file);
+	free(px->dyncookie_key);
 	free(px->defbe_name);
 	for (i = 0; i < px->defsrv_nargs; i++)
 		free(px->defsrv_args[i]);

@@ -215,14 +215,20 @@ static long long be_conn_free(const struct proxy *be)
 }
 
 /* connslots: HAProxy adds (maxconn - in use) + (maxqueue - queued) over the servers not
- * down, and answers -1 as soon as one has no maxconn or no maxqueue; maxqueue is never
- * set here, so any such server gives -1. */
+ * in maintenance, and answers -1 as soon as one has no maxconn or no maxqueue. */
 static long long be_connslots(const struct proxy *be)
 {
-	for (const struct server *srv = be->srv; srv; srv = srv->next)
-		if (!(srv->flags & SRV_F_DISABLED))
+	long long n = 0;
+
+	for (const struct server *srv = be->srv; srv; srv = srv->next) {
+		if (srv->flags & SRV_F_DISABLED)
+			continue;
+		if (!srv->maxconn || !srv->maxqueue)
 			return -1;
-	return 0;
+		n += srv->maxconn - HA_ATOMIC_LOAD_RLX(&srv->cur_conns);
+		n += srv->maxqueue - HA_ATOMIC_LOAD_RLX(&srv->queued);
+	}
+	return n;
 }
 
 /* nbsrv, be_conn, be_conn_free, be_sess_rate, connslots, queue, avg_queue ([backend]),

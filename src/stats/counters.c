@@ -37,6 +37,9 @@ int counters_alloc(int ngroups)
 		for (struct server *s = px->srv; s; s = s->next)
 			if (!(s->cnt = blocks_new(sizeof(struct be_counters), ngroups)))
 				return -1;
+		if (px->dispatch && /* counted, never shown */
+		    !(px->dispatch->cnt = blocks_new(sizeof(struct be_counters), ngroups)))
+			return -1;
 		list_for_each_entry(bc, &px->binds, list)
 			list_for_each_entry(li, &bc->listeners, list)
 				if (!(li->cnt = blocks_new(sizeof(struct li_counters), ngroups)))
@@ -58,6 +61,10 @@ void counters_free(void)
 		for (struct server *s = px->srv; s; s = s->next) {
 			free(s->cnt);
 			s->cnt = NULL;
+		}
+		if (px->dispatch) {
+			free(px->dispatch->cnt);
+			px->dispatch->cnt = NULL;
 		}
 		list_for_each_entry(bc, &px->binds, list)
 			list_for_each_entry(li, &bc->listeners, list) {

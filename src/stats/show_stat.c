@@ -118,6 +118,8 @@ static int stat_be_fullconn(const struct proxy *be)
 {
 	long long sum = 0;
 
+	if (be->fullconn) /* "fullconn", or its default once computed (srv_limits.c) */
+		return be->fullconn;
 	for (const struct proxy *fe = proxies; fe; fe = fe->next) {
 		struct switching_rule *r;
 		bool uses = (fe->cap & PR_CAP_FE) && (fe == be || fe->defbe == be);
@@ -281,6 +283,9 @@ static void stat_fill_srv(struct stat_line *l, const struct proxy *px, const str
 	st_int(l, ST_smax, HA_ATOMIC_LOAD_RLX(&srv->cur_conns_max));
 	if (srv->maxconn)
 		st_int(l, ST_slim, srv->maxconn);
+	if (srv->maxqueue)
+		st_int(l, ST_qlimit, srv->maxqueue);
+	st_int(l, ST_qcur, HA_ATOMIC_LOAD_RLX(&srv->queued)); /* waiting for it (maxqueue) */
 	st_str(l, ST_status, stat_srv_status(srv));
 	st_int(l, ST_weight, HA_ATOMIC_LOAD_RLX(&srv->weight)); /* effective (server_weight.c) */
 	st_int(l, ST_uweight, HA_ATOMIC_LOAD_RLX(&srv->uweight));

@@ -3,8 +3,10 @@
  * backends (and defaults), "cookie VALUE" on servers. The request's cookie names the
  * server (before stick rules and load balancing, after use-server); the response gets the
  * cookie inserted (insert), the server's own one rewritten (rewrite) or prefixed with
- * "VALUE~" (prefix), or removed when the client already had a valid one (indirect).
+ * "VALUE~" (prefix), or removed when the client already had a valid one (indirect);
+ * "dynamic" computes the value of servers without one from "dynamic-cookie-key".
  */
+#include <arpa/inet.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +17,7 @@
 #include <http/meth.h>
 #include <proxy/proxy.h>
 #include <proxy/proxy_cfg.h>
+#include <sample/hash.h>
 #include <sample/smp_http.h>
 #include <stream/cookie.h>
 #include <stream/http_rw.h>
@@ -31,6 +34,7 @@
 #define CK_O_PRESERVE 0x08
 #define CK_O_HTTPONLY 0x10
 #define CK_O_SECURE 0x20
+#define CK_O_DYNAMIC 0x40 /* servers without "cookie" get one from dynamic-cookie-key */
 
 struct px_cookie {
 	struct ist name; /* owned */
@@ -73,6 +77,7 @@ static int kw_cookie(struct cfg_ctx *ctx)
 		{ "indirect", CK_O_INDIRECT }, { "nocache", CK_O_NOCACHE },
 		{ "postonly", CK_O_POSTONLY }, { "preserve", CK_O_PRESERVE },
 		{ "httponly", CK_O_HTTPONLY }, { "secure", CK_O_SECURE },
+		{ "dynamic", CK_O_DYNAMIC },
 	};
 	struct proxy *px = ctx->px;
 	struct px_cookie *ck;
@@ -118,7 +123,7 @@ static int kw_cookie(struct cfg_ctx *ctx)
 			cfg_alert(ctx, "'cookie' '%s' option requires an argument.", a);
 			goto fail;
 		}
-		if (!strcmp(a, "maxidle") || !strcmp(a, "maxlife") || !strcmp(a, "dynamic")) {
+		if (!strcmp(a, "maxidle") || !strcmp(a, "maxlife")) {
 			cfg_alert(ctx, "'cookie' option '%s' is not supported yet.", a);
 			goto fail;
 		}
@@ -151,10 +156,50 @@ fail:
 	return -1;
 }
 
+/* "dynamic": the cookie of <srv> is XXH64 (seed 0) of the key, the server's address (4 or
+ * 16 bytes) and its port as 4 bytes in network order, in 16 hex digits, as HAProxy 2.6
+ * computes it (so that both give a client the same cookie). Returns 0 or -1 (memory). */
+static int ck_dynamic(const struct proxy *px, struct server *srv)
+{
+	const struct sockaddr_storage *ss = &srv->addr;
+	size_t klen = strlen(px->dyncookie_key), alen;
+	unsigned char buf[1024 + 20];
+	char hex[17];
+	uint32_t port;
+
+	if (ss->ss_family != AF_INET && ss->ss_family != AF_INET6)
+		return 0;
+	if (klen > 1024)
+		klen = 1024;
+	memcpy(buf, px->dyncookie_key, klen);
+	if (ss->ss_family == AF_INET) {
+		alen = 4;
+		memcpy(buf + klen, &((const struct sockaddr_in *)ss)->sin_addr, 4);
+		port = htonl(ntohs(((const struct sockaddr_in *)ss)->sin_port));
+	} else {
+		alen = 16;
+		memcpy(buf + klen, &((const struct sockaddr_in6 *)ss)->sin6_addr, 16);
+		port = htonl(ntohs(((const struct sockaddr_in6 *)ss)->sin6_port));
+	}
+	memcpy(buf + klen + alen, &port, 4);
+	snprintf(hex, sizeof(hex), "%016llx",
+		 (unsigned long long)hash_xxh64(buf, klen + alen + 4, 0));
+	srv->cookie = strdup(hex);
+	return srv->cookie ? 0 : -1;
+}
+
 int cookie_check_proxy(struct proxy *px)
 {
 	if (!px->ck && px->defpx && px->defpx->ck)
 		px->ck = px->defpx->ck; /* shared, owned by the defaults section */
+	if (px->ck && (px->ck->opts & CK_O_DYNAMIC) && px->dyncookie_key && (px->cap & PR_CAP_BE)) {
+		for (struct server *srv = px->srv; srv; srv = srv->next) {
+			if (!srv->cookie && ck_dynamic(px, srv) < 0) {
+				ha_alert("config : out of memory.\n");
+				return 1;
+			}
+		}
+	}
 	if (px->ck || !(px->cap & PR_CAP_BE))
 		return 0;
 	for (const struct server *srv = px->srv; srv; srv = srv->next) {
@@ -368,8 +413,32 @@ int cookie_process_response(struct stream *s)
 	return 0;
 }
 
+/* dynamic-cookie-key KEY (defaults, backend, listen) */
+static int kw_dyncookie_key(struct cfg_ctx *ctx)
+{
+	char *k;
+
+	if (!ctx->px)
+		return -1;
+	if (!proxy_cfg_has_cap(ctx, PR_CAP_BE, ctx->args[0]))
+		return 0;
+	if (ctx->nargs < 2 || !*ctx->args[1]) {
+		cfg_alert(ctx, "'%s' expects <secret_key> as argument.", ctx->args[0]);
+		return -1;
+	}
+	k = strdup(ctx->args[1]);
+	if (!k) {
+		cfg_alert(ctx, "out of memory.");
+		return -1;
+	}
+	free(ctx->px->dyncookie_key);
+	ctx->px->dyncookie_key = k;
+	return 0;
+}
+
 static const struct cfg_kw cookie_kws[] = {
 	{ "cookie", CFG_SEC_PROXIES, kw_cookie },
+	{ "dynamic-cookie-key", CFG_SEC_PROXIES, kw_dyncookie_key },
 	{ NULL, 0, NULL },
 };
 

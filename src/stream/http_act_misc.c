@@ -607,8 +607,8 @@ static int parse_strict_mode(char **args, int *pos, int nargs, const struct act_
 	return 0;
 }
 
-/* The stream is only retried after connection failures (the retries of this proxy do
- * nothing else yet: the flag is there for them). */
+/* The stream is only retried after connection failures, whatever "retry-on" says (the
+ * flag is read when the request is sent, stream_established). */
 static enum act_return act_no_l7_retry(struct act_rule *r, struct proxy *px, struct stream *s,
 				       int from)
 {

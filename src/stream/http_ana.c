@@ -622,8 +622,20 @@ int ana_wait_response(struct stream *s)
 	for (;;) {
 		if (b->ibuf.data) {
 			ret = h1_parse_headers(b_head(&b->ibuf), b->ibuf.data, &s->rsp, true, &lim);
+			if (ret < 0 && stream_l7_retry_on(s, PR_RE_JUNK_REQUEST))
+				return stream_l7_retry(s);
 			if (ret < 0)
 				return stream_server_error(s, 502);
+			if (ret > 0) {
+				/* a kept request (resend, L7 retry) is released with the first
+				 * response head the proxy accepts */
+				if (unlikely(s->flags & SF_L7_RETRY)) {
+					if (stream_l7_retry_on(s, stream_l7_status_cause(s->rsp.status)))
+						return stream_l7_retry(s);
+					s->flags &= ~SF_L7_RETRY;
+				}
+				stream_req_consume(s);
+			}
 			if (ret > 0 && s->rsp.status >= 200)
 				return ana_response(s);
 			if (ret > 0 && s->rsp.status == 101) {
@@ -646,12 +658,14 @@ int ana_wait_response(struct stream *s)
 		}
 		if (conn_recv(b) > 0) {
 			b->flags |= CO_FL_GOT_DATA;
-			stream_req_consume(s);
 			continue;
 		}
 		if (b->flags & (CO_FL_RD_EOF | CO_FL_ERROR)) {
 			if (stream_can_resend(s))
 				return stream_resend(s);
+			if (stream_l7_retry_on(s, (b->flags & CO_FL_GOT_DATA) ? PR_RE_JUNK_REQUEST
+									: PR_RE_DISCONNECTED))
+				return stream_l7_retry(s);
 			/* a reused connection that the server had closed, and a request that
 			 * cannot be replayed: close the client connection without a response,
 			 * as HAProxy does, so that the client may retry */

@@ -176,6 +176,8 @@ int stream_abort(struct stream *s)
 	struct conn *f = s->front;
 	bool partial_rsp = s->flags & SF_RSP_HDRS_SENT;
 
+	s->flags &= ~SF_L7_RETRY; /* the kept request goes with the stream */
+
 	stream_count(s);
 	stream_drop_back(s);
 	stream_free(s);
@@ -217,6 +219,7 @@ static void stream_reply_conn_hdr(struct stream *s)
 
 int stream_reply_local(struct stream *s)
 {
+	s->flags &= ~SF_L7_RETRY; /* no retry after a reply of the proxy */
 	stream_req_consume(s);
 	stream_drop_back(s);
 	backend_unqueue(s);
@@ -432,15 +435,18 @@ static int stream_established(struct stream *s)
 	struct conn *f = s->front, *b = s->back;
 
 	timer_set(&b->tmr, 0);
+	if (unlikely(s->be->rt_flags) && stream_route_request(s) < 0)
+		return stream_server_error(s, 500);
 	if (h1_write_request(&b->obuf, &s->req, req_conn_hdr(s)) < 0)
 		return stream_server_error(s, 500);
 	b->nb_req++;
 	/* an idle connection may have been closed by its server just now: an idempotent
-	 * request without body can then be sent again, so its headers are kept until the
-	 * response starts */
-	if ((s->flags & SF_REUSED_CONN) && s->reqx.mode == XFER_NONE &&
-	    ((s->req.flags & (H1_MF_METH_GET | H1_MF_METH_HEAD)) ||
-	     h1_meth_idempotent(s->req.meth)))
+	 * request without body can then be sent again, so its headers are kept until a
+	 * response head is accepted (retry-on keeps them the same way, SF_L7_RETRY) */
+	if (((s->flags & SF_REUSED_CONN) && s->reqx.mode == XFER_NONE &&
+	     ((s->req.flags & (H1_MF_METH_GET | H1_MF_METH_HEAD)) ||
+	      h1_meth_idempotent(s->req.meth))) ||
+	    unlikely(s->flags & SF_L7_RETRY))
 		s->flags |= SF_REQ_KEPT;
 	else
 		b_del(&f->ibuf, s->req.hdr_len);
@@ -489,10 +495,15 @@ static int stream_try_connect(struct stream *s, bool allow_idle, uint32_t min_re
 	struct sockaddr_storage mapped, *to = NULL;
 	struct conn *b;
 
-	if (unlikely(s->srv->flags & (SRV_F_PORT_MAP | SRV_F_RESOLVE))) {
-		if (!stream_mapped_addr(s, &mapped))
-			return -2; /* no port to connect to: the caller retries, then 503 */
-		to = &mapped;
+	if (unlikely(s->srv->flags & (SRV_F_PORT_MAP | SRV_F_RESOLVE | SRV_F_REDIR))) {
+		if ((s->srv->flags & SRV_F_REDIR) &&
+		    (s->req.flags & (H1_MF_METH_GET | H1_MF_METH_HEAD)))
+			return stream_srv_redirect(s);
+		if (s->srv->flags & (SRV_F_PORT_MAP | SRV_F_RESOLVE)) {
+			if (!stream_mapped_addr(s, &mapped))
+				return -2; /* no port to connect to: the caller retries, then 503 */
+			to = &mapped;
+		}
 	}
 	if (!allow_idle)
 		b = NULL;
@@ -529,7 +540,8 @@ static int stream_conn_failed(struct stream *s);
 
 bool stream_can_resend(const struct stream *s)
 {
-	return (s->flags & SF_REQ_KEPT) && s->back && !(s->back->flags & CO_FL_GOT_DATA);
+	return (s->flags & (SF_REQ_KEPT | SF_REUSED_CONN)) == (SF_REQ_KEPT | SF_REUSED_CONN) &&
+	       s->back && !(s->back->flags & CO_FL_GOT_DATA);
 }
 
 int stream_resend(struct stream *s)
@@ -552,7 +564,7 @@ static int stream_conn_failed(struct stream *s)
 	if (prev && unlikely(prev->observe))
 		srv_observe(prev, HANA_L4_ERR);
 	stream_drop_back(s);
-	if (--s->conn_retries < 0) {
+	if (--s->conn_retries < 0 || unlikely(!(be->retry_on & PR_RE_CONN_FAILED))) {
 		stream_count_conn_failed(s, prev);
 		backend_release_slot(s);
 		return stream_reply_error(s, 503, false);
@@ -622,7 +634,7 @@ static int stream_connect_now(struct stream *s)
 /* A redispatch from <prev> got <assign>: a retry when the LB chose <prev> again. */
 static void stream_count_redispatch(struct stream *s, struct server *prev, int assign)
 {
-	if (assign == ASSIGN_NOSRV)
+	if (assign < 0) /* no server, or a full maxqueue */
 		return;
 	if (assign == ASSIGN_OK && s->srv == prev) {
 		CNT_INC(s->be->be_cnt, retries);
@@ -644,6 +656,55 @@ static bool stream_take_last_server(struct stream *s)
 	       backend_take_server(s, srv);
 }
 
+bool stream_l7_retry_on(const struct stream *s, uint32_t cause)
+{
+	return (s->flags & SF_L7_RETRY) && (s->be->retry_on & cause) && s->conn_retries > 0;
+}
+
+uint32_t stream_l7_status_cause(int status)
+{
+	static const struct {
+		int status;
+		uint32_t bit;
+	} map[] = {
+		{ 404, PR_RE_404 }, { 408, PR_RE_408 }, { 425, PR_RE_425 }, { 500, PR_RE_500 },
+		{ 501, PR_RE_501 }, { 502, PR_RE_502 }, { 503, PR_RE_503 }, { 504, PR_RE_504 },
+	};
+
+	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+		if (map[i].status == status)
+			return map[i].bit;
+	return 0;
+}
+
+int stream_l7_retry(struct stream *s)
+{
+	struct proxy *be = s->be;
+	struct server *prev = s->srv;
+	int ret;
+
+	s->conn_retries--;
+	stream_drop_back(s); /* and whatever the server sent */
+	s->flags &= ~(SF_REQ_KEPT | SF_L7_RETRY | SF_REQ_HDRS_SENT | SF_REQ_DONE | SF_REQ_ABORTED);
+	/* as HAProxy 2.6 counts: the retry itself, then the new connection as a retry (same
+	 * server) or a redispatch (another one), so wretr grows by 2 per same-server retry */
+	CNT_INC(be->be_cnt, retries);
+	if (prev)
+		CNT_INC(prev->cnt, retries);
+	if ((be->options & PR_O_REDISP) &&
+	    (be->redispatch_every > 0 ? (be->retries - s->conn_retries) % be->redispatch_every == 0
+				      : s->conn_retries == 0)) {
+		backend_release_slot(s);
+		s->srv = NULL;
+		return stream_assign_and_connect(s, prev, false);
+	}
+	CNT_INC(be->be_cnt, retries);
+	if (prev)
+		CNT_INC(prev->cnt, retries);
+	ret = stream_try_connect(s, false, 0);
+	return ret == -2 ? stream_conn_failed(s) : ret;
+}
+
 /* <avoid> is the server a redispatch leaves, NULL for a first assignment. */
 static int stream_assign_and_connect(struct stream *s, struct server *avoid, bool front_q)
 {
@@ -654,7 +715,7 @@ static int stream_assign_and_connect(struct stream *s, struct server *avoid, boo
 
 		if (avoid)
 			stream_count_redispatch(s, avoid, ret);
-		if (ret == ASSIGN_NOSRV) {
+		if (ret == ASSIGN_NOSRV || ret == ASSIGN_FULL) { /* FULL: its server's maxqueue */
 			stream_count_conn_failed(s, NULL);
 			return stream_reply_error(s, 503, false);
 		}
@@ -998,6 +1059,8 @@ static void stream_timeout(struct stream *s, struct conn *c)
 			ret = 1;
 		} else if (c && c == s->back && (s->flags & SF_RSP_HDRS_SENT))
 			ret = stream_srv_abort(s, false);
+		else if (c && c == s->back && stream_l7_retry_on(s, PR_RE_TIMEOUT))
+			ret = stream_l7_retry(s);
 		else if (c && c == s->back)
 			ret = stream_server_error(s, 504);
 		else

@@ -148,3 +148,37 @@ def test_cookie_config_errors(tmp_path):
                                               "    server a 127.0.0.1:1 cookie A"]) + "\n")
         r = run_haproxy(["-c", "-f", str(path)])
         assert r.returncode != 0 and "c.cfg:7]" in r.stderr and text in r.stderr, r.stderr
+
+
+
+def test_dynamic_cookie_is_2_6s(proxy, port):
+    """cookie ... dynamic + dynamic-cookie-key: a server without "cookie VALUE" gets the
+    hash 2.6 computes from the key, its address and its port (619592b8f136c1a7 for key
+    "mysecret" and 127.0.0.1:26302, as 2.6 answered), and it brings the client back; an
+    explicit value stays."""
+    from backend import Backend
+    a = Backend("a", port=26302).start()
+    try:
+        (b,) = [Backend("b").start()]
+        try:
+            start(proxy, port, "cookie SRV insert dynamic", [(a, "nocookie"), (b, "cookie B")],
+                  extra=["dynamic-cookie-key mysecret", "balance first"])
+            r = get(port)
+            assert r.header("x-server") == "a"
+            assert r.header_all("set-cookie") == ["SRV=619592b8f136c1a7; path=/"]
+            r = get(port, cookie="SRV=B")
+            assert r.header("x-server") == "b" and not r.header_all("set-cookie")
+            r = get(port, cookie="SRV=619592b8f136c1a7")
+            assert r.header("x-server") == "a" and not r.header_all("set-cookie")
+        finally:
+            b.stop()
+    finally:
+        a.stop()
+
+
+def test_dynamic_cookie_key_needs_a_value(tmp_path):
+    p = tmp_path / "t.cfg"
+    p.write_text("defaults\n mode http\nbackend b\n dynamic-cookie-key\n")
+    r = run_haproxy(["-c", "-f", str(p)])
+    assert r.returncode != 0
+    assert "t.cfg:4] : 'dynamic-cookie-key' expects <secret_key> as argument." in r.stderr
