@@ -59,6 +59,7 @@ TEST(tcpcheck_expect_regex_and_binary)
 	struct tcpchk_verdict v;
 	char err[128], bin[2] = { 1, 2 };
 
+#ifdef USE_PCRE2 /* without it regexes are refused at parse time: nothing to match */
 	rule(&r, TCPCHK_EXP_RSTRING, "^2[0-9]{2} ");
 	r.re = regex_comp(r.pattern, 0, err, sizeof(err));
 	CHECK(r.re != NULL);
@@ -73,6 +74,9 @@ TEST(tcpcheck_expect_regex_and_binary)
 	CHECK_INT(eval(&r, "\x16\x03\x01\x01\x02", false, &v), TCPCHK_V_OK);
 	CHECK_INT(eval(&r, "HTTP/1.0 400", false, &v), TCPCHK_V_FAIL);
 	regex_free(r.re);
+#else
+	(void)err;
+#endif
 
 	rule(&r, TCPCHK_EXP_BINARY, "0102");
 	r.bin = bin;
@@ -208,6 +212,7 @@ TEST(tcpcheck_http_hdr)
 	r.hname = "x-body"; /* not a header: after the blank line */
 	r.hval = NULL;
 	CHECK(!tcpchk_http_hdr_match(&r, rsp, sizeof(rsp) - 1));
+#ifdef USE_PCRE2
 	r.hname = "serv";
 	r.hname_m = TCPCHK_HM_BEG;
 	r.hval = "^nginx/";
@@ -216,4 +221,7 @@ TEST(tcpcheck_http_hdr)
 	CHECK(tcpchk_http_hdr_match(&r, rsp, sizeof(rsp) - 1));
 	CHECK(!tcpchk_http_hdr_match(&r, rsp, 30)); /* cut before the header */
 	regex_free(r.hval_re);
+#else
+	(void)err;
+#endif
 }
