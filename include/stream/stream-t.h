@@ -163,6 +163,8 @@ struct stream {
 				   * stktable_act.c), or NULL */
 	struct server *ck_srv;    /* the server the request's persistence cookie named, or NULL */
 	uint8_t ck_state;         /* CK_* (stream/cookie.h) */
+	uint32_t ck_last;         /* the cookie's dates (maxidle/maxlife), seconds, 0: none; */
+	uint32_t ck_first;        /* set by cookie_process_request only when "cookie" is on */
 	const char *last_rule_file; /* the last verdict rule that ended a rule set (ACT_FL_VERDICT), */
 	int last_rule_line;       /* for last_rule_file/_line; NULL/0 when none did */
 	struct act_rule *tcp_next; /* tcp-request content: the rule to run again after a wait
