@@ -134,6 +134,8 @@ struct stream {
 				   * group queue's lock */
 	struct inbox_item wake;   /* dequeued: handed to the owning thread */
 	struct h1_xfer reqx;      /* request body forwarding */
+	uint32_t l7_body;         /* body bytes kept after the headers for an L7 retry
+				   * (stream/l7_body.c), 0 when none */
 	struct h1_xfer rspx;      /* response body forwarding */
 	struct h1_msg req;        /* parsed request; views into front->ibuf until sent */
 	struct h1_msg rsp;        /* parsed response; views into back->ibuf until sent */
