@@ -38,8 +38,8 @@ TEST(cookie_date_round_trip_rounds_up_to_4s)
 
 TEST(cookie_date_unreadable_is_none)
 {
-	CHECK_INT(ctd_dec("awVv"), 0);	      /* too short */
-	CHECK_INT(ctd_dec("awVv!"), 0);	      /* outside the alphabet */
+	CHECK_INT(ctd_dec("awVv"), 0);	/* too short */
+	CHECK_INT(ctd_dec("awVv!"), 0); /* outside the alphabet */
 	CHECK_INT(ctd_dec("!wVvi"), 0);
 	CHECK_INT(ctd_dec("AAAAA"), 0);
 	CHECK_INT(ctd_dec(""), 0);
