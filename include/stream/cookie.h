@@ -16,6 +16,8 @@ struct stream;
 #define CK_INVALID 1 /* a value no server of the backend has */
 #define CK_DOWN 2    /* a server that may not take traffic (disabled, down) */
 #define CK_VALID 3   /* a usable server */
+#define CK_EXPIRED 4 /* last date older than maxidle, or ahead (not persisted) */
+#define CK_OLD 5     /* first date older than maxlife, or ahead (not persisted) */
 
 /* Request side, once the backend is known and before the server is chosen: reads the
  * cookie, edits the request's Cookie headers (indirect insert, prefix), and takes the

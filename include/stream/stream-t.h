@@ -134,6 +134,8 @@ struct stream {
 				   * group queue's lock */
 	struct inbox_item wake;   /* dequeued: handed to the owning thread */
 	struct h1_xfer reqx;      /* request body forwarding */
+	uint32_t l7_body;         /* body bytes kept after the headers for an L7 retry
+				   * (stream/l7_body.c), 0 when none */
 	struct h1_xfer rspx;      /* response body forwarding */
 	struct h1_msg req;        /* parsed request; views into front->ibuf until sent */
 	struct h1_msg rsp;        /* parsed response; views into back->ibuf until sent */
@@ -163,6 +165,8 @@ struct stream {
 				   * stktable_act.c), or NULL */
 	struct server *ck_srv;    /* the server the request's persistence cookie named, or NULL */
 	uint8_t ck_state;         /* CK_* (stream/cookie.h) */
+	uint32_t ck_last;         /* the cookie's dates (maxidle/maxlife), seconds, 0: none; */
+	uint32_t ck_first;        /* set by cookie_process_request only when "cookie" is on */
 	const char *last_rule_file; /* the last verdict rule that ended a rule set (ACT_FL_VERDICT), */
 	int last_rule_line;       /* for last_rule_file/_line; NULL/0 when none did */
 	struct act_rule *tcp_next; /* tcp-request content: the rule to run again after a wait

@@ -12,6 +12,7 @@
 #include <conn/connection.h>
 #include <http/h1.h>
 #include <proxy/proxy-t.h>
+#include <stream/l7_body.h>
 #include <stream/stream.h>
 
 int stream_srv_redirect(struct stream *s)
@@ -41,10 +42,10 @@ int stream_route_request(struct stream *s)
 {
 	struct ist name = s->be->srv_name_hdr;
 
-	/* retry-on: a request without body is kept in the front buffer until its response
-	 * is accepted (stream_established, http_ana.c) */
-	if ((s->be->rt_flags & PR_RT_L7_RETRY) && s->reqx.mode == XFER_NONE &&
-	    !(s->flags & SF_NO_L7_RETRY))
+	/* retry-on: a request is kept in the front buffer until its response is accepted
+	 * (stream_established, http_ana.c), with its body if all of it is there */
+	if ((s->be->rt_flags & PR_RT_L7_RETRY) && !(s->flags & SF_NO_L7_RETRY) &&
+	    stream_l7_body_ready(s))
 		s->flags |= SF_L7_RETRY;
 	if (!(s->be->rt_flags & PR_RT_NAME_HDR))
 		return 0;

@@ -4,12 +4,14 @@
  * server (before stick rules and load balancing, after use-server); the response gets the
  * cookie inserted (insert), the server's own one rewritten (rewrite) or prefixed with
  * "VALUE~" (prefix), or removed when the client already had a valid one (indirect);
- * "dynamic" computes the value of servers without one from "dynamic-cookie-key".
+ * "dynamic" computes the value of servers without one from "dynamic-cookie-key";
+ * "maxidle"/"maxlife" add dates to the inserted cookie (stream/cookie_date.c).
  */
 #include <arpa/inet.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <backend/backend.h>
 #include <backend/server.h>
@@ -20,6 +22,7 @@
 #include <sample/hash.h>
 #include <sample/smp_http.h>
 #include <stream/cookie.h>
+#include <stream/cookie_date.h>
 #include <stream/http_rw.h>
 #include <stream/stream.h>
 
@@ -42,7 +45,12 @@ struct px_cookie {
 	int opts;	 /* CK_O_* */
 	char *attrs;	 /* "; path=/; domain=D; HttpOnly; Secure; A" of insert */
 	const struct proxy *owner;
+	uint32_t maxidle; /* seconds, 0: none ("maxidle") */
+	uint32_t maxlife; /* seconds, 0: none ("maxlife") */
 };
+
+/* A cookie date more than this far in the future is refused, as in HAProxy. */
+#define CK_DATE_FUTURE 86400
 
 /* ---- configuration ---- */
 
@@ -65,6 +73,57 @@ static void ck_free(struct px_cookie *ck)
 	free((char *)ck->name.ptr);
 	free(ck->attrs);
 	free(ck);
+}
+
+/* "maxidle T" / "maxlife T": a time, default unit the second, rounded up to the second,
+ * into *out. Returns 0, or -1 after HAProxy's alert. */
+static int ck_parse_secs(struct cfg_ctx *ctx, const char *kw, const char *arg, uint32_t *out)
+{
+	static const struct {
+		const char *u;
+		uint64_t us;
+	} units[] = {
+		{ "us", 1 },
+		{ "ms", 1000 },
+		{ "s", 1000000 },
+		{ "", 1000000 },
+		{ "m", 60000000ULL },
+		{ "h", 3600000000ULL },
+		{ "d", 86400000000ULL },
+	};
+	const char *p = arg;
+	uint64_t n = 0, secs;
+	size_t k;
+
+	if (!arg || !*arg) {
+		cfg_alert(ctx, "'%s' expects <%s> in seconds as argument.", kw,
+			  kw[3] == 'i' ? "idletime" : "lifetime");
+		return -1;
+	}
+	for (; *p >= '0' && *p <= '9'; p++)
+		if ((n = n * 10 + (uint64_t)(*p - '0')) > 1000000000000ULL)
+			goto overflow;
+	for (k = 0; k < sizeof(units) / sizeof(units[0]); k++)
+		if (!strcmp(p, units[k].u))
+			break;
+	if (p == arg || k == sizeof(units) / sizeof(units[0])) {
+		cfg_alert(ctx, "unexpected character '%c' in argument to <%s>.", *p ? *p : *arg,
+			  kw);
+		return -1;
+	}
+	if (n > UINT64_MAX / units[k].us)
+		goto overflow;
+	secs = (n * units[k].us + 999999) / 1000000;
+	if (secs > 2147483647)
+		goto overflow;
+	*out = (uint32_t)secs;
+	return 0;
+overflow:
+	cfg_alert(ctx,
+		  "timer overflow in argument <%s> to <%s>, maximum value is 2147483647 s "
+		  "(~68 years).",
+		  arg, kw);
+	return -1;
 }
 
 /* cookie NAME [options] */
@@ -124,8 +183,10 @@ static int kw_cookie(struct cfg_ctx *ctx)
 			goto fail;
 		}
 		if (!strcmp(a, "maxidle") || !strcmp(a, "maxlife")) {
-			cfg_alert(ctx, "'cookie' option '%s' is not supported yet.", a);
-			goto fail;
+			if (ck_parse_secs(ctx, a, i + 1 < ctx->nargs ? ctx->args[++i] : NULL,
+					  a[3] == 'i' ? &ck->maxidle : &ck->maxlife) < 0)
+				goto fail;
+			continue;
 		}
 		cfg_alert(ctx,
 			  "'cookie' supports 'rewrite', 'insert', 'prefix', 'indirect', "
@@ -275,6 +336,43 @@ static struct server *ck_server(struct proxy *be, struct ist v)
 	return NULL;
 }
 
+/* Wall-clock seconds (vDSO, only read with maxidle/maxlife). */
+static uint32_t ck_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint32_t)ts.tv_sec;
+}
+
+/* True when date <d> (seconds, non-zero) is more than <max> seconds old or more than a
+ * day ahead of <now>. */
+static bool ck_date_out(uint32_t d, uint32_t max, uint32_t now)
+{
+	int64_t age = (int64_t)now - (int64_t)d;
+
+	return age > (int64_t)max || -age > CK_DATE_FUTURE;
+}
+
+/* Splits the dates off the cookie value <val> (all modes but prefix) into the stream and
+ * returns the server part; the state becomes CK_EXPIRED or CK_OLD when a date is too old
+ * or in the future (the caller then does not persist). */
+static struct ist ck_dates(struct stream *s, const struct px_cookie *ck, struct ist val)
+{
+	struct ist id;
+	uint32_t now;
+
+	ck_date_split(val, &id, &s->ck_last, &s->ck_first);
+	if (!(ck->maxidle | ck->maxlife) || !(s->ck_last | s->ck_first))
+		return id;
+	now = ck_now();
+	if (ck->maxidle && s->ck_last && ck_date_out(s->ck_last, ck->maxidle, now))
+		s->ck_state = CK_EXPIRED;
+	else if (ck->maxlife && s->ck_first && ck_date_out(s->ck_first, ck->maxlife, now))
+		s->ck_state = CK_OLD;
+	return id;
+}
+
 void cookie_process_request(struct stream *s)
 {
 	const struct px_cookie *ck = s->be->ck;
@@ -283,6 +381,7 @@ void cookie_process_request(struct stream *s)
 	struct ist pair, val, id;
 
 	s->ck_state = CK_NONE;
+	s->ck_last = s->ck_first = 0;
 	if (s->flags & SF_IGNORE_PRST)
 		return;
 	for (uint16_t i = 0; i < m->nhdr; i++) {
@@ -293,12 +392,16 @@ void cookie_process_request(struct stream *s)
 		if (h->skip || !ist_ieq(h->n, IST("cookie")) ||
 		    !smp_cookie_pair(h->v, ck->name, &pair, &val))
 			continue;
-		id = val;
 		tilde = ck->mode == CK_M_PREFIX ? memchr(val.ptr, '~', val.len) : NULL;
 		if (ck->mode == CK_M_PREFIX)
 			id = tilde ? ist2(val.ptr, (size_t)(tilde - val.ptr)) : ist2(val.ptr, 0);
+		else
+			id = ck_dates(s, ck, val);
 		srv = id.len ? ck_server(s->be, id) : NULL;
-		s->ck_state = !srv ? CK_INVALID : ck_srv_up(srv) ? CK_VALID : CK_DOWN;
+		if (s->ck_state == CK_NONE)
+			s->ck_state = !srv ? CK_INVALID : ck_srv_up(srv) ? CK_VALID : CK_DOWN;
+		else
+			srv = NULL; /* a date too old or ahead: the load balancer chooses */
 		if (ck->mode == CK_M_INSERT && (ck->opts & CK_O_INDIRECT)) {
 			if (ck_edit(s, h->v, pair, ck->name, NULL, &out)) {
 				h->v = out;
@@ -348,6 +451,34 @@ static bool ck_rsp_cacheable(const struct h1_msg *m)
 	return life;
 }
 
+/* A valid cookie is sent again when its dates must change, as HAProxy 2.6 decides: the
+ * last date is older than now (resolution 4 s) or missing while "maxidle" asks for it, the
+ * first date is missing while "maxlife" asks for it, or present while it does not. */
+static bool ck_refresh(const struct stream *s, const struct px_cookie *ck)
+{
+	if (!(ck->maxidle | ck->maxlife | s->ck_last | s->ck_first))
+		return false;
+	if ((ck->maxidle || s->ck_last) && (!s->ck_last || s->ck_last < ck_now()))
+		return true;
+	return ck->maxlife ? !s->ck_first : s->ck_first != 0;
+}
+
+/* "|LAST" and, with "maxlife", "|FIRST" (kept from a cookie still in its life) into <buf>. */
+static struct ist ck_dates_str(const struct stream *s, const struct px_cookie *ck, char *buf)
+{
+	uint32_t now = ck_now(), first = s->ck_first;
+
+	if (!first || s->ck_state == CK_EXPIRED || s->ck_state == CK_OLD)
+		first = now;
+	buf[0] = '|';
+	ck_date_enc(now, buf + 1);
+	if (!ck->maxlife)
+		return ist2(buf, CK_DATE_LEN + 1);
+	buf[CK_DATE_LEN + 1] = '|';
+	ck_date_enc(first, buf + CK_DATE_LEN + 2);
+	return ist2(buf, 2 * (CK_DATE_LEN + 1));
+}
+
 int cookie_process_response(struct stream *s)
 {
 	const struct px_cookie *ck = s->be->ck;
@@ -357,6 +488,7 @@ int cookie_process_response(struct stream *s)
 	 * (use-server, a full server left to the load balancer) */
 	bool valid = s->ck_state == CK_VALID;
 	bool own = false, drop;
+	char dates[2 * (CK_DATE_LEN + 1)];
 	struct ist out, v;
 	struct rw_build b;
 
@@ -396,7 +528,7 @@ int cookie_process_response(struct stream *s)
 		h->v = out;
 		h->folded = 0;
 	}
-	if (ck->mode != CK_M_INSERT || valid || !srv->cookie ||
+	if (ck->mode != CK_M_INSERT || (valid && !ck_refresh(s, ck)) || !srv->cookie ||
 	    ((ck->opts & CK_O_PRESERVE) && own) ||
 	    ((ck->opts & CK_O_POSTONLY) && s->meth != HTTP_METH_POST))
 		return 0;
@@ -404,6 +536,8 @@ int cookie_process_response(struct stream *s)
 	rwb_put(&b, ck->name);
 	rwb_put(&b, IST("="));
 	rwb_put(&b, ist_str(srv->cookie));
+	if (ck->maxidle | ck->maxlife)
+		rwb_put(&b, ck_dates_str(s, ck, dates));
 	rwb_put(&b, ist_str(ck->attrs));
 	if (!rwb_end(&b, s, &v) || http_hdr_add(s, m, IST("set-cookie"), v) < 0)
 		return -1;

@@ -24,6 +24,7 @@
 #include <stream/http_capture.h>
 #include <stream/http_err.h>
 #include <stream/http_reply.h>
+#include <stream/l7_body.h>
 #include <stream/persist.h>
 #include <stream/stktable_act.h>
 #include <stream/tcp_rules.h>
@@ -426,7 +427,7 @@ void stream_req_consume(struct stream *s)
 	if (!(s->flags & SF_REQ_KEPT))
 		return;
 	s->flags &= ~SF_REQ_KEPT;
-	b_del(&s->front->ibuf, s->req.hdr_len);
+	b_del(&s->front->ibuf, s->req.hdr_len + s->l7_body); /* l7_body: retry-on */
 }
 
 /* The back connection is usable: serialize the request headers into it. */
@@ -446,7 +447,7 @@ static int stream_established(struct stream *s)
 	if (((s->flags & SF_REUSED_CONN) && s->reqx.mode == XFER_NONE &&
 	     ((s->req.flags & (H1_MF_METH_GET | H1_MF_METH_HEAD)) ||
 	      h1_meth_idempotent(s->req.meth))) ||
-	    unlikely(s->flags & SF_L7_RETRY))
+	    (unlikely(s->flags & SF_L7_RETRY) && stream_l7_body_send(s)))
 		s->flags |= SF_REQ_KEPT;
 	else
 		b_del(&f->ibuf, s->req.hdr_len);

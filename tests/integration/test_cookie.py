@@ -182,3 +182,106 @@ def test_dynamic_cookie_key_needs_a_value(tmp_path):
     r = run_haproxy(["-c", "-f", str(p)])
     assert r.returncode != 0
     assert "t.cfg:4] : 'dynamic-cookie-key' expects <secret_key> as argument." in r.stderr
+
+
+B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+
+
+def enc_date(t):
+    """A cookie date as 2.6 writes it: (t + 3) / 4 in 5 base64 characters."""
+    v = (int(t) + 3) >> 2
+    return "".join(B64[(v >> (6 * (4 - i))) & 63] for i in range(5))
+
+
+def dec_date(s):
+    v = 0
+    for c in s:
+        v = v * 64 + B64.index(c)
+    return v << 2
+
+
+def dated(r):
+    """The single Set-Cookie of <r> split into (value, last date, first date or None)."""
+    (sc,) = r.header_all("set-cookie")
+    assert sc.endswith("; path=/"), sc
+    parts = sc[:-len("; path=/")].split("|")
+    return parts[0], dec_date(parts[1]), dec_date(parts[2]) if len(parts) > 2 else None
+
+
+def test_maxidle_maxlife_dates(proxy, backends, port):
+    """cookie ... maxidle/maxlife: the inserted cookie is SRV|LAST|FIRST with 2.6's date
+    encoding; a cookie idle too long, too old or a day ahead is not persisted (b has weight
+    0, so only persistence reaches it) and gets a fresh cookie; an older last date is
+    refreshed with the first date kept; a recent one is left alone."""
+    import time
+    a, b = backends(2)
+    start(proxy, port, "cookie SRV insert maxidle 30m maxlife 2h",
+          [(a, ""), (b, "weight 0")])
+    t0 = time.time()
+    r = get(port)
+    val, last, first = dated(r)
+    assert val == "SRV=A" and last == first and t0 - 1 <= last <= time.time() + 4
+
+    def ck(l, f):
+        return "SRV=B|%s|%s" % (enc_date(l), enc_date(f))
+
+    now = time.time()
+    r = get(port, cookie=ck(now + 60, now - 3600))            # recent: kept, no refresh
+    assert r.header("x-server") == b.name and r.header_all("set-cookie") == []
+    r = get(port, cookie=ck(now - 600, now - 3600))           # refreshed, first kept
+    assert r.header("x-server") == b.name
+    val, last, first = dated(r)
+    assert val == "SRV=B" and now - 1 <= last <= now + 8 and first == dec_date(
+        enc_date(now - 3600))
+    for cookie in (ck(now - 1900, now - 3600),                # idle > maxidle
+                   ck(now, now - 7300),                       # life > maxlife
+                   ck(now + 90000, now),                      # a day ahead
+                   ck(now, now + 90000)):
+        r = get(port, cookie=cookie)
+        assert r.header("x-server") == a.name, cookie
+        val, last, first = dated(r)
+        assert val == "SRV=A" and last == first and now - 1 <= last <= now + 8
+    r = get(port, cookie="SRV=B")                             # no dates: valid, dated now
+    assert r.header("x-server") == b.name
+    val, last, first = dated(r)
+    assert val == "SRV=B" and last == first and now - 1 <= last <= now + 8
+    r = get(port, cookie="SRV=B|a!c|zz")                      # unreadable: no dates
+    assert r.header("x-server") == b.name and dated(r)[0] == "SRV=B"
+
+
+def test_maxidle_only_and_no_dates(proxy, backends, port):
+    """maxidle alone writes only the last date and drops a first date; without either
+    the dates are still split off the server's value and a stale one is rewritten away."""
+    import time
+    a, b = backends(2)
+    start(proxy, port, "cookie SRV insert maxidle 10m", [(a, ""), (b, "weight 0")])
+    now = time.time()
+    r = get(port, cookie="SRV=B|%s|%s" % (enc_date(now + 60), enc_date(now)))
+    assert r.header("x-server") == b.name
+    (sc,) = r.header_all("set-cookie")
+    assert sc.count("|") == 1 and sc.startswith("SRV=B|")
+    r = get(port, cookie="SRV=B|%s" % enc_date(now + 60))
+    assert r.header("x-server") == b.name and r.header_all("set-cookie") == []
+    p2 = free_port()
+    start(proxy, p2, "cookie SRV insert", [(a, ""), (b, "weight 0")])
+    r = get(p2, cookie="SRV=B|%s" % enc_date(now - 100000))
+    assert r.header("x-server") == b.name
+    assert r.header_all("set-cookie") == ["SRV=B; path=/"]
+    r = get(p2, cookie="SRV=B|%s|" % enc_date(now + 60))
+    assert r.header("x-server") == b.name and r.header_all("set-cookie") == []
+
+
+def test_maxidle_config_errors(tmp_path):
+    for line, text in [("cookie SRV insert maxidle", "'maxidle' expects <idletime> in "
+                        "seconds as argument."),
+                       ("cookie SRV insert maxlife", "'maxlife' expects <lifetime> in "
+                        "seconds as argument."),
+                       ("cookie SRV insert maxidle 10x",
+                        "unexpected character 'x' in argument to <maxidle>."),
+                       ("cookie SRV insert maxlife 2147483648",
+                        "timer overflow in argument <2147483648> to <maxlife>")]:
+        path = tmp_path / "c.cfg"
+        path.write_text("\n".join(DEFAULTS + ["backend be", "    " + line,
+                                              "    server a 127.0.0.1:1 cookie A"]) + "\n")
+        r = run_haproxy(["-c", "-f", str(path)])
+        assert r.returncode != 0 and "c.cfg:7]" in r.stderr and text in r.stderr, r.stderr

@@ -6,6 +6,7 @@ retries. What the client gets, what each server received, and the wretr/wredis c
 
 import socket
 
+import httpc
 from conftest import cli, free_port, make_cfg, run_haproxy
 from httpc import get
 from rawserver import read_request
@@ -172,3 +173,83 @@ def test_config_errors(tmp_path):
     assert rc != 0 and "needs at least one keyword" in out
     rc, out = cfg_err(tmp_path, "retry-on all-retryable-errors 404 408 425 501")
     assert "ALERT" not in out, out
+
+
+def echo_body(name):
+    """Answers 200 with the request's body (content-length or chunked) as its own."""
+    from rawserver import read_head
+
+    def h(s, rd, idx):
+        head, cl, chunked = read_head(rd)
+        body = b""
+        if chunked:
+            for _ in range(10000):
+                size = int(rd.readline().split(b";")[0].strip(), 16)
+                if size == 0:
+                    while rd.readline() not in (b"\r\n", b"\n"):
+                        pass
+                    break
+                body += rd.read_exact(size + 2)[:-2]
+        elif cl:
+            body = rd.read_exact(cl)
+        s.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\nX-Server: %s\r\n\r\n"
+                  % (len(body), name.encode()) + body)
+    return h
+
+
+def post(port, body, chunked=False):
+    if chunked:
+        framing, payload = "Transfer-Encoding: chunked", (
+            b"%x\r\n%s\r\n0\r\n\r\n" % (len(body), body))
+    else:
+        framing, payload = "Content-Length: %d" % len(body), body
+    raw = ("POST /p HTTP/1.1\r\nHost: test\r\n%s\r\nConnection: close\r\n\r\n"
+           % framing).encode() + payload
+    return httpc.request(port, raw, method="POST", timeout=10)
+
+
+def test_post_with_small_body_retried_with_its_body(proxy, raw_server, tmp_path):
+    """A request whose whole body is in the buffer is replayed after an empty response:
+    the second server receives the same body (content-length and chunked)."""
+    s1 = raw_server(close_at_once, "s1")
+    s2 = raw_server(echo_body("s2"), "s2")
+    port, sock = start(proxy, tmp_path, [("s1", s1), ("s2", s2)],
+                       ["balance first", "retries 1", "option redispatch",
+                        "retry-on empty-response"])
+    body = b"name=value&" + b"x" * 3000
+    r = post(port, body)
+    assert r.status == 200 and r.header("x-server") == "s2" and r.body == body
+    r = post(port, b"chunked body", chunked=True)
+    assert r.status == 200 and r.header("x-server") == "s2" and r.body == b"chunked body"
+    assert s1.count == 2 and s2.count == 2
+
+
+def test_post_with_body_bigger_than_the_buffer_is_not_retried(proxy, raw_server, tmp_path):
+    """A body that cannot be all in the buffer is forwarded as it comes and the request is
+    not retried: the empty response becomes a 502, and the second server sees nothing."""
+    s1 = raw_server(close_at_once, "s1")
+    s2 = raw_server(echo_body("s2"), "s2")
+    port, sock = start(proxy, tmp_path, [("s1", s1), ("s2", s2)],
+                       ["balance first", "retries 1", "option redispatch",
+                        "retry-on empty-response"])
+    r = post(port, b"y" * 65536)
+    assert r.status == 502 and s1.count == 1 and s2.count == 0
+
+
+def test_retried_post_then_next_request_on_the_same_connection(proxy, raw_server, tmp_path):
+    """After a replayed POST, the kept body leaves the client's buffer: the next request
+    of the keep-alive connection (sent at once, pipelined) is answered as itself."""
+    from backend import Reader
+    s1 = raw_server(close_at_once, "s1")
+    s2 = raw_server(echo_body("s2"), "s2")
+    port, sock = start(proxy, tmp_path, [("s1", s1), ("s2", s2)],
+                       ["balance first", "retries 1", "option redispatch",
+                        "retry-on empty-response"])
+    raw = (b"POST /p HTTP/1.1\r\nHost: t\r\nContent-Length: 5\r\n\r\nhello"
+           b"POST /q HTTP/1.1\r\nHost: t\r\nContent-Length: 3\r\nConnection: close\r\n\r\nbye")
+    with httpc.connect(port, 10) as c:
+        c.sendall(raw)
+        rd = Reader(c)
+        r1 = httpc.read_response(rd, "POST")
+        r2 = httpc.read_response(rd, "POST")
+    assert (r1.status, r1.body, r2.status, r2.body) == (200, b"hello", 200, b"bye")
