@@ -9,6 +9,18 @@
  * success, or a pointer to the first offending character; "overflow" results (over
  * INT32_MAX ms) return the input pointer and set *ms to -1.
  */
+/* The value of hexadecimal digit <c> (either case), or -1. */
+static inline int hex_digit_val(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
 const char *parse_time_ms(const char *text, uint32_t def_unit_ms, int *ms);
 
 /* Parses a size "<n>[k|m|g]" (case-insensitive, powers of 1024). Returns NULL on success

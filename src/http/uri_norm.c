@@ -3,6 +3,7 @@
  * Pure: they read (ptr, len) and write a caller buffer.
  */
 #include <string.h>
+#include <base/parse.h>
 
 #include <http/uri_norm.h>
 
@@ -103,17 +104,6 @@ int uri_norm_strip_dotdot(const char *in, size_t len, bool full, char *out, size
 	return (int)o;
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 static bool unreserved(int c)
 {
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
@@ -127,8 +117,8 @@ static int pct_at(const char *in, size_t len, size_t i)
 
 	if (len - i < 3)
 		return -1;
-	h = hexval(in[i + 1]);
-	l = hexval(in[i + 2]);
+	h = hex_digit_val(in[i + 1]);
+	l = hex_digit_val(in[i + 2]);
 	return h < 0 || l < 0 ? -1 : h * 16 + l;
 }
 

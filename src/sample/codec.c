@@ -6,6 +6,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <base/parse.h>
 #include <time.h>
 
 #include <sample/codec.h>
@@ -162,24 +163,13 @@ int codec_hex_enc(const void *in, size_t len, char *out, size_t outsz)
 	return (int)(len * 2);
 }
 
-static int hex_val(unsigned char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 int codec_hex2i(const char *in, size_t len, int64_t *res)
 {
 	uint64_t v = 0;
 	size_t i;
 
 	for (i = 0; i < len; i++) {
-		int d = hex_val(in[i]);
+		int d = hex_digit_val(in[i]);
 
 		if (d < 0)
 			return -1;
@@ -200,8 +190,8 @@ int codec_url_dec(const char *in, size_t len, char *out, size_t outsz, bool in_f
 		if (c == '%') {
 			int hi, lo;
 
-			if (len - i < 3 || (hi = hex_val(in[i + 1])) < 0 ||
-			    (lo = hex_val(in[i + 2])) < 0)
+			if (len - i < 3 || (hi = hex_digit_val(in[i + 1])) < 0 ||
+			    (lo = hex_digit_val(in[i + 2])) < 0)
 				return -1;
 			c = (unsigned char)(hi << 4 | lo);
 			i += 2;

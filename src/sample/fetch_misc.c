@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <base/parse.h>
 #include <base/tinfo.h>
 #include <event/loop-t.h>
 
@@ -66,17 +67,6 @@ static int val_bool(struct arg *args, void *private, char *err, size_t errsz)
 	return -1;
 }
 
-static int hex_digit(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* bin(hex): the bytes are decoded once, in place in the argument. */
 static int val_bin(struct arg *args, void *private, char *err, size_t errsz)
 {
@@ -88,7 +78,7 @@ static int val_bin(struct arg *args, void *private, char *err, size_t errsz)
 		return -1;
 	}
 	for (size_t i = 0; i < n; i += 2) {
-		int h = hex_digit(s[i]), l = hex_digit(s[i + 1]);
+		int h = hex_digit_val(s[i]), l = hex_digit_val(s[i + 1]);
 
 		if (h < 0 || l < 0) {
 			snprintf(err, errsz, "an hex digit is expected (found '%c')",

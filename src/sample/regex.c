@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <base/parse.h>
 #include <base/compiler.h>
 #include <sample/regex.h>
 
@@ -52,17 +53,6 @@ static int rx_finish(struct rx_out *o)
 	return (int)o->len;
 }
 
-static int rx_hex(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* Appends group <g> of the match (nothing if unset or out of m[0..nmatch)). */
 static bool rx_put_group(struct rx_out *o, const char *subject, const struct regex_match *m,
 			 int nmatch, int g)
@@ -93,7 +83,7 @@ static int rx_expand(struct rx_out *o, const char *fmt, const char *subject,
 				return -1;
 			f += 2;
 		} else if (c == 'x') {
-			int hi = rx_hex(f[2]), lo = hi < 0 ? -1 : rx_hex(f[3]);
+			int hi = hex_digit_val(f[2]), lo = hi < 0 ? -1 : hex_digit_val(f[3]);
 
 			if (lo < 0)
 				return -1;
@@ -131,7 +121,7 @@ const char *regex_subst_check(const char *fmt)
 		if (!f[1])
 			return f;
 		if (f[1] == 'x') {
-			if (rx_hex(f[2]) < 0 || rx_hex(f[3]) < 0)
+			if (hex_digit_val(f[2]) < 0 || hex_digit_val(f[3]) < 0)
 				return f;
 			f += 2;
 		}

@@ -555,6 +555,16 @@ int stream_resend(struct stream *s)
 	return ret == -2 ? stream_conn_failed(s) : ret;
 }
 
+/* option redispatch: this retry goes to another server (every Nth retry, or the last). */
+static bool stream_redispatch_now(const struct stream *s)
+{
+	const struct proxy *be = s->be;
+
+	return (be->options & PR_O_REDISP) &&
+	       (be->redispatch_every > 0 ? (be->retries - s->conn_retries) % be->redispatch_every == 0
+					 : s->conn_retries == 0);
+}
+
 /* A connection attempt failed: retry the same server after a pause, redispatch on the
  * last retry (option redispatch), or answer 503 when retries are exhausted. */
 static int stream_conn_failed(struct stream *s)
@@ -570,9 +580,7 @@ static int stream_conn_failed(struct stream *s)
 		backend_release_slot(s);
 		return stream_reply_error(s, 503, false);
 	}
-	if ((be->options & PR_O_REDISP) &&
-	    (be->redispatch_every > 0 ? (be->retries - s->conn_retries) % be->redispatch_every == 0
-				      : s->conn_retries == 0)) {
+	if (stream_redispatch_now(s)) {
 		backend_release_slot(s);
 		s->srv = NULL;
 		return stream_assign_and_connect(s, prev, false);
@@ -692,9 +700,7 @@ int stream_l7_retry(struct stream *s)
 	CNT_INC(be->be_cnt, retries);
 	if (prev)
 		CNT_INC(prev->cnt, retries);
-	if ((be->options & PR_O_REDISP) &&
-	    (be->redispatch_every > 0 ? (be->retries - s->conn_retries) % be->redispatch_every == 0
-				      : s->conn_retries == 0)) {
+	if (stream_redispatch_now(s)) {
 		backend_release_slot(s);
 		s->srv = NULL;
 		return stream_assign_and_connect(s, prev, false);
