@@ -29,6 +29,10 @@ void vars_unset(const struct smp_ctx *ctx, const struct var_desc *d);
 /* Frees every variable of a scope's storage (end of a stream or a connection). */
 void vars_prune(struct vars *v);
 
+/* The check.* / sess.* storage of the health check evaluating on this thread, or NULL
+ * (set and cleared by check/tcpcheck_vars.c around each evaluation). */
+extern __thread struct vars *vars_check_cur;
+
 /* tune.vars.*-max-size, 0 = unlimited. */
 extern uint32_t vars_max_size[VS_SCOPES];
 

@@ -135,20 +135,27 @@ const char *vars_name(const struct var_desc *d)
 	return buf;
 }
 
+/* The variables of the check being evaluated on this thread ([0] check.*, [1] sess.*),
+ * set by the check runtime around each evaluation (tcpcheck_vars.c), else NULL: a
+ * per-thread pointer keeps struct smp_ctx and the request path unchanged. */
+__thread struct vars *vars_check_cur;
+
 /* The storage of <scope> where <ctx> runs, or NULL when there is none here. */
 static struct vars *vars_of(const struct smp_ctx *ctx, int scope)
 {
 	switch (scope) {
 	case VS_PROC:
 		return &proc_vars;
-	case VS_SESS:
-		return ctx->conn ? &ctx->conn->vars : NULL;
+	case VS_SESS: /* a check's run is its session, as in 2.6 */
+		return ctx->conn ? &ctx->conn->vars : vars_check_cur ? &vars_check_cur[1] : NULL;
 	case VS_TXN:
 		return ctx->strm ? &ctx->strm->vars_txn : NULL;
 	case VS_REQ:
 		return ctx->strm ? &ctx->strm->vars_req : NULL;
 	case VS_RES:
 		return ctx->strm ? &ctx->strm->vars_res : NULL;
+	case VS_CHECK:
+		return vars_check_cur; /* [0]: see struct check's vars */
 	}
 	return NULL;
 }
