@@ -109,6 +109,7 @@ struct tcpchk_rule {
 	bool hfull; /* fhdr: the whole value, not each comma-separated one */
 	/* set-var / unset-var (tcpcheck_vars.c): the variable, an expression or a format */
 	struct var_desc var;
+	uint32_t vconds; /* VARCOND_* */
 	struct sample_expr *vexpr;
 	struct lf_expr *vfmt;
 	/* expect "status-code EXPR": the check code reported (tcpcheck_vars.c) */

@@ -87,9 +87,25 @@ static int tcpchk_var_name(struct cfg_ctx *ctx, struct tcpchk_rule *r, const cha
 	}
 	memcpy(name, open + 1, len);
 	name[len] = 0;
-	if (strchr(name, ',')) {
-		cfg_not_supported(ctx, "set-var conditions in checks are not implemented yet");
-		return -1;
+	for (char *p = strchr(name, ','), *next; p; p = next) {
+		uint32_t bit;
+
+		*p++ = 0;
+		next = strchr(p, ',');
+		if (next)
+			*next = 0;
+		bit = r->act == TCPCHK_ACT_SETVAR ? vars_cond_bit(p) : 0;
+		if (!bit) {
+			cfg_alert(ctx, "'%s %s' : %s.", ctx->args[0], word,
+				  r->act == TCPCHK_ACT_SETVAR
+					  ? "unknown condition"
+					  : "unset-var does not expect parameters after the "
+					    "variable name");
+			return -1;
+		}
+		r->vconds |= bit;
+		if (next)
+			*next = ',';
 	}
 	if (vars_parse_desc(name, &r->var, err, sizeof(err)) < 0) {
 		cfg_alert(ctx, "'%s %s' : %s.", ctx->args[0], word, err);
@@ -156,7 +172,8 @@ void tcpchk_do_var(struct check *c, const struct tcpchk_rule *r)
 		smp.data.type = SMP_T_STR;
 		smp.data.u.str = ist2(o, (size_t)n);
 	}
-	vars_set(&ctx, &r->var, &smp);
+	if (vars_conds_hold(&ctx, &r->var, r->vconds, &smp))
+		vars_set(&ctx, &r->var, &smp);
 out:
 	tcpchk_smp_done();
 }

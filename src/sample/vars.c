@@ -343,6 +343,59 @@ void vars_prune(struct vars *v)
 	v->size = 0;
 }
 
+/* ---- set-var conditions ---- */
+
+static const struct {
+	const char *name;
+	uint32_t bit;
+} var_conds[] = {
+	{ "ifexists", VARCOND_IFEXISTS }, { "ifnotexists", VARCOND_IFNOTEXISTS },
+	{ "ifempty", VARCOND_IFEMPTY },	  { "ifnotempty", VARCOND_IFNOTEMPTY },
+	{ "ifset", VARCOND_IFSET },	  { "ifnotset", VARCOND_IFNOTSET },
+	{ "ifgt", VARCOND_IFGT },	  { "iflt", VARCOND_IFLT },
+};
+
+uint32_t vars_cond_bit(const char *name)
+{
+	for (size_t i = 0; i < sizeof(var_conds) / sizeof(var_conds[0]); i++)
+		if (!strcmp(name, var_conds[i].name))
+			return var_conds[i].bit;
+	return 0;
+}
+
+static bool smp_is_str(const struct sample *smp)
+{
+	return smp->data.type == SMP_T_STR || smp->data.type == SMP_T_BIN ||
+	       smp->data.type == SMP_T_METH;
+}
+
+bool vars_conds_hold(const struct smp_ctx *ctx, const struct var_desc *d, uint32_t conds,
+		     const struct sample *in)
+{
+	struct sample cur = { .ctx = ctx };
+	bool set, exists, empty;
+
+	if (!conds)
+		return true;
+	set = vars_get(ctx, d, &cur);
+	exists = set || d->scope == VS_PROC;
+	empty = smp_is_str(in) && !in->data.u.str.len;
+	if (((conds & VARCOND_IFEXISTS) && !exists) || ((conds & VARCOND_IFNOTEXISTS) && exists))
+		return false;
+	if (((conds & VARCOND_IFSET) && !set) || ((conds & VARCOND_IFNOTSET) && set))
+		return false;
+	if (((conds & VARCOND_IFEMPTY) && !empty) || ((conds & VARCOND_IFNOTEMPTY) && empty))
+		return false;
+	/* ifgt/iflt compare integers only; with anything else they hold */
+	if (set && cur.data.type == SMP_T_SINT && in->data.type == SMP_T_SINT) {
+		if ((conds & VARCOND_IFGT) && !(cur.data.u.sint > in->data.u.sint))
+			return false;
+		if ((conds & VARCOND_IFLT) && !(cur.data.u.sint < in->data.u.sint))
+			return false;
+	}
+	return true;
+}
+
 void vars_deinit(void)
 {
 	vars_prune(&proc_vars);

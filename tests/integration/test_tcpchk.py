@@ -598,6 +598,7 @@ def test_tcp_check_variables(proxy, port):
             "option tcp-check",
             "tcp-check set-var-fmt(check.n) \"%[var(check.n)]a\"",
             "tcp-check set-var(check.one) int(1)",
+            "tcp-check set-var(check.one,ifnotset) int(5)",
             "tcp-check set-var-fmt(check.greet) \"HI-%[var(check.n)]\"",
             "tcp-check set-var(check.gone) str(x)",
             "tcp-check unset-var(check.gone)",
@@ -608,7 +609,7 @@ def test_tcp_check_variables(proxy, port):
             "tcp-check expect status-code int(42) string-lf %[var(check.want)]"])
         # 2.6 shows no code for an invalid response, and names no log-format pattern
         assert down.startswith('Layer7 invalid response, info: "TCPCHK did not match '
-                               'content (log-format string) at step 9"'), down
+                               'content (log-format string) at step 10"'), down
         assert up.startswith('Layer7 check passed, code: 42, info: "(tcp-check)"'), up
         assert len(f.seen) >= 2
         assert all(x == b"HI-a 2 g=\r\n" for x in f.seen), f.seen
@@ -657,6 +658,8 @@ def test_http_check_variables_and_log_format_request(proxy, port):
     (["tcp-check set-var(check.x)"], "set-var(check.x)"),
     (["tcp-check set-var(nope.x) int(1)"], "set-var(nope.x)"),
     (["tcp-check set-var(check.x) nosuchfetch"], "nosuchfetch"),
+    (["tcp-check set-var(check.x,ifwhatever) int(1)"], "set-var(check.x,ifwhatever)"),
+    (["tcp-check unset-var(check.x,ifset)"], "unset-var(check.x,ifset)"),
     (["tcp-check expect status-code nosuchfetch string x"], "nosuchfetch"),
 ])
 def test_variable_errors_name_the_line(tmp_path, lines, msg):
