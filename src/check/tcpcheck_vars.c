@@ -12,10 +12,35 @@
 #include <backend/server-t.h>
 #include <cfg/cfg.h>
 #include <check/tcpcheck.h>
+#include <http/h1.h>
 #include <proxy/proxy-t.h>
 #include <sample/logfmt.h>
 #include <sample/sample.h>
 #include <sample/vars.h>
+
+#define TCPCHK_RSP_MAXHDR 101 /* headers of a check response the fetches see */
+
+/* The HTTP response of the check being evaluated, parsed for the response fetches
+ * (status, res.hdr...): per thread, as one check evaluates at a time on a thread. */
+static __thread struct h1_hdr chk_rsp_hdrs[TCPCHK_RSP_MAXHDR];
+static __thread struct h1_msg chk_rsp;
+
+/* Parses the HTTP response head in the check's buffer for the fetches; NULL when the
+ * check is not an HTTP one or the head is not complete and valid. */
+static const struct h1_msg *tcpchk_rsp_parse(const struct check *c)
+{
+	struct h1_limits lim = { .max_hdr_block = (uint32_t)c->bufsize,
+				 .max_hdr = TCPCHK_RSP_MAXHDR };
+
+	if (!c->tcp || !c->rcvd || !c->buf || c->srv->px->tcpchk_kind != TCPCHK_K_HTTP)
+		return NULL;
+	memset(&chk_rsp, 0, sizeof(chk_rsp));
+	chk_rsp.hdr = chk_rsp_hdrs;
+	chk_rsp.max_hdr = TCPCHK_RSP_MAXHDR;
+	if (h1_parse_headers(c->buf, c->rcvd, &chk_rsp, true, &lim) <= 0)
+		return NULL;
+	return &chk_rsp;
+}
 
 void tcpchk_smp_ctx(struct check *c, struct smp_ctx *ctx)
 {
@@ -23,11 +48,13 @@ void tcpchk_smp_ctx(struct check *c, struct smp_ctx *ctx)
 	ctx->px = c->srv->px;
 	ctx->opt = SMP_OPT_DIR_RES | SMP_OPT_FINAL;
 	vars_check_cur = c->vars; /* until tcpchk_smp_done() */
+	smp_check_rsp = tcpchk_rsp_parse(c);
 }
 
 void tcpchk_smp_done(void)
 {
 	vars_check_cur = NULL;
+	smp_check_rsp = NULL;
 }
 
 void tcpchk_vars_reset(struct check *c)

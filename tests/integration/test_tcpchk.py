@@ -626,13 +626,14 @@ def http_fake_echo(f, s, rd):
     body = rd.read_exact(cl) if cl else b""
     f.seen.append(head + body)
     st = b"200 OK" if f.good else b"503 Busy"
-    s.sendall(b"HTTP/1.1 " + st + b"\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok")
+    s.sendall(b"HTTP/1.1 " + st + b"\r\nContent-Length: 2\r\nX-Code: 7\r\n"
+              b"Connection: close\r\n\r\nok")
 
 
 def test_http_check_variables_and_log_format_request(proxy, port):
     """http-check set-var feeds uri-lf and body-lf (with its content-length); a failing
-    expect reports its error-status, status-code and on-error; a passing one its
-    ok-status and on-success."""
+    expect reports its error-status and on-error; a passing one its ok-status, on-success
+    and status-code; response fetches (status, res.hdr) read the check's response."""
     f = Flip(http_fake_echo)
     try:
         down, up = down_then_up(proxy, port, f, [
@@ -641,11 +642,11 @@ def test_http_check_variables_and_log_format_request(proxy, port):
             "http-check set-var(check.id) int(12)",
             "http-check send meth POST uri-lf %[var(check.path)]?id=%[var(check.id)] "
             "ver HTTP/1.1 hdr Host x body-lf \"id=%[var(check.id)]\"",
-            "http-check expect min-recv 10 error-status L7RSP status-code int(299) "
-            "on-error \"bad %[var(check.id)]\" on-success \"good\" ok-status L7OK "
+            "http-check expect min-recv 10 error-status L7RSP status-code res.hdr(x-code) "
+            "on-error \"bad %[var(check.id)] %[status]\" on-success \"good\" ok-status L7OK "
             "status 200"])
-        assert down.startswith('Layer7 invalid response, info: "bad 12"'), down
-        assert up.startswith('Layer7 check passed, code: 299, info: "good"'), up
+        assert down.startswith('Layer7 invalid response, info: "bad 12 503"'), down
+        assert up.startswith('Layer7 check passed, code: 7, info: "good"'), up
         req = f.seen[0].decode()
         assert req.startswith("POST /health?id=12 HTTP/1.1\r\n"), req
         assert re.search(r"(?im)^content-length: 5\r$", req), req
