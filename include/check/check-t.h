@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <base/ist.h>
 #include <event/loop-t.h>
+#include <sample/vars-t.h>
 
 struct regex;
 struct server;
@@ -117,6 +118,8 @@ struct check {
 	bool ext_killed; /* the deadline passed: the command was killed */
 	int ext_pid;	 /* the command while it runs, else 0 */
 	char *ext_mem;	 /* argv, envp and their strings, built per run */
+	/* check variables (tcpcheck_vars.c): [0] check.*, [1] sess.*, emptied at each run */
+	struct vars vars[2];
 };
 
 #endif

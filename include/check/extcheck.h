@@ -5,9 +5,19 @@
 #ifndef CHECK_EXTCHECK_H
 #define CHECK_EXTCHECK_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <check/check-t.h>
 
 #define EXTCHK_MEM 4096 /* per check: argv, environment and their strings */
+
+/* "external-check preserve-env" (global, extcheck_cfg.c): the command inherits the
+ * process's environment, the HAPROXY_* variables (and PATH when set) replacing theirs. */
+extern bool extchk_preserve_env;
+
+/* Bytes of a check's ext_mem: EXTCHK_MEM, plus room for the process's environment with
+ * preserve-env (counted once, at start, before the threads). */
+size_t extchk_mem_size(void);
 
 /* Starts the command of check <c> (argv and environment as 2.6 sets them). */
 void extchk_start(struct check *c);

@@ -11,9 +11,11 @@
 #include <sys/socket.h>
 #include <base/ist.h>
 #include <check/check-t.h>
+#include <sample/sample-t.h>
 
 struct regex;
 struct lf_expr;
+struct sample_expr;
 
 /* Which check a proxy runs when it is not a plain connect or an HTTP check. */
 enum tcpchk_kind {
@@ -33,6 +35,8 @@ enum tcpchk_act {
 	TCPCHK_ACT_CONNECT = 0,
 	TCPCHK_ACT_SEND,
 	TCPCHK_ACT_EXPECT,
+	TCPCHK_ACT_SETVAR,   /* set-var(NAME) EXPR / set-var-fmt(NAME) FMT (tcpcheck_vars.c) */
+	TCPCHK_ACT_UNSETVAR, /* unset-var(NAME) */
 };
 
 enum tcpchk_exp {
@@ -103,6 +107,16 @@ struct tcpchk_rule {
 	int hname_m, hval_m; /* enum tcpchk_hmeth */
 	struct regex *hname_re, *hval_re;
 	bool hfull; /* fhdr: the whole value, not each comma-separated one */
+	/* set-var / unset-var (tcpcheck_vars.c): the variable, an expression or a format */
+	struct var_desc var;
+	uint32_t vconds; /* VARCOND_* */
+	struct sample_expr *vexpr;
+	struct lf_expr *vfmt;
+	/* expect "status-code EXPR": the check code reported (tcpcheck_vars.c) */
+	struct sample_expr *code_expr;
+	/* http-check send uri-lf / body-lf: rendered per run, the URI at data[uri_off] */
+	struct lf_expr *ulf, *blf;
+	size_t uri_off;
 };
 
 #define TCPCHK_F_BUILTIN 0x01 /* a protocol check: no "at step N" in messages */

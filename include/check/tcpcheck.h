@@ -66,8 +66,29 @@ int tcpchk_status(struct cfg_ctx *ctx, const char *kw, const char *v, int *out);
  * at check time builds the rule list of a proxy whose http-check lines are more than one
  * request and one expect (1 built, 0 not needed, -1 error alerted); frees the lines. */
 int httpchk_seq_record(struct cfg_ctx *ctx);
+/* Parses an "http-check send|expect|set-var|unset-var" line into a throw-away rule, for
+ * its errors at parse time. 0 or -1 alerted. */
+int httpchk_seq_validate(struct cfg_ctx *ctx);
 int httpchk_seq_build(struct proxy *px);
 void httpchk_seq_free(struct proxy *px);
+
+/* Variables and expressions (tcpcheck_vars.c). Config: "set-var(N) EXPR",
+ * "set-var-fmt(N) FMT", "unset-var(N)" in ctx->args[1..] as a rule of <rs> (0 or -1
+ * alerted); an expression valid in a check (NULL alerted); a log-format (tcpcheck_cfg.c,
+ * 0 or -1 alerted); frees a rule's variable fields. Run time, check's thread: the
+ * sample context of a check (its variables are visible until tcpchk_smp_done());
+ * empties its variables (start of a run, thread stop); runs a set/unset rule; the code
+ * of expect <r> ("status-code", else <dflt>). */
+int tcpchk_kw_var(struct cfg_ctx *ctx, struct tcpchk_rules *rs);
+struct sample_expr *tcpchk_parse_expr(struct cfg_ctx *ctx, const char *kw, const char *text);
+int tcpchk_lf_compile(struct cfg_ctx *ctx, const char *kw, const char *s, struct lf_expr **out);
+void tcpchk_var_clear(struct tcpchk_rule *r);
+struct smp_ctx;
+void tcpchk_smp_ctx(struct check *c, struct smp_ctx *ctx);
+void tcpchk_smp_done(void);
+void tcpchk_vars_reset(struct check *c);
+void tcpchk_do_var(struct check *c, const struct tcpchk_rule *r);
+int tcpchk_code(struct check *c, const struct tcpchk_rule *r, int dflt);
 
 /* Frees the rule lists <px> owns. */
 void tcpchk_proxy_free(struct proxy *px);

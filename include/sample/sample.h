@@ -87,6 +87,12 @@ size_t smp_trash_size(void);
 int smp_trash_init_thread(void);
 void smp_trash_deinit_thread(void);
 
+/* The parsed HTTP response of the health check evaluating on this thread, or NULL: set
+ * and cleared around each evaluation by check/tcpcheck_vars.c, read by the response
+ * fetches when there is no stream (a per-thread pointer leaves struct smp_ctx as is). */
+struct h1_msg;
+extern __thread const struct h1_msg *smp_check_rsp;
+
 /* Checks that a fetch with <use> may run where <where> says; 0 or -1 with the name of
  * the missing information in err ("HTTP response headers"). */
 int sample_check_use(uint32_t use, uint32_t where, char *err, size_t errsz);

@@ -8,7 +8,9 @@
 #ifndef SAMPLE_VARS_H
 #define SAMPLE_VARS_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sample/sample-t.h>
 #include <sample/vars-t.h>
 
@@ -28,6 +30,25 @@ int vars_get(const struct smp_ctx *ctx, const struct var_desc *d, struct sample 
 void vars_unset(const struct smp_ctx *ctx, const struct var_desc *d);
 /* Frees every variable of a scope's storage (end of a stream or a connection). */
 void vars_prune(struct vars *v);
+
+/* The check.* / sess.* storage of the health check evaluating on this thread, or NULL
+ * (set and cleared by check/tcpcheck_vars.c around each evaluation). */
+extern __thread struct vars *vars_check_cur;
+
+/* set-var conditions (set-var(NAME,COND...)): the bit of condition <name>, 0 if unknown;
+ * true when every condition of <conds> holds for setting <d> to <in> (a proc variable
+ * exists from the start, as HAProxy creates them while parsing). */
+#define VARCOND_IFEXISTS 0x01
+#define VARCOND_IFNOTEXISTS 0x02
+#define VARCOND_IFEMPTY 0x04
+#define VARCOND_IFNOTEMPTY 0x08
+#define VARCOND_IFSET 0x10
+#define VARCOND_IFNOTSET 0x20
+#define VARCOND_IFGT 0x40
+#define VARCOND_IFLT 0x80
+uint32_t vars_cond_bit(const char *name);
+bool vars_conds_hold(const struct smp_ctx *ctx, const struct var_desc *d, uint32_t conds,
+		     const struct sample *in);
 
 /* tune.vars.*-max-size, 0 = unlimited. */
 extern uint32_t vars_max_size[VS_SCOPES];

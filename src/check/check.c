@@ -99,6 +99,14 @@ void chk_close(struct check *c)
 	c->fh.fd = -1;
 }
 
+/* True for the results that carry layer 5-7 data, the only ones whose notice shows
+ * ", code: N" in 2.6 (an invalid response or a timeout does not, whatever the code). */
+static bool chk_has_code(int res)
+{
+	return res == CHK_R_L7OK || res == CHK_R_L7OKC || res == CHK_R_L7STS ||
+	       res == CHK_R_PROCERR || res == CHK_R_PROCTOUT || res == CHK_R_PROCOK;
+}
+
 /* Ends the current run with <res>; <code> is the HTTP status (0 if none), <info> the
  * detail HAProxy prints after "info:" (NULL for none). Applies rise/fall, publishes the
  * result and a state change, and arms the next run. */
@@ -138,8 +146,7 @@ void chk_finish(struct check *c, int res, int code, const char *info)
 	health = c->health;
 	tr = chk_health_update(&health, s->rise, s->fall, ok);
 	HA_ATOMIC_STORE_RLX(&c->health, health); /* "show stat" reads it from another thread */
-	if (code || c->ext ||
-	    (c->tcp && (res == CHK_R_L7OK || res == CHK_R_L7OKC || res == CHK_R_L7STS)))
+	if ((code || c->ext || c->tcp) && chk_has_code(res))
 		snprintf(cbuf, sizeof(cbuf), ", code: %d", code);
 	if (info)
 		snprintf(ibuf, sizeof(ibuf), ", info: \"%s\"", info);
@@ -363,7 +370,7 @@ static int chk_build(struct server *s, int k, int n, int thr)
 		return -1;
 	c->tcp = tcpchk_proxy_rules(s->px);
 	c->ext = s->px->tcpchk_kind == TCPCHK_K_EXT;
-	if (c->ext && !(c->ext_mem = malloc(EXTCHK_MEM))) {
+	if (c->ext && !(c->ext_mem = malloc(extchk_mem_size()))) {
 		free(c);
 		return -1;
 	}
@@ -430,6 +437,7 @@ void checks_thread_stop(void)
 				continue;
 			extchk_stop(s->check);
 			chk_close(s->check);
+			tcpchk_vars_reset(s->check); /* check.* of the last run */
 			timer_del(&s->check->timer);
 		}
 	}

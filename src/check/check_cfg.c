@@ -152,12 +152,11 @@ static int chk_kw_send(struct cfg_ctx *ctx, struct chk_http_cfg *h)
 		else if (!strcmp(k, "hdr"))
 			rc = chk_add_hdr(ctx, h, ctx->args[i + 1], ctx->args[i + 2]), i++;
 		else if (!strcmp(k, "uri-lf") || !strcmp(k, "body-lf") || !strcmp(k, "comment"))
-			return cfg_not_supported(ctx, "log-format check requests and comments are "
-						      "not implemented yet");
+			rc = 0; /* a sequence (httpchk_seq.c) */
 		else {
 			cfg_alert(ctx,
 				  "'http-check send' : unknown parameter '%s', expects 'meth', "
-				  "'uri', 'ver', 'hdr' or 'body'.",
+				  "'uri', 'uri-lf', 'ver', 'hdr', 'body' or 'body-lf'.",
 				  k);
 			return -1;
 		}
@@ -182,12 +181,11 @@ static int chk_kw_expect(struct cfg_ctx *ctx, struct chk_http_cfg *h)
 	     !strcmp(ctx->args[i], "comment")))
 		return 0; /* an http-check sequence (httpchk_seq.c) */
 	if (!kind && i < ctx->nargs &&
-	    (!strcmp(ctx->args[i], "min-recv") || !strncmp(ctx->args[i], "ok-status", 9) ||
-	     !strncmp(ctx->args[i], "error-status", 12) ||
-	     !strncmp(ctx->args[i], "tout-status", 11) || !strncmp(ctx->args[i], "on-", 3) ||
-	     !strncmp(ctx->args[i], "status-code", 11)))
-		return cfg_not_supported(ctx,
-					 "this 'http-check expect' form is not implemented yet");
+	    (!strcmp(ctx->args[i], "min-recv") || !strcmp(ctx->args[i], "ok-status") ||
+	     !strcmp(ctx->args[i], "error-status") || !strcmp(ctx->args[i], "tout-status") ||
+	     !strcmp(ctx->args[i], "on-success") || !strcmp(ctx->args[i], "on-error") ||
+	     !strcmp(ctx->args[i], "status-code")))
+		return 0; /* an http-check sequence (httpchk_seq.c) */
 	if (h->expect)
 		return 0; /* several expects: an http-check sequence (httpchk_seq.c) */
 	if (!kind || i + 2 != ctx->nargs) {
@@ -218,7 +216,7 @@ static int chk_kw_http_check(struct cfg_ctx *ctx)
 	if (!proxy_cfg_has_cap(ctx, PR_CAP_BE, "http-check"))
 		return 0;
 	if (!strncmp(a, "set-var", 7) || !strncmp(a, "unset-var", 9))
-		return cfg_not_supported(ctx, "check variables are not implemented yet");
+		return httpchk_seq_validate(ctx) < 0 ? -1 : httpchk_seq_record(ctx);
 	/* Lines are also recorded, once parsed, for sequences (httpchk_seq.c). */
 	if (!strcmp(a, "connect") || !strcmp(a, "comment") || !strcmp(a, "send-state"))
 		return httpchk_seq_record(ctx);
@@ -232,9 +230,13 @@ static int chk_kw_http_check(struct cfg_ctx *ctx)
 	if (!h)
 		return -1;
 	if (!strcmp(a, "send"))
-		return chk_kw_send(ctx, h) < 0 ? -1 : httpchk_seq_record(ctx);
+		return chk_kw_send(ctx, h) < 0 || httpchk_seq_validate(ctx) < 0
+			       ? -1
+			       : httpchk_seq_record(ctx);
 	if (!strcmp(a, "expect"))
-		return chk_kw_expect(ctx, h) < 0 ? -1 : httpchk_seq_record(ctx);
+		return chk_kw_expect(ctx, h) < 0 || httpchk_seq_validate(ctx) < 0
+			       ? -1
+			       : httpchk_seq_record(ctx);
 	if (ctx->nargs > 2) {
 		cfg_alert(ctx, "'http-check disable-on-404' takes no argument.");
 		return -1;

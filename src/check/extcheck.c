@@ -25,6 +25,52 @@
 #include <proc/global-t.h>
 #include <proxy/proxy.h>
 
+extern char **environ;
+
+/* Entries of the process's environment counted by extchk_mem_size() (config time, read
+ * only afterwards): the bound of what a preserve-env run copies. */
+static size_t extchk_env_n;
+
+size_t extchk_mem_size(void)
+{
+	if (!extchk_preserve_env)
+		return EXTCHK_MEM;
+	if (!extchk_env_n)
+		for (char **e = environ; e && *e; e++)
+			extchk_env_n++;
+	return EXTCHK_MEM + (extchk_env_n + 16) * sizeof(char *);
+}
+
+/* True if the "NAME=value" <e> names one of the variables of ev[0..k). */
+static bool extchk_env_set(char *const *ev, int k, const char *e)
+{
+	size_t n = strcspn(e, "=");
+
+	for (int i = 0; i < k; i++)
+		if (!strncmp(ev[i], e, n) && ev[i][n] == '=')
+			return true;
+	return false;
+}
+
+/* preserve-env: the HAPROXY_* variables of ev[0..k) (PATH only when <path> is set) then
+ * the process's other variables, in the room after EXTCHK_MEM. Returns the new envp. */
+static char **extchk_env_keep(struct check *c, char **ev, int k, bool path)
+{
+	char **out = (char **)(c->ext_mem + EXTCHK_MEM);
+	size_t n = 0, room = extchk_env_n + 15;
+	int ours;
+
+	for (int i = 0; i < k; i++)
+		if (path || strncmp(ev[i], "PATH=", 5))
+			out[n++] = ev[i];
+	ours = (int)n;
+	for (char **e = environ; e && *e && n < room; e++)
+		if (!extchk_env_set(out, ours, *e))
+			out[n++] = *e;
+	out[n] = NULL;
+	return out;
+}
+
 /* Address and port of <ss> as text ("" and 0 when not inet). */
 static void extchk_addr(const struct sockaddr_storage *ss, char *a, size_t asz, int *port)
 {
@@ -106,7 +152,7 @@ found:
 		if (!ev[i])
 			return -1;
 	*argv = av;
-	*envp = ev;
+	*envp = extchk_preserve_env ? extchk_env_keep(c, ev, k, px->extchk_path != NULL) : ev;
 	return 0;
 }
 

@@ -7,10 +7,13 @@
 #include <string.h>
 
 #include <cfg/cfg.h>
+#include <check/extcheck.h>
 #include <check/extcheck_cfg.h>
 #include <check/tcpcheck-t.h>
 #include <proc/global-t.h>
 #include <proxy/proxy.h>
+
+bool extchk_preserve_env;
 
 /* Makes the proxy's command and path its own (copies of its defaults') before a write. */
 static int extchk_own(struct cfg_ctx *ctx)
@@ -40,9 +43,9 @@ static int extchk_kw(struct cfg_ctx *ctx)
 	char **dst, *v;
 
 	if (ctx->section == CFG_SEC_GLOBAL) {
-		if (ctx->nargs > 1 && !strcmp(ctx->args[1], "preserve-env"))
-			return cfg_not_supported(ctx, "'preserve-env' is not implemented yet");
-		if (ctx->nargs > 1) {
+		if (ctx->nargs == 2 && !strcmp(ctx->args[1], "preserve-env"))
+			extchk_preserve_env = true;
+		else if (ctx->nargs > 1) {
 			cfg_alert(ctx,
 				  "'external-check' only supports 'preserve-env' as an argument, "
 				  "found '%s'.",

@@ -15,6 +15,7 @@
 #include <proxy/proxy.h>
 #include <sample/logfmt.h>
 #include <sample/regex.h>
+#include <sample/sample.h>
 
 static void httpchk_seq_del(struct httpchk_seq *sq)
 {
@@ -95,6 +96,19 @@ oom:
 	return -1;
 }
 
+/* True if <a> is an option of "http-check expect" (before the match). */
+static bool httpchk_expect_opt(const char *a)
+{
+	static const char *const opts[] = { "comment",	    "min-recv",	   "ok-status",
+					    "error-status", "tout-status", "on-success",
+					    "on-error",	    "status-code" };
+
+	for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++)
+		if (!strcmp(a, opts[i]))
+			return true;
+	return false;
+}
+
 /* True when the lines need the rule engine. */
 static bool httpchk_seq_complex(const struct httpchk_seq *sq)
 {
@@ -106,16 +120,20 @@ static bool httpchk_seq_complex(const struct httpchk_seq *sq)
 
 		if (!strcmp(l->args[0], "option"))
 			continue;
-		if (!strcmp(a, "connect") || !strcmp(a, "comment") || !strcmp(a, "send-state"))
+		if (!strcmp(a, "connect") || !strcmp(a, "comment") || !strcmp(a, "send-state") ||
+		    !strncmp(a, "set-var", 7) || !strncmp(a, "unset-var", 9))
 			return true;
+		for (int j = 2; !strcmp(a, "send") && j < l->nargs; j += 2)
+			if (!strcmp(l->args[j], "uri-lf") || !strcmp(l->args[j], "body-lf"))
+				return true;
 		if (!strcmp(a, "send") && (++sends > 1 || expects))
 			return true;
 		if (!strcmp(a, "expect")) {
 			if (++expects > 1)
 				return true;
 			for (int j = 2; j < l->nargs; j++)
-				if (!strcmp(l->args[j], "hdr") || !strcmp(l->args[j], "fhdr") ||
-				    !strcmp(l->args[j], "comment"))
+				if (httpchk_expect_opt(l->args[j]) || !strcmp(l->args[j], "hdr") ||
+				    !strcmp(l->args[j], "fhdr"))
 					return true;
 		}
 	}
@@ -143,6 +161,26 @@ static bool httpchk_has_hdr(const char *hdrs, const char *name)
 	return false;
 }
 
+/* uri-lf <ulf> / body-lf <blf> (NULL: none) of send rule <r>: compiled, and the static
+ * URI/body they replace dropped from <h> (the URI goes at r->uri_off). 0 or -1 alerted. */
+static int httpchk_send_lf(struct cfg_ctx *ctx, struct tcpchk_rule *r, struct chk_http_cfg *h,
+			   const char *ulf, const char *blf)
+{
+	if (ulf) {
+		if (httpchk_dup(ctx, &h->uri, "") < 0 ||
+		    tcpchk_lf_compile(ctx, "send uri-lf", ulf, &r->ulf) < 0)
+			return -1;
+		r->uri_off = strlen(h->meth ? h->meth : "OPTIONS") + 1;
+	}
+	if (blf) {
+		free(h->body);
+		h->body = NULL;
+		if (tcpchk_lf_compile(ctx, "send body-lf", blf, &r->blf) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 /* A send rule from "http-check send" args (NULL: none) over the "option httpchk"
  * request <opt> (the first send only). */
 static int httpchk_send(struct cfg_ctx *ctx, struct tcpchk_rules *rs,
@@ -150,6 +188,7 @@ static int httpchk_send(struct cfg_ctx *ctx, struct tcpchk_rules *rs,
 {
 	struct chk_http_cfg h = { 0 };
 	struct tcpchk_rule *r = tcpchk_add(rs, TCPCHK_ACT_SEND);
+	const char *ulf = NULL, *blf = NULL;
 	int rc = -1;
 
 	if (!r || (opt && ((opt->meth && httpchk_dup(ctx, &h.meth, opt->meth)) ||
@@ -178,8 +217,16 @@ static int httpchk_send(struct cfg_ctx *ctx, struct tcpchk_rules *rs,
 			snprintf(p + old, add + 1, "%s: %s\r\n", v, ctx->args[i + 2]);
 			h.hdrs = p;
 			i++;
+		} else if (!strcmp(k, "comment")) {
+			if (httpchk_dup(ctx, &r->comment, v) < 0)
+				goto out;
+		} else if (!strcmp(k, "uri-lf") || !strcmp(k, "body-lf")) {
+			*(k[0] == 'u' ? &ulf : &blf) = v;
 		} else if (!dst) {
-			cfg_not_supported(ctx, "log-format check requests are not implemented yet");
+			cfg_alert(ctx,
+				  "'http-check send' : unknown parameter '%s', expects 'meth', "
+				  "'uri', 'uri-lf', 'ver', 'hdr', 'body' or 'body-lf'.",
+				  k);
 			goto out;
 		} else if (httpchk_dup(ctx, dst, v) < 0) {
 			goto out;
@@ -194,6 +241,8 @@ static int httpchk_send(struct cfg_ctx *ctx, struct tcpchk_rules *rs,
 		memcpy(p + old, "connection: close\r\n", sizeof("connection: close\r\n"));
 		h.hdrs = p;
 	}
+	if (httpchk_send_lf(ctx, r, &h, ulf, blf) < 0)
+		goto out;
 	r->data = chk_http_build_req(&h, &r->len);
 	if (!r->data)
 		goto out;
@@ -280,6 +329,39 @@ static int httpchk_expect_hdr(struct cfg_ctx *ctx, struct tcpchk_rule *r, int i)
 	return 0;
 }
 
+/* Option <k> <v> of "http-check expect" into <r>. 0 or -1 alerted. */
+static int httpchk_expect_set(struct cfg_ctx *ctx, struct tcpchk_rule *r, const char *k,
+			      const char *v)
+{
+	long n;
+
+	if (!v) {
+		cfg_alert(ctx, "'http-check expect' : '%s' expects an argument.", k);
+		return -1;
+	}
+	if (!strcmp(k, "comment"))
+		return httpchk_dup(ctx, &r->comment, v);
+	if (!strcmp(k, "min-recv")) {
+		if (cfg_parse_int_arg(ctx, v, -1, INT32_MAX, &n) < 0)
+			return -1;
+		r->min_recv = (int)n;
+		return 0;
+	}
+	if (!strcmp(k, "ok-status"))
+		return tcpchk_status(ctx, k, v, &r->ok_status);
+	if (!strcmp(k, "error-status"))
+		return tcpchk_status(ctx, k, v, &r->err_status);
+	if (!strcmp(k, "tout-status"))
+		return tcpchk_status(ctx, k, v, &r->tout_status);
+	if (!strcmp(k, "status-code")) {
+		sample_expr_free(r->code_expr);
+		r->code_expr = tcpchk_parse_expr(ctx, "expect status-code", v);
+		return r->code_expr ? 0 : -1;
+	}
+	return tcpchk_lf_compile(ctx, "expect", v,
+				 !strcmp(k, "on-success") ? &r->on_success : &r->on_error);
+}
+
 /* An expect rule from "http-check expect" args. */
 static int httpchk_expect(struct cfg_ctx *ctx, struct tcpchk_rules *rs, bool on404)
 {
@@ -294,8 +376,10 @@ static int httpchk_expect(struct cfg_ctx *ctx, struct tcpchk_rules *rs, bool on4
 	}
 	r->kind = TCPCHK_EXP_HTTP;
 	r->hexp.disable_on_404 = on404;
-	for (; i + 1 < ctx->nargs && !strcmp(ctx->args[i], "comment"); i += 2)
-		if (httpchk_dup(ctx, &r->comment, ctx->args[i + 1]) < 0)
+	r->err_status = CHK_R_NONE; /* L7STS or L7RSP by the kind of test */
+	for (; i < ctx->nargs && httpchk_expect_opt(ctx->args[i]); i += 2)
+		if (httpchk_expect_set(ctx, r, ctx->args[i],
+				       i + 1 < ctx->nargs ? ctx->args[i + 1] : NULL) < 0)
 			return -1;
 	if (i < ctx->nargs && !strcmp(ctx->args[i], "!")) {
 		r->negate = r->hexp.negate = true;
@@ -363,6 +447,7 @@ static int httpchk_complete(struct cfg_ctx *ctx, struct tcpchk_rules *rs,
 		}
 		r->kind = TCPCHK_EXP_HTTP;
 		r->hexp.disable_on_404 = on404;
+		r->err_status = CHK_R_NONE;
 	}
 	return 0;
 }
@@ -376,6 +461,26 @@ static bool httpchk_needs_connect(const struct tcpchk_rules *rs, bool first_send
 		else if (rs->r[i].act == TCPCHK_ACT_SEND)
 			return true;
 	return false;
+}
+
+int httpchk_seq_validate(struct cfg_ctx *ctx)
+{
+	struct tcpchk_rules *rs = calloc(1, sizeof(*rs));
+	const char *a = ctx->args[1];
+	int rc;
+
+	if (!rs) {
+		cfg_alert(ctx, "out of memory.");
+		return -1;
+	}
+	if (!strcmp(a, "send"))
+		rc = httpchk_send(ctx, rs, NULL);
+	else if (!strcmp(a, "expect"))
+		rc = httpchk_expect(ctx, rs, false);
+	else
+		rc = tcpchk_kw_var(ctx, rs);
+	tcpchk_rules_free(rs);
+	return rc;
 }
 
 int httpchk_seq_build(struct proxy *px)
@@ -419,6 +524,8 @@ int httpchk_seq_build(struct proxy *px)
 			rc = httpchk_send(&ctx, rs, first_send ? opt : NULL), first_send = false;
 		else if (!strcmp(a, "expect"))
 			rc = httpchk_expect(&ctx, rs, on404);
+		else if (!strncmp(a, "set-var", 7) || !strncmp(a, "unset-var", 9))
+			rc = tcpchk_kw_var(&ctx, rs);
 		if (rc < 0) {
 			if (!strcmp(a, "comment") && ctx.nargs != 3)
 				cfg_alert(&ctx,

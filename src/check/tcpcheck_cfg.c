@@ -2,7 +2,7 @@
  * (connect, send, send-lf, send-binary, send-binary-lf, expect, comment), and the protocol
  * check options built as fixed rule lists (ssl-hello-chk, redis-check, smtpchk,
  * mysql-check, pgsql-check, ldap-check). Rule lists are shared with a defaults section
- * until a proxy writes its own. Parse time only; set-var/unset-var are refused for now.
+ * until a proxy writes its own. Parse time only; set-var/unset-var: tcpcheck_vars.c.
  */
 #include <arpa/inet.h>
 #include <stdio.h>
@@ -42,6 +42,7 @@ static void tcpchk_rule_clear(struct tcpchk_rule *r)
 		regex_free(r->hname_re);
 	if (r->hval_re)
 		regex_free(r->hval_re);
+	tcpchk_var_clear(r);
 }
 
 void tcpchk_rules_free(struct tcpchk_rules *rs)
@@ -97,7 +98,7 @@ struct tcpchk_rule *tcpchk_add(struct tcpchk_rules *rs, int act)
 }
 
 /* Compiles log-format <s> into a new expression (*out). Returns 0 or -1 (alerted). */
-static int tcpchk_lf(struct cfg_ctx *ctx, const char *kw, const char *s, struct lf_expr **out)
+int tcpchk_lf_compile(struct cfg_ctx *ctx, const char *kw, const char *s, struct lf_expr **out)
 {
 	struct smp_parse_ctx pc = { .file = ctx->file, .line = ctx->line, .px = ctx->px };
 	struct lf_expr *lf = calloc(1, sizeof(*lf));
@@ -148,7 +149,9 @@ int tcpchk_kw_connect(struct cfg_ctx *ctx, struct tcpchk_rules *rs)
 {
 	struct tcpchk_rule *r;
 
-	for (int i = 0; i < 1 && i < rs->n; i++) {
+	for (int i = 0; i < rs->n; i++) { /* set-var/unset-var may come first */
+		if (rs->r[i].act == TCPCHK_ACT_SETVAR || rs->r[i].act == TCPCHK_ACT_UNSETVAR)
+			continue;
 		if (rs->r[i].act != TCPCHK_ACT_CONNECT) {
 			cfg_alert(ctx,
 				  "'%s connect' : first step MUST also be a 'connect', "
@@ -158,6 +161,7 @@ int tcpchk_kw_connect(struct cfg_ctx *ctx, struct tcpchk_rules *rs)
 				  ctx->args[0]);
 			return -1;
 		}
+		break;
 	}
 	r = tcpchk_add(rs, TCPCHK_ACT_CONNECT);
 	if (!r)
@@ -236,7 +240,7 @@ static int tcpchk_kw_send(struct cfg_ctx *ctx, struct tcpchk_rules *rs)
 		goto oom;
 	if (lf) {
 		r->lf_hex = bin;
-		return tcpchk_lf(ctx, kw, ctx->args[2], &r->lf);
+		return tcpchk_lf_compile(ctx, kw, ctx->args[2], &r->lf);
 	}
 	if (!bin) {
 		r->len = strlen(ctx->args[2]);
@@ -321,7 +325,7 @@ static int tcpchk_pattern(struct cfg_ctx *ctx, struct tcpchk_rule *r, const char
 		return 0;
 	case TCPCHK_EXP_STRING_LF:
 	case TCPCHK_EXP_BINARY_LF:
-		return tcpchk_lf(ctx, "expect", pat, &r->plf);
+		return tcpchk_lf_compile(ctx, "expect", pat, &r->plf);
 	default:
 		return 0;
 	}
@@ -353,15 +357,13 @@ static int tcpchk_kw_expect(struct cfg_ctx *ctx, struct tcpchk_rules *rs)
 				kind = j;
 		if (kind < 0 && strcmp(k, "min-recv") && strcmp(k, "comment") &&
 		    strcmp(k, "ok-status") && strcmp(k, "error-status") &&
-		    strcmp(k, "tout-status") && strcmp(k, "on-success") && strcmp(k, "on-error")) {
-			if (!strcmp(k, "status-code"))
-				return cfg_not_supported(
-					ctx, "'status-code' needs check sample fetches, "
-					     "which are not implemented yet");
+		    strcmp(k, "tout-status") && strcmp(k, "on-success") && strcmp(k, "on-error") &&
+		    strcmp(k, "status-code")) {
 			cfg_alert(ctx,
 				  "'tcp-check expect' : expects 'min-recv', 'comment', "
 				  "'ok-status', 'error-status', 'tout-status', 'on-success', "
-				  "'on-error', '!' or a match type ('string', 'rstring', "
+				  "'on-error', 'status-code', '!' or a match type ('string', "
+				  "'rstring', "
 				  "'binary', 'rbinary', 'string-lf', 'binary-lf') but got '%s'.",
 				  k);
 			return -1;
@@ -398,9 +400,14 @@ static int tcpchk_kw_expect(struct cfg_ctx *ctx, struct tcpchk_rules *rs)
 		} else if (!strcmp(k, "tout-status")) {
 			if (tcpchk_status(ctx, k, v, &r->tout_status) < 0)
 				return -1;
-		} else if (tcpchk_lf(ctx, "expect", v,
-				     !strcmp(k, "on-success") ? &r->on_success : &r->on_error) <
-			   0) {
+		} else if (!strcmp(k, "status-code")) {
+			sample_expr_free(r->code_expr);
+			r->code_expr = tcpchk_parse_expr(ctx, "expect status-code", v);
+			if (!r->code_expr)
+				return -1;
+		} else if (tcpchk_lf_compile(ctx, "expect", v,
+					     !strcmp(k, "on-success") ? &r->on_success
+								      : &r->on_error) < 0) {
 			return -1;
 		}
 	}
@@ -420,10 +427,12 @@ static int tcpchk_kw(struct cfg_ctx *ctx)
 
 	if (!ctx->px)
 		return -1;
-	if (!strncmp(a, "set-var", 7) || !strncmp(a, "unset-var", 9))
-		return cfg_not_supported(ctx, "check variables are not implemented yet");
 	if (!proxy_cfg_has_cap(ctx, PR_CAP_BE, "tcp-check"))
 		return 0;
+	if (!strncmp(a, "set-var", 7) || !strncmp(a, "unset-var", 9)) {
+		rs = tcpchk_own(ctx);
+		return rs ? tcpchk_kw_var(ctx, rs) : -1;
+	}
 	if (strcmp(a, "connect") && strcmp(a, "send") && strcmp(a, "send-lf") &&
 	    strcmp(a, "send-binary") && strcmp(a, "send-binary-lf") && strcmp(a, "expect") &&
 	    strcmp(a, "comment")) {

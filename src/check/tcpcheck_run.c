@@ -50,10 +50,14 @@ static bool tcpchk_builtin(const struct check *c)
 
 /* Renders log-format <lf> into out[0..sz) with a NUL after it, for the check's proxy;
  * returns the length or -1. No stream: fetches that need one find nothing. */
-static int tcpchk_render(const struct check *c, const struct lf_expr *lf, char *out, size_t sz)
+static int tcpchk_render(struct check *c, const struct lf_expr *lf, char *out, size_t sz)
 {
-	struct smp_ctx ctx = { .px = c->srv->px };
-	int n = sz ? lf_render(lf, &ctx, out, sz - 1) : -1;
+	struct smp_ctx ctx;
+	int n;
+
+	tcpchk_smp_ctx(c, &ctx);
+	n = sz ? lf_render(lf, &ctx, out, sz - 1) : -1;
+	tcpchk_smp_done();
 
 	if (n >= 0)
 		out[n] = 0; /* also used as a C string (notices) */
@@ -158,14 +162,29 @@ static int tcpchk_connect(struct check *c, const struct tcpchk_rule *r)
 	return 0;
 }
 
+/* The info of HTTP expect <r> on success (<ok>) or failure: its on-success/on-error
+ * format rendered into sbuf (free while expecting), or NULL when it has none. */
+static const char *tcpchk_http_info(struct check *c, const struct tcpchk_rule *r, bool ok)
+{
+	const struct lf_expr *lf = ok ? r->on_success : r->on_error;
+
+	if (!lf || tcpchk_render(c, lf, c->sbuf, c->bufsize) < 0)
+		return NULL;
+	return c->sbuf;
+}
+
 /* The whole run succeeded: the status of the last rule, as 2.6 reports it. */
 static void tcpchk_success(struct check *c)
 {
-	const struct tcpchk_rule *r = c->tcp->n ? &c->tcp->r[c->tcp->n - 1] : NULL;
+	const struct tcpchk_rule *r = NULL;
 	char info[TCPCHK_INFO_MAX];
 	const char *msg = tcpchk_builtin(c) ? NULL : "(tcp-check)";
 	int code = 0;
 
+	for (int i = c->tcp->n - 1; i >= 0 && !r; i--) /* variable rules do not count */
+		if (c->tcp->r[i].act != TCPCHK_ACT_SETVAR &&
+		    c->tcp->r[i].act != TCPCHK_ACT_UNSETVAR)
+			r = &c->tcp->r[i];
 	if (!r) {
 		chk_finish(c, CHK_R_L4OK, 0, NULL);
 		return;
@@ -179,7 +198,8 @@ static void tcpchk_success(struct check *c)
 		return;
 	}
 	if (r->kind == TCPCHK_EXP_HTTP || r->kind == TCPCHK_EXP_HTTP_HDR) {
-		chk_finish(c, CHK_R_L7OK, c->tcode, NULL);
+		chk_finish(c, r->ok_status, tcpchk_code(c, r, c->tcode),
+			   tcpchk_http_info(c, r, true));
 		return;
 	}
 	if (r->on_success && tcpchk_render(c, r->on_success, info, sizeof(info)) >= 0)
@@ -188,6 +208,7 @@ static void tcpchk_success(struct check *c)
 		msg = r->ok_msg;
 	if (r->code_smtp)
 		code = c->tcode;
+	code = tcpchk_code(c, r, code);
 	if (r->info_ok) {
 		struct ist iv = tcpchk_info_view(r->info_ok, 0, c->buf, c->rcvd);
 
@@ -224,15 +245,18 @@ static void tcpchk_expect_fail(struct check *c, const struct tcpchk_rule *r,
 		const char *what = v->matched ? "TCPCHK matched unwanted content"
 					      : "TCPCHK did not match content";
 
-		if (r->kind == TCPCHK_EXP_STRING || r->kind == TCPCHK_EXP_STRING_LF)
+		if (r->kind == TCPCHK_EXP_STRING)
 			snprintf(info, sizeof(info), "%s '%s' at step %d", what, r->pattern,
+				 c->tstep + 1);
+		else if (r->kind == TCPCHK_EXP_STRING_LF || r->kind == TCPCHK_EXP_BINARY_LF)
+			snprintf(info, sizeof(info), "%s (log-format string) at step %d", what,
 				 c->tstep + 1);
 		else
 			snprintf(info, sizeof(info), "%s (%s) at step %d", what,
 				 tcpchk_exp_names[r->kind], c->tstep + 1);
 		tcpchk_add_comment(r, info, sizeof(info), false);
 	}
-	chk_finish(c, v->status ? v->status : CHK_R_L7RSP, code, info);
+	chk_finish(c, v->status ? v->status : CHK_R_L7RSP, tcpchk_code(c, r, code), info);
 }
 
 /* Reads what the socket has into the buffer, up to its size. Returns 0, or -1 when the
@@ -269,8 +293,12 @@ static int tcpchk_do_http_expect(struct check *c, const struct tcpchk_rule *r)
 	struct chk_http_rsp rsp;
 	char reason[256];
 	bool m;
-	int rc = chk_http_parse(c->buf, c->rcvd, c->teof, true, &rsp);
+	const char *info;
+	int rc, st;
 
+	if (r->min_recv >= 0 && c->rcvd < (size_t)r->min_recv && !c->teof)
+		return 0; /* min-recv */
+	rc = chk_http_parse(c->buf, c->rcvd, c->teof, true, &rsp);
 	if (rc == CHK_P_MORE)
 		return 0;
 	if (rc == CHK_P_INVALID) {
@@ -289,10 +317,15 @@ static int tcpchk_do_http_expect(struct check *c, const struct tcpchk_rule *r)
 	c->tcode = rsp.status;
 	if (m)
 		return 1;
-	if (r->hexp.kind == CHK_EXP_STRING || r->hexp.kind == CHK_EXP_RSTRING)
-		chk_finish(c, CHK_R_L7RSP, rsp.status, "HTTP content check did not match");
-	else
-		chk_finish(c, CHK_R_L7STS, rsp.status, reason);
+	info = tcpchk_http_info(c, r, false);
+	rc = tcpchk_code(c, r, rsp.status);
+	if (r->hexp.kind == CHK_EXP_STRING || r->hexp.kind == CHK_EXP_RSTRING) {
+		st = r->err_status ? r->err_status : CHK_R_L7RSP; /* 0: the default */
+		chk_finish(c, st, rc, info ? info : "HTTP content check did not match");
+	} else {
+		st = r->err_status ? r->err_status : CHK_R_L7STS;
+		chk_finish(c, st, rc, info ? info : reason);
+	}
 	return -1;
 }
 
@@ -343,7 +376,7 @@ static int tcpchk_do_send(struct check *c, const struct tcpchk_rule *r)
 	const char *data = r->data;
 	size_t len = r->len;
 
-	if (r->lf || r->http_state) {
+	if (r->lf || r->http_state || r->ulf || r->blf) {
 		data = c->sbuf;
 		len = c->slen;
 	}
@@ -361,9 +394,9 @@ static int tcpchk_do_send(struct check *c, const struct tcpchk_rule *r)
 	return 1;
 }
 
-/* The request of HTTP send rule <r> with "X-Haproxy-Server-State: ..." (send-state)
- * before its blank line, into sbuf, as 2.6 writes it. Returns 0 or -1 (run ended). */
-static int tcpchk_send_state(struct check *c, const struct tcpchk_rule *r)
+/* The "x-haproxy-server-state" header line of send-state, as 2.6 writes it, into
+ * out[0..sz). Returns its length, or -1 when it does not fit. */
+static int tcpchk_state_hdr(struct check *c, char *out, size_t sz)
 {
 	const struct server *s = c->srv, *o;
 	int rs = HA_ATOMIC_LOAD_RLX(&s->run_state), h = c->health, tw = 0, n;
@@ -398,17 +431,51 @@ static int tcpchk_send_state(struct check *c, const struct tcpchk_rule *r)
 		inet_ntop(AF_INET6, &a6->sin6_addr, ab, sizeof(ab));
 		port = ntohs(a6->sin6_port);
 	}
-	n = snprintf(c->sbuf, c->bufsize,
-		     "%.*sx-haproxy-server-state: %s; address=%s; port=%d; "
-		     "name=%s/%s; node=%s; weight=%d/%d; scur=%d/%d; qcur=%d\r\n%.*s",
-		     (int)r->hdr_end, r->data, st, ab, port, s->px->id, s->id, node, s->weight, tw,
-		     HA_ATOMIC_LOAD_RLX(&s->cur_conns), HA_ATOMIC_LOAD_RLX(&s->px->beconn), 0,
-		     (int)(r->len - r->hdr_end), r->data + r->hdr_end);
-	if (n < 0 || (size_t)n >= c->bufsize) {
+	n = snprintf(out, sz,
+		     "x-haproxy-server-state: %s; address=%s; port=%d; "
+		     "name=%s/%s; node=%s; weight=%d/%d; scur=%d/%d; qcur=%d\r\n",
+		     st, ab, port, s->px->id, s->id, node, s->weight, tw,
+		     HA_ATOMIC_LOAD_RLX(&s->cur_conns), HA_ATOMIC_LOAD_RLX(&s->px->beconn), 0);
+	return n < 0 || (size_t)n >= sz ? -1 : n;
+}
+
+/* Appends p[0..n) to sbuf at c->slen; false when it does not fit. */
+static bool tcpchk_put(struct check *c, const char *p, size_t n)
+{
+	if (n > c->bufsize - c->slen)
+		return false;
+	memcpy(c->sbuf + c->slen, p, n);
+	c->slen += n;
+	return true;
+}
+
+/* The request of HTTP send rule <r> rendered into sbuf: its uri-lf at uri_off, the
+ * send-state header and the body-lf with its content-length before the blank line (the
+ * hex room holds the rendered URI and body meanwhile). Returns 0 or -1 (run ended). */
+static int tcpchk_http_req(struct check *c, const struct tcpchk_rule *r)
+{
+	char st[512], cl[40];
+	char *u = c->hex, *b = c->hex + c->bufsize;
+	int sl = 0, ul = 0, bl = 0, cll = 0;
+	size_t uo = r->ulf ? r->uri_off : 0;
+
+	if (r->http_state)
+		sl = tcpchk_state_hdr(c, st, sizeof(st));
+	if (r->ulf)
+		ul = tcpchk_render(c, r->ulf, u, c->bufsize);
+	if (r->blf) {
+		bl = tcpchk_render(c, r->blf, b, c->bufsize + 1);
+		cll = snprintf(cl, sizeof(cl), "content-length: %d\r\n", bl);
+	}
+	c->slen = 0;
+	if (sl < 0 || ul < 0 || bl < 0 || cll < 0 || !tcpchk_put(c, r->data, uo) ||
+	    !tcpchk_put(c, u, (size_t)ul) || !tcpchk_put(c, r->data + uo, r->hdr_end - uo) ||
+	    !tcpchk_put(c, st, (size_t)sl) || !tcpchk_put(c, cl, (size_t)cll) ||
+	    !tcpchk_put(c, r->data + r->hdr_end, r->len - r->hdr_end) ||
+	    !tcpchk_put(c, b, (size_t)bl)) {
 		chk_finish(c, CHK_R_SOCKERR, 0, "the check request does not fit");
 		return -1;
 	}
-	c->slen = (size_t)n;
 	return 0;
 }
 
@@ -422,8 +489,8 @@ static int tcpchk_send_prepare(struct check *c, const struct tcpchk_rule *r)
 	c->teof = false;
 	c->sent = 0;
 	c->slen = 0;
-	if (r->http_state)
-		return tcpchk_send_state(c, r);
+	if (r->http_state || r->ulf || r->blf)
+		return tcpchk_http_req(c, r);
 	if (!r->lf)
 		return 0;
 	n = tcpchk_render(c, r->lf, c->sbuf, c->bufsize);
@@ -445,6 +512,11 @@ static void tcpchk_run(struct check *c)
 		const struct tcpchk_rule *r = &c->tcp->r[c->tstep];
 		int rc;
 
+		if (r->act == TCPCHK_ACT_SETVAR || r->act == TCPCHK_ACT_UNSETVAR) {
+			tcpchk_do_var(c, r);
+			c->tstep++;
+			continue;
+		}
 		if (r->act == TCPCHK_ACT_CONNECT) {
 			tcpchk_connect(c, r); /* tcpchk_io goes on from the next rule */
 			return;
@@ -469,6 +541,15 @@ static void tcpchk_run(struct check *c)
 	tcpchk_success(c);
 }
 
+/* True when the first rule other than set-var/unset-var is a connect. */
+static bool tcpchk_first_connects(const struct tcpchk_rules *rs)
+{
+	for (int i = 0; i < rs->n; i++)
+		if (rs->r[i].act != TCPCHK_ACT_SETVAR && rs->r[i].act != TCPCHK_ACT_UNSETVAR)
+			return rs->r[i].act == TCPCHK_ACT_CONNECT;
+	return false;
+}
+
 void tcpchk_start(struct check *c)
 {
 	uint64_t all;
@@ -477,13 +558,14 @@ void tcpchk_start(struct check *c)
 	c->teof = c->tsending = false;
 	c->tcode = 0;
 	c->rcvd = c->slen = c->sent = 0;
+	tcpchk_vars_reset(c); /* check.* lives for one run */
 	/* the timer: the connect deadline until connected, then the whole run's */
 	chk_deadlines(c, c->start_ms, &c->conn_deadline, &all);
 	c->timer.expire = 0;
 	timer_set(&c->timer, c->conn_deadline < all ? c->conn_deadline : all);
 	c->conn_deadline = all;
-	if (c->tcp->n && c->tcp->r[0].act == TCPCHK_ACT_CONNECT)
-		tcpchk_run(c);
+	if (tcpchk_first_connects(c->tcp))
+		tcpchk_run(c); /* variable rules, then the first connect */
 	else
 		tcpchk_connect(c, NULL); /* the implicit first connect */
 }

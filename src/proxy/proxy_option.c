@@ -376,7 +376,7 @@ static const struct pxopt pxopts[] = {
 
 /* HAProxy options not implemented yet, each with the reason given to the user. */
 static const char *const pxopt_later[][2] = {
-	{ "spop-check", "health checks are not implemented yet" },
+	{ "spop-check", "SPOP health checks are not implemented yet" },
 	{ "accept-invalid-http-request", "relaxed HTTP parsing is not implemented yet" },
 	{ "accept-invalid-http-response", "relaxed HTTP parsing is not implemented yet" },
 	{ "checkcache", "checkcache is not implemented yet" },

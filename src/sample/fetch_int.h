@@ -22,12 +22,15 @@ static inline const struct h1_msg *smp_req(const struct sample *smp)
 	return &s->req;
 }
 
-/* The parsed response of the stream until it is sent to the client, or NULL. */
+/* The parsed response of the stream until it is sent to the client (without a stream:
+ * the response of the health check evaluating on this thread), or NULL. */
 static inline const struct h1_msg *smp_rsp(const struct sample *smp)
 {
 	const struct stream *s = smp->ctx->strm;
 
-	if (!s || !s->rsp.hdr_len || (s->flags & SF_RSP_HDRS_SENT))
+	if (!s)
+		return smp_check_rsp; /* a health check's HTTP response, or NULL */
+	if (!s->rsp.hdr_len || (s->flags & SF_RSP_HDRS_SENT))
 		return NULL;
 	return &s->rsp;
 }

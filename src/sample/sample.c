@@ -432,6 +432,8 @@ struct use_name {
 	const char *name;
 };
 
+__thread const struct h1_msg *smp_check_rsp;
+
 static const struct use_name use_names[] = {
 	{ SMP_USE_L6REQ, SMP_VAL_REQ_CNT | SMP_VAL_HRQ_HDR | SMP_VAL_LOG_END,
 	  "request buffer contents" },
@@ -444,8 +446,8 @@ static const struct use_name use_names[] = {
 	{ SMP_USE_SERVR, SMP_VAL_RES_CNT | SMP_VAL_HRS_HDR | SMP_VAL_LOG_END | SMP_VAL_CHECK,
 	  "server" },
 	{ SMP_USE_L6RES, SMP_VAL_RES_CNT | SMP_VAL_HRS_HDR, "response buffer contents" },
-	{ SMP_USE_HRSHV, SMP_VAL_RES_CNT | SMP_VAL_HRS_HDR | SMP_VAL_LOG_END,
-	  "HTTP response headers" },
+	{ SMP_USE_HRSHV, SMP_VAL_RES_CNT | SMP_VAL_HRS_HDR | SMP_VAL_LOG_END | SMP_VAL_CHECK,
+	  "HTTP response headers" }, /* in a check: its HTTP response (smp_check_rsp) */
 	{ SMP_USE_HRSBO, SMP_VAL_RES_CNT | SMP_VAL_HRS_HDR, "HTTP response body" },
 	{ SMP_USE_L4CLI, ~(uint32_t)(SMP_VAL_CFG | SMP_VAL_CHECK), "client connection" },
 };

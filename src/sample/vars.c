@@ -135,20 +135,27 @@ const char *vars_name(const struct var_desc *d)
 	return buf;
 }
 
+/* The variables of the check being evaluated on this thread ([0] check.*, [1] sess.*),
+ * set by the check runtime around each evaluation (tcpcheck_vars.c), else NULL: a
+ * per-thread pointer keeps struct smp_ctx and the request path unchanged. */
+__thread struct vars *vars_check_cur;
+
 /* The storage of <scope> where <ctx> runs, or NULL when there is none here. */
 static struct vars *vars_of(const struct smp_ctx *ctx, int scope)
 {
 	switch (scope) {
 	case VS_PROC:
 		return &proc_vars;
-	case VS_SESS:
-		return ctx->conn ? &ctx->conn->vars : NULL;
+	case VS_SESS: /* a check's run is its session, as in 2.6 */
+		return ctx->conn ? &ctx->conn->vars : vars_check_cur ? &vars_check_cur[1] : NULL;
 	case VS_TXN:
 		return ctx->strm ? &ctx->strm->vars_txn : NULL;
 	case VS_REQ:
 		return ctx->strm ? &ctx->strm->vars_req : NULL;
 	case VS_RES:
 		return ctx->strm ? &ctx->strm->vars_res : NULL;
+	case VS_CHECK:
+		return vars_check_cur; /* [0]: see struct check's vars */
 	}
 	return NULL;
 }
@@ -334,6 +341,59 @@ void vars_prune(struct vars *v)
 		var_free(e, v == &proc_vars);
 	}
 	v->size = 0;
+}
+
+/* ---- set-var conditions ---- */
+
+static const struct {
+	const char *name;
+	uint32_t bit;
+} var_conds[] = {
+	{ "ifexists", VARCOND_IFEXISTS }, { "ifnotexists", VARCOND_IFNOTEXISTS },
+	{ "ifempty", VARCOND_IFEMPTY },	  { "ifnotempty", VARCOND_IFNOTEMPTY },
+	{ "ifset", VARCOND_IFSET },	  { "ifnotset", VARCOND_IFNOTSET },
+	{ "ifgt", VARCOND_IFGT },	  { "iflt", VARCOND_IFLT },
+};
+
+uint32_t vars_cond_bit(const char *name)
+{
+	for (size_t i = 0; i < sizeof(var_conds) / sizeof(var_conds[0]); i++)
+		if (!strcmp(name, var_conds[i].name))
+			return var_conds[i].bit;
+	return 0;
+}
+
+static bool smp_is_str(const struct sample *smp)
+{
+	return smp->data.type == SMP_T_STR || smp->data.type == SMP_T_BIN ||
+	       smp->data.type == SMP_T_METH;
+}
+
+bool vars_conds_hold(const struct smp_ctx *ctx, const struct var_desc *d, uint32_t conds,
+		     const struct sample *in)
+{
+	struct sample cur = { .ctx = ctx };
+	bool set, exists, empty;
+
+	if (!conds)
+		return true;
+	set = vars_get(ctx, d, &cur);
+	exists = set || d->scope == VS_PROC;
+	empty = smp_is_str(in) && !in->data.u.str.len;
+	if (((conds & VARCOND_IFEXISTS) && !exists) || ((conds & VARCOND_IFNOTEXISTS) && exists))
+		return false;
+	if (((conds & VARCOND_IFSET) && !set) || ((conds & VARCOND_IFNOTSET) && set))
+		return false;
+	if (((conds & VARCOND_IFEMPTY) && !empty) || ((conds & VARCOND_IFNOTEMPTY) && empty))
+		return false;
+	/* ifgt/iflt compare integers only; with anything else they hold */
+	if (set && cur.data.type == SMP_T_SINT && in->data.type == SMP_T_SINT) {
+		if ((conds & VARCOND_IFGT) && !(cur.data.u.sint > in->data.u.sint))
+			return false;
+		if ((conds & VARCOND_IFLT) && !(cur.data.u.sint < in->data.u.sint))
+			return false;
+	}
+	return true;
 }
 
 void vars_deinit(void)

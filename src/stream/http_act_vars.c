@@ -13,61 +13,6 @@
 #include <stream/action.h>
 #include <stream/stream.h>
 
-/* rule->arg.vars.conds */
-#define VARCOND_IFEXISTS 0x01
-#define VARCOND_IFNOTEXISTS 0x02
-#define VARCOND_IFEMPTY 0x04
-#define VARCOND_IFNOTEMPTY 0x08
-#define VARCOND_IFSET 0x10
-#define VARCOND_IFNOTSET 0x20
-#define VARCOND_IFGT 0x40
-#define VARCOND_IFLT 0x80
-
-static const struct {
-	const char *name;
-	uint32_t bit;
-} var_conds[] = {
-	{ "ifexists", VARCOND_IFEXISTS }, { "ifnotexists", VARCOND_IFNOTEXISTS },
-	{ "ifempty", VARCOND_IFEMPTY },	  { "ifnotempty", VARCOND_IFNOTEMPTY },
-	{ "ifset", VARCOND_IFSET },	  { "ifnotset", VARCOND_IFNOTSET },
-	{ "ifgt", VARCOND_IFGT },	  { "iflt", VARCOND_IFLT },
-};
-
-static bool smp_is_str(const struct sample *smp)
-{
-	return smp->data.type == SMP_T_STR || smp->data.type == SMP_T_BIN ||
-	       smp->data.type == SMP_T_METH;
-}
-
-/* True when every condition of <conds> holds for setting the variable <d> to <in>. A
- * proc variable exists from the start (HAProxy creates them while parsing). */
-static bool var_conds_hold(const struct smp_ctx *ctx, const struct var_desc *d, uint32_t conds,
-			   const struct sample *in)
-{
-	struct sample cur = { .ctx = ctx };
-	bool set, exists, empty;
-
-	if (!conds)
-		return true;
-	set = vars_get(ctx, d, &cur);
-	exists = set || d->scope == VS_PROC;
-	empty = smp_is_str(in) && !in->data.u.str.len;
-	if (((conds & VARCOND_IFEXISTS) && !exists) || ((conds & VARCOND_IFNOTEXISTS) && exists))
-		return false;
-	if (((conds & VARCOND_IFSET) && !set) || ((conds & VARCOND_IFNOTSET) && set))
-		return false;
-	if (((conds & VARCOND_IFEMPTY) && !empty) || ((conds & VARCOND_IFNOTEMPTY) && empty))
-		return false;
-	/* ifgt/iflt compare integers only; with anything else they hold */
-	if (set && cur.data.type == SMP_T_SINT && in->data.type == SMP_T_SINT) {
-		if ((conds & VARCOND_IFGT) && !(cur.data.u.sint > in->data.u.sint))
-			return false;
-		if ((conds & VARCOND_IFLT) && !(cur.data.u.sint < in->data.u.sint))
-			return false;
-	}
-	return true;
-}
-
 static enum act_return act_set_var(struct act_rule *r, struct proxy *px, struct stream *s, int from)
 {
 	struct smp_ctx ctx;
@@ -88,7 +33,7 @@ static enum act_return act_set_var(struct act_rule *r, struct proxy *px, struct 
 		smp.data.type = SMP_T_STR;
 		smp.data.u.str = ist2(out, (size_t)n);
 	}
-	if (var_conds_hold(&ctx, &r->arg.vars.var, r->arg.vars.conds, &smp))
+	if (vars_conds_hold(&ctx, &r->arg.vars.var, r->arg.vars.conds, &smp))
 		vars_set(&ctx, &r->arg.vars.var, &smp);
 	return ACT_RET_CONT;
 }
@@ -140,20 +85,18 @@ static int parse_var_word(const char *word, struct act_rule *r, bool conds_ok, c
 		return -1;
 	}
 	for (p = comma; p; p = comma) {
-		size_t i;
+		uint32_t bit;
 
 		*p++ = 0;
 		comma = strchr(p, ',');
 		if (comma)
 			*comma = 0;
-		for (i = 0; i < sizeof(var_conds) / sizeof(var_conds[0]); i++)
-			if (!strcmp(p, var_conds[i].name))
-				break;
-		if (i == sizeof(var_conds) / sizeof(var_conds[0])) {
+		bit = vars_cond_bit(p);
+		if (!bit) {
 			snprintf(err, errsz, "unknown condition \"%s\"", p);
 			return -1;
 		}
-		r->arg.vars.conds |= var_conds[i].bit;
+		r->arg.vars.conds |= bit;
 		if (comma)
 			*comma = ',';
 	}

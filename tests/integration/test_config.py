@@ -114,7 +114,7 @@ def test_keywords_without_machinery_are_accepted(tmp_path, glob):
     ("global", "noepoll", "epoll"),
     ("global", "maxsslrate 100", "TLS"),
     ("global", "tune.rcvbuf.client 8192", "socket buffer"),
-    ("proxy", "tcp-check set-var(check.x) int(1)", "check variables"),
+    ("proxy", "filter compression", "filters"),
     ("proxy", "option forwarded", "Forwarded"),
     ("proxy", "use-fcgi-app php", "FastCGI"),
     ("bind", "ca-verify-file x.pem", "TLS"),

@@ -388,17 +388,6 @@ def test_config_errors_name_the_line(tmp_path, lines, msg):
     assert msg in r.stderr, r.stderr
 
 
-@pytest.mark.ours
-def test_set_var_refused_clearly(tmp_path):
-    cfg = tmp_path / "c.cfg"
-    cfg.write_text("defaults\n  mode http\n  timeout client 1s\n  timeout server 1s\n"
-                   "  timeout connect 1s\nbackend be\n  option tcp-check\n"
-                   "  tcp-check set-var(check.x) int(1)\n  server s 127.0.0.1:1 check\n")
-    r = run_haproxy(["-c", "-f", str(cfg)])
-    assert r.returncode != 0
-    assert "c.cfg:8] : 'tcp-check' is not supported yet (check variables" in r.stderr
-
-
 def test_tune_chksize_refused(tmp_path):
     """tune.chksize is gone since 1.6: refused in 2.6's words (checks use tune.bufsize)."""
     cfg = tmp_path / "c.cfg"
@@ -592,3 +581,134 @@ def test_tcp_check_log_formats_and_statuses(proxy, port):
         assert f.seen[0] == b"HELLO px\r\n"
     finally:
         f.stop()
+
+
+def test_tcp_check_variables(proxy, port):
+    """set-var / set-var-fmt / unset-var: check.* variables feed later send-lf and
+    string-lf rules of the same run and start empty at each run (the counter stays 1);
+    proc.* lives on; status-code sets the code of the notice."""
+    def handler(f, s, rd):
+        f.seen.append(recv_some(s))
+        s.sendall(b"+OK 7\r\n" if f.good else b"-ERR\r\n")
+        time.sleep(0.05)
+
+    f = Flip(handler)
+    try:
+        down, up = down_then_up(proxy, port, f, [
+            "option tcp-check",
+            "tcp-check set-var-fmt(check.n) \"%[var(check.n)]a\"",
+            "tcp-check set-var(check.one) int(1)",
+            "tcp-check set-var(check.one,ifnotset) int(5)",
+            "tcp-check set-var-fmt(check.greet) \"HI-%[var(check.n)]\"",
+            "tcp-check set-var(check.gone) str(x)",
+            "tcp-check unset-var(check.gone)",
+            "tcp-check connect",
+            "tcp-check send-lf \"%[var(check.greet)] %[var(check.one),add(1)] "
+            "g=%[var(check.gone)]\\r\\n\"",
+            "tcp-check set-var(check.want) str(+OK)",
+            "tcp-check expect status-code int(42) string-lf %[var(check.want)]"])
+        # 2.6 shows no code for an invalid response, and names no log-format pattern
+        assert down.startswith('Layer7 invalid response, info: "TCPCHK did not match '
+                               'content (log-format string) at step 10"'), down
+        assert up.startswith('Layer7 check passed, code: 42, info: "(tcp-check)"'), up
+        assert len(f.seen) >= 2
+        assert all(x == b"HI-a 2 g=\r\n" for x in f.seen), f.seen
+    finally:
+        f.stop()
+
+
+def http_fake_echo(f, s, rd):
+    """Answers 200, or 503 until good is set; logs the whole request (head and body)."""
+    from rawserver import read_head
+    head, cl, _ = read_head(rd)
+    if not head.strip():
+        return
+    body = rd.read_exact(cl) if cl else b""
+    f.seen.append(head + body)
+    st = b"200 OK" if f.good else b"503 Busy"
+    s.sendall(b"HTTP/1.1 " + st + b"\r\nContent-Length: 2\r\nX-Code: 7\r\n"
+              b"Connection: close\r\n\r\nok")
+
+
+def test_http_check_variables_and_log_format_request(proxy, port):
+    """http-check set-var feeds uri-lf and body-lf (with its content-length); a failing
+    expect reports its error-status and on-error; a passing one its ok-status, on-success
+    and status-code; response fetches (status, res.hdr) read the check's response."""
+    f = Flip(http_fake_echo)
+    try:
+        down, up = down_then_up(proxy, port, f, [
+            "option httpchk",
+            "http-check set-var(check.path) str(/health)",
+            "http-check set-var(check.id) int(12)",
+            "http-check send meth POST uri-lf %[var(check.path)]?id=%[var(check.id)] "
+            "ver HTTP/1.1 hdr Host x body-lf \"id=%[var(check.id)]\"",
+            "http-check expect min-recv 10 error-status L7RSP status-code res.hdr(x-code) "
+            "on-error \"bad %[var(check.id)] %[status]\" on-success \"good\" ok-status L7OK "
+            "status 200"])
+        assert down.startswith('Layer7 invalid response, info: "bad 12 503"'), down
+        assert up.startswith('Layer7 check passed, code: 7, info: "good"'), up
+        req = f.seen[0].decode()
+        assert req.startswith("POST /health?id=12 HTTP/1.1\r\n"), req
+        assert re.search(r"(?im)^content-length: 5\r$", req), req
+        assert req.endswith("\r\n\r\nid=12"), req
+    finally:
+        f.stop()
+
+
+@pytest.mark.parametrize("lines,msg", [
+    (["tcp-check set-var(check.x)"], "set-var(check.x)"),
+    (["tcp-check set-var(nope.x) int(1)"], "set-var(nope.x)"),
+    (["tcp-check set-var(check.x) nosuchfetch"], "nosuchfetch"),
+    (["tcp-check set-var(check.x,ifwhatever) int(1)"], "set-var(check.x,ifwhatever)"),
+    (["tcp-check unset-var(check.x,ifset)"], "unset-var(check.x,ifset)"),
+    (["tcp-check expect status-code nosuchfetch string x"], "nosuchfetch"),
+])
+def test_variable_errors_name_the_line(tmp_path, lines, msg):
+    cfg = tmp_path / "c.cfg"
+    cfg.write_text("defaults\n  mode http\n  timeout client 1s\n  timeout server 1s\n"
+                   "  timeout connect 1s\nbackend be\n  option tcp-check\n" +
+                   "".join("  %s\n" % x for x in lines) + "  server s 127.0.0.1:1 check\n")
+    r = run_haproxy(["-c", "-f", str(cfg)])
+    assert r.returncode != 0
+    assert re.search(r"c\.cfg:8\]", r.stderr), r.stderr
+    assert msg in r.stderr, r.stderr
+
+
+def test_http_check_expect_option_errors_name_the_line(tmp_path):
+    cfg = tmp_path / "c.cfg"
+    cfg.write_text("defaults\n  mode http\n  timeout client 1s\n  timeout server 1s\n"
+                   "  timeout connect 1s\nbackend be\n  option httpchk\n"
+                   "  http-check expect ok-status L9 status 200\n"
+                   "  server s 127.0.0.1:1 check\n")
+    r = run_haproxy(["-c", "-f", str(cfg)])
+    assert r.returncode != 0
+    assert re.search(r"c\.cfg:8\]", r.stderr) and "ok-status" in r.stderr, r.stderr
+
+
+@pytest.mark.v32
+@pytest.mark.parametrize("with_path", [True, False])
+def test_external_check_preserve_env(proxy, port, tmp_path, monkeypatch, with_path):
+    """global "external-check preserve-env" (2.7+; 2.6 refuses it): the command keeps the
+    process's environment; the HAPROXY_* variables replace any inherited ones, and PATH
+    is "external-check path" when given, else the process's."""
+    monkeypatch.setenv("CHKX_KEEP", "kept")
+    monkeypatch.setenv("HAPROXY_SERVER_NAME", "inherited")
+    monkeypatch.setenv("PATH", "/usr/local/bin:/usr/bin:/bin")
+    cfg = ext_cfg(tmp_path, port, ["external-check preserve-env", "insecure-fork-wanted"])
+    if not with_path:
+        cfg = cfg.replace('external-check path "/usr/bin:/bin"', "")
+    px = proxy(cfg, [port])
+    assert wait_for(lambda: (tmp_path / "env.ok").exists(), 5), px.stderr()
+    assert wait_for(lambda: "HAPROXY_SERVER_PORT" in (tmp_path / "env.ok").read_text(), 2)
+    env = dict(ln.split("=", 1) for ln in (tmp_path / "env.ok").read_text().splitlines()
+               if "=" in ln)
+    assert env["CHKX_KEEP"] == "kept"
+    assert env["HAPROXY_SERVER_NAME"] == "ok" and env["HAPROXY_PROXY_NAME"] == "px"
+    assert env["PATH"] == ("/usr/bin:/bin" if with_path else "/usr/local/bin:/usr/bin:/bin")
+
+
+def test_external_check_preserve_env_argument_errors(tmp_path):
+    cfg = tmp_path / "c.cfg"
+    cfg.write_text("global\n  external-check preserve-env now\n")
+    r = run_haproxy(["-c", "-f", str(cfg)])
+    assert r.returncode != 0 and "c.cfg:2]" in r.stderr, r.stderr
