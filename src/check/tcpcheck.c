@@ -6,26 +6,16 @@
 #include <string.h>
 #include <strings.h>
 
+#include <base/parse.h>
 #include <check/tcpcheck.h>
 #include <sample/regex.h>
-
-static int tcpchk_hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
 
 int tcpchk_hex_decode(const char *hex, size_t hexlen, char *out, size_t outsz)
 {
 	if (!hexlen || hexlen % 2 || hexlen / 2 > outsz)
 		return -1;
 	for (size_t i = 0; i < hexlen; i += 2) {
-		int hi = tcpchk_hexval(hex[i]), lo = tcpchk_hexval(hex[i + 1]);
+		int hi = hex_digit_val(hex[i]), lo = hex_digit_val(hex[i + 1]);
 
 		if (hi < 0 || lo < 0)
 			return -1;
