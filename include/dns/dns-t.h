@@ -75,6 +75,10 @@ struct dns_srv {
 	char *init_addr;		   /* "init-addr" list as written, NULL: default */
 	char *init_file;		   /* where the server line is, for check-time messages */
 	int init_line;
+	/* "init-addr last" (dns_srv_cfg.c), start-up only */
+	bool last_first; /* "last" comes before the method that gave the address, if any */
+	bool pending;	 /* no method gave one yet: "last" may (else an error at the check) */
+	bool tried;	 /* a real method (libc, IP) was tried, for the message */
 	/* runtime, DNS thread only */
 	uint16_t qid;	/* id of the query in flight */
 	uint16_t qtype; /* DNS_T_A or DNS_T_AAAA */
