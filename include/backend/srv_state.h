@@ -52,7 +52,8 @@ int srvstate_parse(const char *buf, size_t len, int (*cb)(void *arg, const struc
 extern void (*srv_ext_state_addr)(struct server *srv, struct ist addr, int port);
 
 /* Reads and applies the state files of every backend that asks for one. At the end of
- * the configuration check (with -c too, as HAProxy), before the LB state. Problems are warnings, as in HAProxy. */
+ * the configuration check (with -c too, as HAProxy), before the LB state. Problems are
+ * warnings, as in HAProxy. */
 void srv_state_load_all(void);
 
 #endif

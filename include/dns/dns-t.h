@@ -12,6 +12,7 @@
 
 struct server;
 struct dns_resolvers;
+struct dns_tcp;
 
 struct dns_nameserver {
 	struct dns_nameserver *next;
@@ -22,6 +23,8 @@ struct dns_nameserver {
 	socklen_t addrlen;
 	struct dns_resolvers *res;
 	struct fd_handler h; /* runtime: its connected UDP socket, DNS thread's loop */
+	bool tcp_mode;	     /* "tcp@": DNS over TCP (dns_tcp.c), h is its connection */
+	struct dns_tcp *tcp; /* runtime: buffers of that connection, DNS thread only */
 };
 
 struct dns_resolvers {

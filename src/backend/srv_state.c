@@ -222,11 +222,10 @@ void srv_state_load_all(void)
 			continue;
 		}
 		if (srvstate_parse(buf, len, srvstate_apply, px, &bad) < 0)
-			ha_warning("Can't get version of the server state file '%s'.\n",
-				   path);
+			ha_warning("Can't get version of the server state file '%s'.\n", path);
 		else if (bad)
-			ha_warning("server state file '%s': %d invalid line(s) ignored.\n",
-				   path, bad);
+			ha_warning("server state file '%s': %d invalid line(s) ignored.\n", path,
+				   bad);
 		free(buf);
 	}
 }

@@ -1,7 +1,8 @@
 /* The run-time DNS client: on thread 0's event loop, one timer per "resolvers" section and
- * one connected non-blocking UDP socket per nameserver. Every "timeout resolve" each server
- * of the section is queried (its preferred family, then the other one on an empty answer),
- * retried every "timeout retry" up to "resolve_retries" times; a new address is published
+ * one connected non-blocking UDP socket per nameserver (or a TCP connection, dns_tcp.c).
+ * Every "timeout resolve" each server of the section is queried (its preferred family,
+ * then the other one on an empty answer), retried every "timeout retry" up to
+ * "resolve_retries" times; a new address is published
  * to every thread (dns_addr.h), failures beyond "hold <status>" put the server in
  * maintenance. Never blocks. Owns the stderr notices of these changes.
  */
@@ -19,6 +20,7 @@
 #include <dns/dns.h>
 #include <dns/dns_addr.h>
 #include <dns/dns_msg.h>
+#include <dns/dns_tcp.h>
 #include <event/loop.h>
 #include <proxy/proxy.h>
 #include <proxy/proxy_cfg.h>
@@ -86,7 +88,9 @@ static void dns_send(struct dns_srv *d)
 	if (n < 0)
 		return; /* an impossible name: the retries run out, as a timeout */
 	for (struct dns_nameserver *ns = r->ns; ns; ns = ns->next)
-		if (ns->h.fd >= 0)
+		if (ns->tcp_mode)
+			dns_tcp_send(ns, q, (size_t)n);
+		else if (ns->h.fd >= 0)
 			(void)send(ns->h.fd, q, (size_t)n, MSG_NOSIGNAL);
 }
 
@@ -251,9 +255,9 @@ static void dns_fail(struct dns_srv *d, enum dns_status st)
 	dns_enter_maint(d, why);
 }
 
-/* One datagram from <ns>: the answer to one of the section's queries in flight, else
- * ignored (late, spoofed or garbage; the query is retried on time). */
-static void dns_handle(struct dns_nameserver *ns, const uint8_t *msg, size_t len)
+/* One datagram (or TCP message) from <ns>: the answer to one of the section's queries in
+ * flight, else ignored (late, spoofed or garbage; the query is retried on time). */
+void dns_handle(struct dns_nameserver *ns, const uint8_t *msg, size_t len)
 {
 	struct dns_result res;
 	struct dns_srv *d;
@@ -339,6 +343,8 @@ static int dns_open(struct dns_resolvers *r)
 	if (!r->rxbuf)
 		return -1;
 	for (struct dns_nameserver *ns = r->ns; ns; ns = ns->next) {
+		if (ns->tcp_mode) /* connected when a query is sent (dns_tcp.c) */
+			continue;
 		int fd = socket(ns->addr.ss_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 
 		if (fd < 0)
@@ -392,6 +398,8 @@ void dns_thread_stop(void)
 	for (struct dns_resolvers *r = dns_resolvers_list; r; r = r->next) {
 		timer_del(&r->timer);
 		for (struct dns_nameserver *ns = r->ns; ns; ns = ns->next) {
+			if (ns->tcp_mode)
+				dns_tcp_close(ns);
 			if (ns->h.fd < 0)
 				continue;
 			fd_unregister(&ns->h);

@@ -274,8 +274,9 @@ static int dns_init_method(struct server *srv, struct dns_srv *d, const struct a
  * may start (in maintenance, waiting for DNS), -1 after an alert. */
 static int dns_srv_unresolved(struct server *srv, struct dns_srv *d)
 {
-	const char *what = d->tried ? "could not resolve address" : "no method found to resolve "
-								   "address";
+	const char *what = d->tried ? "could not resolve address"
+				    : "no method found to resolve "
+				      "address";
 
 	d->pending = false;
 	if (d->tried && !d->init_addr && d->res_name) {
@@ -285,8 +286,8 @@ static int dns_srv_unresolved(struct server *srv, struct dns_srv *d)
 		dns_srv_no_addr(srv, d);
 		return 0;
 	}
-	ha_alert("[%s:%d] : 'server %s/%s' : %s '%s'.\n", srv->file, srv->line,
-		 srv->px->id, srv->id, what, d->hostname);
+	ha_alert("[%s:%d] : 'server %s/%s' : %s '%s'.\n", srv->file, srv->line, srv->px->id,
+		 srv->id, what, d->hostname);
 	return -1;
 }
 
@@ -338,7 +339,7 @@ static void dns_srv_state_addr(struct server *srv, struct ist addr, int port)
 	dns_srv_set_addr(srv, &ss, d->port);
 	d->maint = false;
 	d->pending = false;
-	d->last_first = false; /* applied once */
+	d->last_first = false;		  /* applied once */
 	if (srv->flags & SRV_F_RESOLVE) { /* published by dns_cfg_check already */
 		d->cur = srv->addr;
 		dns_addr_publish(&d->pub, &d->cur);

@@ -273,8 +273,66 @@ def test_unresolvable_name_accepted(tmp_path, opts, warn):
         assert warn in err and "t.cfg:9]" in err
 
 
-@pytest.mark.skipif(IS_REF, reason="HAProxy 2.6 accepts tcp@ nameservers; we refuse them")
-def test_tcp_nameserver_refused(tmp_path):
-    rc, err = check(tmp_path, base_cfg(["resolvers r1", "    nameserver a tcp@127.0.0.1:53"]))
-    assert rc != 0
-    assert "t.cfg:7]" in err and "is not supported yet (DNS over TCP" in err
+def test_tcp_nameserver_accepted(tmp_path):
+    rc, err = check(tmp_path, base_cfg(["resolvers r1", "    nameserver a tcp@127.0.0.1:53",
+                                        "    nameserver b tcp6@[::1]:53", "backend be"]))
+    assert rc == 0, err
+
+
+# DNS over TCP: "nameserver ID tcp@ADDR:PORT"
+
+@pytest.fixture
+def tcp_dns():
+    from dnsserver import TcpDnsServer
+    d = TcpDnsServer()
+    try:
+        yield d
+    finally:
+        d.stop()
+
+
+def tcp_cfg(dns_port, port, server, extra=()):
+    return cfg_text(dns_port, port, server, extra).replace(
+        "nameserver ns1 127.0.0.1:%d" % dns_port, "nameserver ns1 tcp@127.0.0.1:%d" % dns_port)
+
+
+def test_tcp_nameserver_follows_changes(proxy, tcp_dns, pair, port):
+    """Queries go over TCP; the address change reaches the new origin; the connection is
+    kept across resolutions."""
+    a, b = pair
+    tcp_dns.records["web.test"] = ["127.0.0.1"]
+    proxy(tcp_cfg(tcp_dns.port, port, "server s1 web.test:%d resolvers r1 "
+                  "resolve-prefer ipv4 init-addr none" % a.port), ports=[port])
+    assert wait_for(port, (200, "a")) == (200, "a")
+    tcp_dns.records["web.test"] = ["127.0.0.2"]
+    assert wait_for(port, (200, "b")) == (200, "b")
+    assert tcp_dns.queries >= 2
+
+
+def test_tcp_nameserver_reconnects(proxy, tcp_dns, pair, port):
+    """A nameserver that closes after each answer: each resolution reconnects."""
+    a, b = pair
+    tcp_dns.close_each = True
+    tcp_dns.records["web.test"] = ["127.0.0.1"]
+    proxy(tcp_cfg(tcp_dns.port, port, "server s1 web.test:%d resolvers r1 "
+                  "resolve-prefer ipv4 init-addr none" % a.port), ports=[port])
+    assert wait_for(port, (200, "a")) == (200, "a")
+    tcp_dns.records["web.test"] = ["127.0.0.2"]
+    assert wait_for(port, (200, "b")) == (200, "b")
+    deadline = time.monotonic() + 5
+    while tcp_dns.conns < 3 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert tcp_dns.conns >= 3
+
+
+def test_tcp_nameserver_silent_goes_to_maintenance(proxy, tcp_dns, pair, port):
+    """No answer over TCP: a timeout status as with UDP, the server goes to maintenance."""
+    a, _ = pair
+    tcp_dns.records["web.test"] = ["127.0.0.1"]
+    p = proxy(tcp_cfg(tcp_dns.port, port, "server s1 web.test:%d resolvers r1 "
+                      "resolve-prefer ipv4 init-addr none" % a.port, ["hold timeout 1s"]),
+              ports=[port])
+    assert wait_for(port, (200, "a")) == (200, "a")
+    tcp_dns.silent = True
+    assert wait_for(port, (503, None), secs=8) == (503, None)
+    assert "DNS timeout status" in p.stderr()
