@@ -13,6 +13,7 @@
 struct server;
 struct dns_resolvers;
 struct dns_tcp;
+struct dns_req;
 
 struct dns_nameserver {
 	struct dns_nameserver *next;
@@ -41,6 +42,9 @@ struct dns_resolvers {
 	struct dns_srv *reqs; /* servers resolved through this section */
 	struct timer timer;
 	uint8_t *rxbuf; /* payload bytes */
+	/* "do-resolve" (dns_req.c) */
+	bool dreq_used;	       /* named by a do-resolve rule: its sockets are opened */
+	struct dns_req *dreqs; /* requests in flight, DNS thread only */
 };
 
 /* An address published by the DNS thread and read by every thread: a sequence lock over
