@@ -256,6 +256,8 @@ static int dns_kw_hold(struct cfg_ctx *ctx)
 	if (cfg_parse_time_arg(ctx, ctx->args[2], &ms) < 0)
 		return -1;
 	*field[k] = ms;
+	if (k == 5) /* it keeps the servers of SRV records that left the answer */
+		cfg_warn(ctx, "'hold obsolete' has no effect: SRV records are not supported.");
 	return 0;
 }
 

@@ -416,3 +416,11 @@ def test_do_resolve_refused_in_tcp_content(tmp_path):
     assert rc != 0
     assert "t.cfg:12]" in err and "'do-resolve' is not supported yet in 'tcp-request content'" \
         in err
+
+
+@pytest.mark.skipif(IS_REF, reason="2.6 accepts 'hold obsolete' silently (it applies to SRV records)")
+def test_hold_obsolete_warns(tmp_path):
+    rc, err = check(tmp_path, base_cfg(["resolvers r1", "    nameserver a 127.0.0.1:53",
+                                        "    hold obsolete 5s", "backend be"]))
+    assert rc == 0, err
+    assert "t.cfg:8] : 'hold obsolete' has no effect: SRV records are not supported." in err
