@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <base/ist.h>
 
+struct server;
+
 #define SRVSTATE_MIN_FIELDS 9  /* up to srv_iweight: what is applied */
 #define SRVSTATE_MAX_FIELDS 25 /* version 1 as 2.6 writes it */
 #define SRVSTATE_MAX_LINE 4096
@@ -27,6 +29,7 @@ struct srvstate_rec {
 	int iweight;	 /* 0..256 */
 	int nfields;
 	int line; /* 1-based line number in the file */
+	int port; /* srv_port (field 19) 0..65535, -1 when the line is shorter */
 };
 
 #define SRVSTATE_ADM_FMAINT 0x01 /* maintenance forced (CLI) */
@@ -44,8 +47,13 @@ int srvstate_parse_line(const char *line, size_t len, struct srvstate_rec *r);
 int srvstate_parse(const char *buf, size_t len, int (*cb)(void *arg, const struct srvstate_rec *r),
 		   void *arg, int *bad);
 
-/* Reads and applies the state files of every backend that asks for one. Before the
- * threads and the LB state (runtime_prepare). Problems are warnings, as in HAProxy. */
+/* Set by dns/dns_srv_cfg.c: offers <srv> the srv_addr and srv_port (-1: none) of its
+ * state line, for "init-addr last" (after the backend applied the port). Start-up only. */
+extern void (*srv_ext_state_addr)(struct server *srv, struct ist addr, int port);
+
+/* Reads and applies the state files of every backend that asks for one. At the end of
+ * the configuration check (with -c too, as HAProxy), before the LB state. Problems are
+ * warnings, as in HAProxy. */
 void srv_state_load_all(void);
 
 #endif

@@ -12,6 +12,8 @@
 
 struct server;
 struct dns_resolvers;
+struct dns_tcp;
+struct dns_req;
 
 struct dns_nameserver {
 	struct dns_nameserver *next;
@@ -22,6 +24,8 @@ struct dns_nameserver {
 	socklen_t addrlen;
 	struct dns_resolvers *res;
 	struct fd_handler h; /* runtime: its connected UDP socket, DNS thread's loop */
+	bool tcp_mode;	     /* "tcp@": DNS over TCP (dns_tcp.c), h is its connection */
+	struct dns_tcp *tcp; /* runtime: buffers of that connection, DNS thread only */
 };
 
 struct dns_resolvers {
@@ -38,6 +42,9 @@ struct dns_resolvers {
 	struct dns_srv *reqs; /* servers resolved through this section */
 	struct timer timer;
 	uint8_t *rxbuf; /* payload bytes */
+	/* "do-resolve" (dns_req.c) */
+	bool dreq_used;	       /* named by a do-resolve rule: its sockets are opened */
+	struct dns_req *dreqs; /* requests in flight, DNS thread only */
 };
 
 /* An address published by the DNS thread and read by every thread: a sequence lock over
@@ -75,6 +82,10 @@ struct dns_srv {
 	char *init_addr;		   /* "init-addr" list as written, NULL: default */
 	char *init_file;		   /* where the server line is, for check-time messages */
 	int init_line;
+	/* "init-addr last" (dns_srv_cfg.c), start-up only */
+	bool last_first; /* "last" comes before the method that gave the address, if any */
+	bool pending;	 /* no method gave one yet: "last" may (else an error at the check) */
+	bool tried;	 /* a real method (libc, IP) was tried, for the message */
 	/* runtime, DNS thread only */
 	uint16_t qid;	/* id of the query in flight */
 	uint16_t qtype; /* DNS_T_A or DNS_T_AAAA */

@@ -17,6 +17,10 @@ struct dns_resolvers *dns_resolvers_find(const char *name);
  * errors. Single-threaded. */
 int dns_cfg_check(void);
 
+/* After the state files are read: alerts for each server written with a host name that
+ * no init-addr method (nor "last") gave an address; returns their number. */
+int dns_srv_init_last_check(void);
+
 /* Run time, thread 0: opens the nameservers' sockets and arms the timers of the sections
  * that resolve at least one server. Returns 0 or -1 (errno set). */
 int dns_thread_start(void);

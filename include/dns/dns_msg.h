@@ -73,4 +73,9 @@ int dns_read_name(const uint8_t *msg, size_t len, size_t *pos, char *txt);
 /* Text of a status for logs and notices. */
 const char *dns_status_str(enum dns_status st);
 
+/* DNS over TCP framing (RFC 7766): the message at the start of <buf>[0..len). Returns the
+ * bytes it takes with its 2-byte length prefix (its body: buf + 2, *mlen bytes), or 0 when
+ * it is not complete yet. Pure. */
+size_t dns_tcp_frame(const uint8_t *buf, size_t len, size_t *mlen);
+
 #endif

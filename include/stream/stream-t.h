@@ -111,6 +111,8 @@ enum ana_stage {
 	ANA_RSP_RULES,            /* the response rule sets (http-response, -after-response) */
 };
 
+struct dns_req;
+
 struct stream {
 	struct conn *front;
 	struct conn *back;
@@ -171,6 +173,8 @@ struct stream {
 	int last_rule_line;       /* for last_rule_file/_line; NULL/0 when none did */
 	struct act_rule *tcp_next; /* tcp-request content: the rule to run again after a wait
 				    * (its inspect-delay runs on <tmr>) */
+	struct dns_req *dreq;     /* do-resolve: the resolution it waits for (dns/dns_req.h),
+				   * or NULL; released by the rule, or by stream_free */
 	uint16_t hdr_cap;         /* capacity of each table in <hdrs> */
 	char scratch[64];         /* X-Forwarded-For value and other small rewrites */
 	struct h1_hdr hdrs[];     /* 2 * hdr_cap entries: request table then response table */

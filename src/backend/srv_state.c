@@ -2,7 +2,8 @@
  * the backends' "load-server-state-from-file" and "server-state-file-name"; each file is
  * read whole (bounded), parsed by srv_state_parse.c, and its lines for the backend applied
  * to the servers they name: maintenance, weight, and DOWN for a checked server that was
- * stopped. Single-threaded, before the LB state is built.
+ * stopped, the port, and (through srv_ext_state_addr) the address for "init-addr last".
+ * Single-threaded, at the end of the configuration check, before the LB state is built.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -11,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 
 #include <backend/server.h>
 #include <backend/srv_state.h>
@@ -139,6 +142,16 @@ static bool srvstate_ist_eq(struct ist v, const char *s)
 	return strlen(s) == v.len && !memcmp(s, v.ptr, v.len);
 }
 
+void (*srv_ext_state_addr)(struct server *srv, struct ist addr, int port);
+
+static void srvstate_set_port(struct server *srv, int port)
+{
+	if (srv->addr.ss_family == AF_INET)
+		((struct sockaddr_in *)&srv->addr)->sin_port = htons((uint16_t)port);
+	else if (srv->addr.ss_family == AF_INET6)
+		((struct sockaddr_in6 *)&srv->addr)->sin6_port = htons((uint16_t)port);
+}
+
 /* Applies one line to the server it names in backend <arg>. */
 static int srvstate_apply(void *arg, const struct srvstate_rec *r)
 {
@@ -160,6 +173,11 @@ static int srvstate_apply(void *arg, const struct srvstate_rec *r)
 	/* a checked server that was down stays down until its checks bring it up */
 	if (r->op_state == 0 && (srv->flags & SRV_F_CHECK))
 		srv->run_state = SRV_RS_DOWN;
+	/* 2.6 restores srv_port for every server; 0 (a port map's) changes nothing here */
+	if (r->port > 0 && !(srv->flags & SRV_F_PORT_MAP))
+		srvstate_set_port(srv, r->port);
+	if (srv_ext_state_addr)
+		srv_ext_state_addr(srv, r->srv_addr, r->port);
 	return 0;
 }
 
@@ -172,7 +190,7 @@ static bool srvstate_path(const struct proxy *px, char *buf, size_t size)
 	int n;
 
 	if (!name) {
-		ha_warning("config : backend '%s' configured to load server state file from "
+		ha_warning("backend '%s' configured to load server state file from "
 			   "global section 'server-state-file' directive. Unfortunately, "
 			   "'server-state-file' is not set!\n",
 			   px->id);
@@ -199,16 +217,15 @@ void srv_state_load_all(void)
 			continue;
 		buf = srvstate_read(path, &len);
 		if (!buf) {
-			ha_warning("config : Can't open server state file '%s': %s\n", path,
+			ha_warning("Can't open server state file '%s': %s\n", path,
 				   strerror(errno));
 			continue;
 		}
 		if (srvstate_parse(buf, len, srvstate_apply, px, &bad) < 0)
-			ha_warning("config : Can't get version of the server state file '%s'.\n",
-				   path);
+			ha_warning("Can't get version of the server state file '%s'.\n", path);
 		else if (bad)
-			ha_warning("config : server state file '%s': %d invalid line(s) ignored.\n",
-				   path, bad);
+			ha_warning("server state file '%s': %d invalid line(s) ignored.\n", path,
+				   bad);
 		free(buf);
 	}
 }

@@ -54,11 +54,15 @@ int srvstate_parse_line(const char *line, size_t len, struct srvstate_rec *r)
 	struct ist f[SRVSTATE_MAX_FIELDS];
 	int n;
 
+	size_t i = 0;
+
 	if (len > SRVSTATE_MAX_LINE)
 		return -1;
-	n = srvstate_split(line, len, f, SRVSTATE_MAX_FIELDS);
-	if (n == 0 || (n > 0 && f[0].ptr[0] == '#'))
+	while (i < len && (line[i] == ' ' || line[i] == '\t'))
+		i++;
+	if (i == len || line[i] == '#') /* 2.6's header comment has 26 words */
 		return 0;
+	n = srvstate_split(line, len, f, SRVSTATE_MAX_FIELDS);
 	if (n < SRVSTATE_MIN_FIELDS)
 		return -1;
 	memset(r, 0, sizeof(*r));
@@ -71,6 +75,9 @@ int srvstate_parse_line(const char *line, size_t len, struct srvstate_rec *r)
 	    !srvstate_num(f[5], 0, 3, &r->op_state) ||
 	    !srvstate_num(f[6], 0, 255, &r->admin_state) ||
 	    !srvstate_num(f[7], 0, 256, &r->uweight) || !srvstate_num(f[8], 0, 256, &r->iweight))
+		return -1;
+	r->port = -1;
+	if (n > 18 && !srvstate_num(f[18], 0, 65535, &r->port))
 		return -1;
 	return 1;
 }

@@ -10,6 +10,7 @@
 #include <base/addr.h>
 #include <cfg/cfg.h>
 #include <dns/dns.h>
+#include <dns/dns_tcp.h>
 #include <dns/dns_addr.h>
 #include <proxy/proxy.h>
 #include <proxy/proxy_cfg.h>
@@ -92,12 +93,11 @@ static int dns_add_ns(struct cfg_ctx *ctx, const char *id, const char *str)
 			return -1;
 		}
 	}
+	bool tcp = false;
+
 	if (!strncmp(str, "tcp@", 4) || !strncmp(str, "tcp4@", 5) || !strncmp(str, "tcp6@", 5)) {
-		cfg_alert(ctx,
-			  "'nameserver %s' : '%s' is not supported yet (DNS over TCP is "
-			  "not implemented).",
-			  id, str);
-		return -1;
+		tcp = true;
+		str += str[3] == '@' ? 4 : 5;
 	}
 	if (!strncmp(str, "udp@", 4))
 		str += 4;
@@ -114,6 +114,7 @@ static int dns_add_ns(struct cfg_ctx *ctx, const char *id, const char *str)
 		return dns_oom(ctx);
 	}
 	ns->line = ctx->line;
+	ns->tcp_mode = tcp;
 	ns->addr = res.ss;
 	ns->addrlen = res.len;
 	ns->res = dns_cur;
@@ -255,6 +256,8 @@ static int dns_kw_hold(struct cfg_ctx *ctx)
 	if (cfg_parse_time_arg(ctx, ctx->args[2], &ms) < 0)
 		return -1;
 	*field[k] = ms;
+	if (k == 5) /* it keeps the servers of SRV records that left the answer */
+		cfg_warn(ctx, "'hold obsolete' has no effect: SRV records are not supported.");
 	return 0;
 }
 
@@ -320,6 +323,7 @@ void dns_release(void)
 			r->ns = ns->next;
 			free(ns->id);
 			free(ns->file);
+			dns_tcp_free(ns);
 			free(ns);
 		}
 		free(r->rxbuf);

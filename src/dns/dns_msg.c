@@ -287,3 +287,16 @@ const char *dns_status_str(enum dns_status st)
 
 	return (unsigned)st < sizeof(s) / sizeof(s[0]) ? s[st] : "unknown";
 }
+
+size_t dns_tcp_frame(const uint8_t *buf, size_t len, size_t *mlen)
+{
+	size_t n;
+
+	if (len < 2)
+		return 0;
+	n = (size_t)buf[0] << 8 | buf[1];
+	if (len - 2 < n)
+		return 0;
+	*mlen = n;
+	return 2 + n;
+}

@@ -1,7 +1,8 @@
 /* The run-time DNS client: on thread 0's event loop, one timer per "resolvers" section and
- * one connected non-blocking UDP socket per nameserver. Every "timeout resolve" each server
- * of the section is queried (its preferred family, then the other one on an empty answer),
- * retried every "timeout retry" up to "resolve_retries" times; a new address is published
+ * one connected non-blocking UDP socket per nameserver (or a TCP connection, dns_tcp.c).
+ * Every "timeout resolve" each server of the section is queried (its preferred family,
+ * then the other one on an empty answer), retried every "timeout retry" up to
+ * "resolve_retries" times; a new address is published
  * to every thread (dns_addr.h), failures beyond "hold <status>" put the server in
  * maintenance. Never blocks. Owns the stderr notices of these changes.
  */
@@ -19,6 +20,8 @@
 #include <dns/dns.h>
 #include <dns/dns_addr.h>
 #include <dns/dns_msg.h>
+#include <dns/dns_req.h>
+#include <dns/dns_tcp.h>
 #include <event/loop.h>
 #include <proxy/proxy.h>
 #include <proxy/proxy_cfg.h>
@@ -27,7 +30,7 @@
 
 static uint64_t dns_rng; /* query ids: DNS thread only */
 
-static uint16_t dns_next_id(void)
+uint16_t dns_next_id(void)
 {
 	dns_rng ^= dns_rng << 13;
 	dns_rng ^= dns_rng >> 7;
@@ -69,25 +72,31 @@ static void dns_count_usable(const struct proxy *px, int *act, int *bck)
 	}
 }
 
+void dns_send_query(struct dns_resolvers *r, uint16_t id, const char *name, uint16_t qtype)
+{
+	uint8_t q[DNS_HDR_LEN + DNS_NAME_MAX + 4 + 11];
+	int n = dns_build_query(q, sizeof(q), id, name, qtype, r->payload > 512 ? r->payload : 0);
+
+	if (n < 0)
+		return; /* an impossible name: the retries run out, as a timeout */
+	for (struct dns_nameserver *ns = r->ns; ns; ns = ns->next)
+		if (ns->tcp_mode)
+			dns_tcp_send(ns, q, (size_t)n);
+		else if (ns->h.fd >= 0)
+			(void)send(ns->h.fd, q, (size_t)n, MSG_NOSIGNAL);
+}
+
 /* Sends the query of <d> to every nameserver of its section; arms its retry deadline. */
 static void dns_send(struct dns_srv *d)
 {
 	struct dns_resolvers *r = d->res;
-	uint8_t q[DNS_HDR_LEN + DNS_NAME_MAX + 4 + 11];
-	int n;
 
 	d->qid = dns_next_id();
 	d->qtype = (d->prefer == AF_INET) != d->fell_back ? DNS_T_A : DNS_T_AAAA;
 	d->in_flight = true;
 	d->tries++;
 	d->deadline = now_ms() + (uint64_t)r->t_retry;
-	n = dns_build_query(q, sizeof(q), d->qid, d->hostname, d->qtype,
-			    r->payload > 512 ? r->payload : 0);
-	if (n < 0)
-		return; /* an impossible name: the retries run out, as a timeout */
-	for (struct dns_nameserver *ns = r->ns; ns; ns = ns->next)
-		if (ns->h.fd >= 0)
-			(void)send(ns->h.fd, q, (size_t)n, MSG_NOSIGNAL);
+	dns_send_query(r, d->qid, d->hostname, d->qtype);
 }
 
 /* The resolution of <d> is over: the next one starts after "timeout resolve". */
@@ -251,9 +260,9 @@ static void dns_fail(struct dns_srv *d, enum dns_status st)
 	dns_enter_maint(d, why);
 }
 
-/* One datagram from <ns>: the answer to one of the section's queries in flight, else
- * ignored (late, spoofed or garbage; the query is retried on time). */
-static void dns_handle(struct dns_nameserver *ns, const uint8_t *msg, size_t len)
+/* One datagram (or TCP message) from <ns>: the answer to one of the section's queries in
+ * flight, else ignored (late, spoofed or garbage; the query is retried on time). */
+void dns_handle(struct dns_nameserver *ns, const uint8_t *msg, size_t len)
 {
 	struct dns_result res;
 	struct dns_srv *d;
@@ -265,8 +274,11 @@ static void dns_handle(struct dns_nameserver *ns, const uint8_t *msg, size_t len
 	id = (uint16_t)(msg[0] << 8 | msg[1]);
 	for (d = ns->res->reqs; d && !(d->in_flight && d->qid == id); d = d->next)
 		;
-	if (!d)
+	if (!d) {
+		if (unlikely(ns->res->dreqs))
+			dns_req_handle(ns->res, msg, len, id);
 		return;
+	}
 	st = dns_parse_response(msg, len, id, d->hostname, d->qtype, &res);
 	switch (st) {
 	case DNS_ST_VALID:
@@ -327,6 +339,8 @@ static void dns_timer_cb(struct timer *t)
 		else if (!d->in_flight && d->next_ms < next)
 			next = d->next_ms;
 	}
+	if (r->dreqs)
+		next = dns_req_timer(r, now, next);
 	timer_set(t, next > now ? next : now + 1);
 }
 
@@ -339,6 +353,8 @@ static int dns_open(struct dns_resolvers *r)
 	if (!r->rxbuf)
 		return -1;
 	for (struct dns_nameserver *ns = r->ns; ns; ns = ns->next) {
+		if (ns->tcp_mode) /* connected when a query is sent (dns_tcp.c) */
+			continue;
 		int fd = socket(ns->addr.ss_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 
 		if (fd < 0)
@@ -375,7 +391,7 @@ int dns_thread_start(void)
 				lb_load_touch(s);
 			}
 	for (struct dns_resolvers *r = dns_resolvers_list; r; r = r->next) {
-		if (!r->reqs)
+		if (!r->reqs && !r->dreq_used)
 			continue;
 		for (struct dns_srv *d = r->reqs; d; d = d->next) {
 			d->next_ms = now; /* resolve at once, as HAProxy does */
@@ -391,7 +407,10 @@ void dns_thread_stop(void)
 {
 	for (struct dns_resolvers *r = dns_resolvers_list; r; r = r->next) {
 		timer_del(&r->timer);
+		dns_req_stop(r);
 		for (struct dns_nameserver *ns = r->ns; ns; ns = ns->next) {
+			if (ns->tcp_mode)
+				dns_tcp_close(ns);
 			if (ns->h.fd < 0)
 				continue;
 			fd_unregister(&ns->h);

@@ -9,9 +9,11 @@
 #include <arpa/inet.h>
 
 #include <backend/server.h>
+#include <backend/srv_state.h>
 #include <base/addr.h>
 #include <cfg/cfg.h>
 #include <dns/dns.h>
+#include <dns/dns_addr.h>
 #include <proxy/proxy.h>
 #include <proxy/proxy_cfg.h>
 
@@ -238,21 +240,25 @@ static void dns_srv_no_addr(struct server *srv, struct dns_srv *d)
 }
 
 /* Tries one init-addr method. Returns 1 when it gave the server an address (or "none"),
- * 0 when it did not, and sets *tried when a real method (libc, IP) was there. */
+ * 0 when it did not, and sets d->tried when a real method (libc, IP) was there. "last"
+ * gives nothing now: the state file is read at the end of the check, and its srv_addr
+ * then replaces what a later method gave (dns_srv_state_addr). */
 static int dns_init_method(struct server *srv, struct dns_srv *d, const struct addr_res *res,
-			   const char *m, bool *tried)
+			   const char *m)
 {
 	struct addr_res r = *res;
 	char err[320];
 
-	if (!strcmp(m, "last")) /* needs a server-state-file, which is not loaded */
+	if (!strcmp(m, "last")) {
+		d->last_first = true;
 		return 0;
+	}
 	if (!strcmp(m, "none")) {
-		*tried = true;
+		d->tried = true;
 		dns_srv_no_addr(srv, d);
 		return 1;
 	}
-	*tried = true;
+	d->tried = true;
 	if (!strcmp(m, "libc")) {
 		if (addr_resolve(&r, err, sizeof(err)) < 0)
 			return 0;
@@ -264,35 +270,91 @@ static int dns_init_method(struct server *srv, struct dns_srv *d, const struct a
 	return 1;
 }
 
+/* The final word on a server no method gave an address to (d->pending). Returns 0 when it
+ * may start (in maintenance, waiting for DNS), -1 after an alert. */
+static int dns_srv_unresolved(struct server *srv, struct dns_srv *d)
+{
+	const char *what = d->tried ? "could not resolve address"
+				    : "no method found to resolve "
+				      "address";
+
+	d->pending = false;
+	if (d->tried && !d->init_addr && d->res_name) {
+		ha_warning("[%s:%d] : 'server %s/%s' : could not resolve address "
+			   "'%s', disabling server.\n",
+			   srv->file, srv->line, srv->px->id, srv->id, d->hostname);
+		dns_srv_no_addr(srv, d);
+		return 0;
+	}
+	ha_alert("[%s:%d] : 'server %s/%s' : %s '%s'.\n", srv->file, srv->line, srv->px->id,
+		 srv->id, what, d->hostname);
+	return -1;
+}
+
 /* The hook of backend/server.h: gives a server written with a host name its first address
  * by its init-addr methods (default "last,libc"). Returns 0 or -1 after an alert. */
 static int dns_srv_init_addr(struct cfg_ctx *ctx, struct server *srv, const struct addr_res *res)
 {
 	char buf[512], *save = NULL, *m;
 	struct dns_srv *d = dns_srv_get(ctx, srv);
-	bool tried = false;
 
 	if (!d || dns_set_str(ctx, &d->hostname, res->host) < 0)
 		return -1;
 	d->port = res->port_lo;
 	snprintf(buf, sizeof(buf), "%s", d->init_addr ? d->init_addr : "last,libc");
 	for (m = strtok_r(buf, ",", &save); m; m = strtok_r(NULL, ",", &save))
-		if (dns_init_method(srv, d, res, m, &tried))
+		if (dns_init_method(srv, d, res, m))
 			return 0;
-	if (!tried) {
-		cfg_alert(ctx, "'server %s/%s' : no method found to resolve address '%s'.",
-			  srv->px->id, srv->id, res->host);
-		return -1;
-	}
-	if (!d->init_addr && d->res_name) {
-		cfg_warn(ctx, "'server %s/%s' : could not resolve address '%s', disabling server.",
-			 srv->px->id, srv->id, res->host);
+	d->pending = true;
+	if (d->last_first) { /* the state file may still give one: decided at the check */
 		dns_srv_no_addr(srv, d);
 		return 0;
 	}
-	cfg_alert(ctx, "'server %s/%s' : could not resolve address '%s'.", srv->px->id, srv->id,
-		  res->host);
-	return -1;
+	return dns_srv_unresolved(srv, d);
+}
+
+/* The hook of backend/srv_state.h: srv_addr and srv_port of <srv>'s state line. As 2.6,
+ * the address counts only for a server written with a host name whose "last" comes before
+ * the method that gave its address; the port is kept for later resolutions. */
+static void dns_srv_state_addr(struct server *srv, struct ist addr, int port)
+{
+	struct dns_srv *d = srv->dns;
+	struct sockaddr_storage ss = { 0 };
+	char ip[INET6_ADDRSTRLEN];
+
+	if (!d || !d->hostname)
+		return;
+	if (port > 0 && !(srv->flags & SRV_F_PORT_MAP))
+		d->port = port;
+	if (!d->last_first || addr.len >= sizeof(ip))
+		return;
+	memcpy(ip, addr.ptr, addr.len);
+	ip[addr.len] = 0;
+	if (inet_pton(AF_INET, ip, &((struct sockaddr_in *)&ss)->sin_addr) == 1)
+		ss.ss_family = AF_INET;
+	else if (inet_pton(AF_INET6, ip, &((struct sockaddr_in6 *)&ss)->sin6_addr) == 1)
+		ss.ss_family = AF_INET6;
+	else
+		return; /* "-" or garbage: the other methods' result stands */
+	dns_srv_set_addr(srv, &ss, d->port);
+	d->maint = false;
+	d->pending = false;
+	d->last_first = false;		  /* applied once */
+	if (srv->flags & SRV_F_RESOLVE) { /* published by dns_cfg_check already */
+		d->cur = srv->addr;
+		dns_addr_publish(&d->pub, &d->cur);
+	}
+}
+
+int dns_srv_init_last_check(void)
+{
+	int errs = 0;
+
+	for (struct proxy *px = proxies; px; px = px->next)
+		for (struct server *s = px->srv; s; s = s->next)
+			if (s->dns && s->dns->pending && dns_srv_unresolved(s, s->dns) < 0)
+				errs++;
+	return errs;
 }
 
 static void dns_proxy_free(struct proxy *px)
@@ -307,4 +369,5 @@ __attribute__((constructor)) static void dns_srv_register_hooks(void)
 	srv_ext_opt_parse = dns_srv_parse_opt;
 	srv_ext_init_addr = dns_srv_init_addr;
 	srv_ext_release = dns_srv_release;
+	srv_ext_state_addr = dns_srv_state_addr;
 }

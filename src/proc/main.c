@@ -15,6 +15,7 @@
 #include <backend/server.h>
 #include <check/agent.h>
 #include <check/check_cfg.h>
+#include <backend/srv_state.h>
 #include <dns/dns.h>
 #include <cfg/cfg.h>
 #include <cfg/cond.h>
@@ -305,6 +306,11 @@ static void main_load_config(void)
 	    srv_track_check_all() > 0 || agent_check_all() > 0 || cfg_errors ||
 	    thread_cfg_check() > 0) {
 		ha_alert("Fatal errors found in configuration.\n");
+		exit(1);
+	}
+	srv_state_load_all(); /* as 2.6, with -c too: "init-addr last" needs srv_addr */
+	if (dns_srv_init_last_check() > 0) {
+		ha_alert("Failed to initialize server(s) addr.\n");
 		exit(1);
 	}
 	main_apply_global();

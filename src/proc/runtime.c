@@ -8,7 +8,6 @@
 #include <sys/resource.h>
 #include <backend/backend.h>
 #include <backend/srv_limits.h>
-#include <backend/srv_state.h>
 #include <backend/server-t.h>
 #include <base/addr.h>
 #include <base/buf.h>
@@ -82,7 +81,6 @@ int runtime_prepare(void)
 		global.tune_maxrewrite = global.tune_bufsize / 2;
 	buf_pool_setup(global.tune_bufsize);
 	stream_init_runtime();
-	srv_state_load_all(); /* weights and states, before the LB state is built */
 	for (px = proxies; px; px = px->next) {
 		if (backend_init(px) < 0) {
 			ha_alert("out of memory while preparing proxy '%s'.\n", px->id);

@@ -249,7 +249,6 @@ static const struct {
 	{ "use-service", "services (Lua, Prometheus) are not supported yet" },
 	{ "cache-use", "the cache is not supported yet" },
 	{ "cache-store", "the cache is not supported yet" },
-	{ "do-resolve(", "the do-resolve action is not implemented yet" },
 	{ "send-spoe-group", "SPOE is not supported" },
 	{ "set-bandwidth-limit", "bandwidth limitation filters are not supported yet" },
 	{ "ot-group", "OpenTracing is not supported" },

@@ -28,6 +28,7 @@
 #include <stream/persist.h>
 #include <stream/stktable_act.h>
 #include <stream/tcp_rules.h>
+#include <dns/dns_req.h>
 #include <stream/stream.h>
 #include <dns/dns_addr.h>
 
@@ -116,6 +117,8 @@ static void stream_free(struct stream *s)
 		http_capture_free(s);
 	if (unlikely(s->stk))
 		stk_stream_release(s);
+	if (unlikely(s->dreq)) /* a do-resolve left waiting (client gone) */
+		dns_req_release(s->dreq);
 	if (unlikely(!b_is_null(&s->rw)))
 		b_release(&s->rw);
 	if (unlikely(s->vars_txn.head || s->vars_req.head || s->vars_res.head)) {

@@ -29,7 +29,8 @@ static int fz_cb(void *arg, const struct srvstate_rec *r)
 	fz_inside(in, r->srv_addr);
 	if (r->op_state < 0 || r->op_state > 3 || r->uweight < 0 || r->uweight > 256 ||
 	    r->iweight < 0 || r->iweight > 256 || r->admin_state < 0 || r->admin_state > 255 ||
-	    r->be_id < 0 || r->srv_id < 0 || r->nfields < SRVSTATE_MIN_FIELDS ||
+	    r->be_id < 0 || r->srv_id < 0 || r->port < -1 || r->port > 65535 ||
+	    (r->port >= 0) != (r->nfields > 18) || r->nfields < SRVSTATE_MIN_FIELDS ||
 	    r->nfields > SRVSTATE_MAX_FIELDS || !r->be_name.len || !r->srv_name.len)
 		abort();
 	return 0;

@@ -273,8 +273,154 @@ def test_unresolvable_name_accepted(tmp_path, opts, warn):
         assert warn in err and "t.cfg:9]" in err
 
 
-@pytest.mark.skipif(IS_REF, reason="HAProxy 2.6 accepts tcp@ nameservers; we refuse them")
-def test_tcp_nameserver_refused(tmp_path):
-    rc, err = check(tmp_path, base_cfg(["resolvers r1", "    nameserver a tcp@127.0.0.1:53"]))
+def test_tcp_nameserver_accepted(tmp_path):
+    rc, err = check(tmp_path, base_cfg(["resolvers r1", "    nameserver a tcp@127.0.0.1:53",
+                                        "    nameserver b tcp6@[::1]:53", "backend be"]))
+    assert rc == 0, err
+
+
+# DNS over TCP: "nameserver ID tcp@ADDR:PORT"
+
+@pytest.fixture
+def tcp_dns():
+    from dnsserver import TcpDnsServer
+    d = TcpDnsServer()
+    try:
+        yield d
+    finally:
+        d.stop()
+
+
+def tcp_cfg(dns_port, port, server, extra=()):
+    return cfg_text(dns_port, port, server, extra).replace(
+        "nameserver ns1 127.0.0.1:%d" % dns_port, "nameserver ns1 tcp@127.0.0.1:%d" % dns_port)
+
+
+def test_tcp_nameserver_follows_changes(proxy, tcp_dns, pair, port):
+    """Queries go over TCP; the address change reaches the new origin; the connection is
+    kept across resolutions."""
+    a, b = pair
+    tcp_dns.records["web.test"] = ["127.0.0.1"]
+    proxy(tcp_cfg(tcp_dns.port, port, "server s1 web.test:%d resolvers r1 "
+                  "resolve-prefer ipv4 init-addr none" % a.port), ports=[port])
+    assert wait_for(port, (200, "a")) == (200, "a")
+    tcp_dns.records["web.test"] = ["127.0.0.2"]
+    assert wait_for(port, (200, "b")) == (200, "b")
+    assert tcp_dns.queries >= 2
+
+
+def test_tcp_nameserver_reconnects(proxy, tcp_dns, pair, port):
+    """A nameserver that closes after each answer: each resolution reconnects."""
+    a, b = pair
+    tcp_dns.close_each = True
+    tcp_dns.records["web.test"] = ["127.0.0.1"]
+    proxy(tcp_cfg(tcp_dns.port, port, "server s1 web.test:%d resolvers r1 "
+                  "resolve-prefer ipv4 init-addr none" % a.port), ports=[port])
+    assert wait_for(port, (200, "a")) == (200, "a")
+    tcp_dns.records["web.test"] = ["127.0.0.2"]
+    assert wait_for(port, (200, "b")) == (200, "b")
+    deadline = time.monotonic() + 5
+    while tcp_dns.conns < 3 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert tcp_dns.conns >= 3
+
+
+def test_tcp_nameserver_silent_goes_to_maintenance(proxy, tcp_dns, pair, port):
+    """No answer over TCP: a timeout status as with UDP, the server goes to maintenance."""
+    a, _ = pair
+    tcp_dns.records["web.test"] = ["127.0.0.1"]
+    p = proxy(tcp_cfg(tcp_dns.port, port, "server s1 web.test:%d resolvers r1 "
+                      "resolve-prefer ipv4 init-addr none" % a.port, ["hold timeout 1s"]),
+              ports=[port])
+    assert wait_for(port, (200, "a")) == (200, "a")
+    tcp_dns.silent = True
+    assert wait_for(port, (503, None), secs=8) == (503, None)
+    assert "DNS timeout status" in p.stderr()
+
+
+# http-request do-resolve(VAR,RESOLVERS[,ipv4|ipv6]) EXPR
+
+def resolve_cfg(dns_port, port, rule, ns="127.0.0.1:%d"):
+    return "\n".join(DEFAULTS + [
+        "resolvers r1", "    nameserver ns1 " + ns % dns_port,
+        "    timeout retry 200ms", "    resolve_retries 2",
+        "frontend fe", "    bind 127.0.0.1:%d" % port,
+        "    http-request " + rule,
+        "    http-request return status 200 content-type text/plain "
+        "lf-string \"ip=%[var(txn.ip)]\""]) + "\n"
+
+
+def ask(port, host):
+    r = httpc.get(port, "/", headers=[("x-host", host)])
+    return r.status, r.body.decode()
+
+
+def test_do_resolve_sets_variable(proxy, dns, port):
+    dns.records["api.test"] = ["10.1.2.3"]
+    proxy(resolve_cfg(dns.port, port, "do-resolve(txn.ip,r1,ipv4) hdr(x-host)"), ports=[port])
+    assert ask(port, "api.test") == (200, "ip=10.1.2.3")
+    dns.records["api.test"] = ["10.9.9.9"]
+    assert ask(port, "api.test") in ((200, "ip=10.9.9.9"), (200, "ip=10.1.2.3"))
+    assert ask(port, "nx.test") == (200, "ip=")   # NXDOMAIN: the variable stays unset
+
+
+def test_do_resolve_default_family_falls_back_to_ipv4(proxy, dns, port):
+    """Without a family the AAAA query comes first; its empty answer brings the A one."""
+    dns.records["v4only.test"] = ["10.4.4.4"]
+    proxy(resolve_cfg(dns.port, port, "do-resolve(txn.ip,r1) hdr(x-host)"), ports=[port])
+    assert ask(port, "v4only.test") == (200, "ip=10.4.4.4")
+
+
+def test_do_resolve_timeout(proxy, dns, port):
+    """A silent nameserver: the stream waits for the retries (2 x 200ms), then goes on."""
+    dns.silent = True
+    proxy(resolve_cfg(dns.port, port, "do-resolve(txn.ip,r1,ipv4) hdr(x-host)"), ports=[port])
+    t0 = time.monotonic()
+    assert ask(port, "api.test") == (200, "ip=")
+    assert 0.3 <= time.monotonic() - t0 < 5
+
+
+def test_do_resolve_over_tcp(proxy, tcp_dns, port):
+    tcp_dns.records["api.test"] = ["10.7.7.7"]
+    proxy(resolve_cfg(tcp_dns.port, port, "do-resolve(txn.ip,r1,ipv4) hdr(x-host)",
+                      ns="tcp@127.0.0.1:%d"), ports=[port])
+    assert ask(port, "api.test") == (200, "ip=10.7.7.7")
+
+
+def test_do_resolve_concurrent_clients(proxy, dns, port):
+    """Several streams waiting at once each get their own answer."""
+    import concurrent.futures
+    for i in range(8):
+        dns.records["h%d.test" % i] = ["10.0.0.%d" % (i + 1)]
+    proxy(resolve_cfg(dns.port, port, "do-resolve(txn.ip,r1,ipv4) hdr(x-host)"), ports=[port])
+    with concurrent.futures.ThreadPoolExecutor(8) as ex:
+        got = list(ex.map(lambda i: ask(port, "h%d.test" % i), range(8)))
+    assert got == [(200, "ip=10.0.0.%d" % (i + 1)) for i in range(8)]
+
+
+@pytest.mark.parametrize("rule,msg", [
+    ("do-resolve(txn.ip,nope) hdr(host)", "Can't find resolvers section 'nope' for do-resolve"),
+    ("do-resolve(txn.ip,r1,ipv5) hdr(host)", "ipv5"),
+])
+def test_do_resolve_config_errors(tmp_path, rule, msg):
+    rc, err = check(tmp_path, resolve_cfg(53, free_port(), rule))
     assert rc != 0
-    assert "t.cfg:7]" in err and "is not supported yet (DNS over TCP" in err
+    assert msg in err, err
+    assert IS_REF or "t.cfg:12]" in err   # 2.6 names the proxy only, we name the line
+
+
+@pytest.mark.skipif(IS_REF, reason="2.6 runs do-resolve in tcp-request content too")
+def test_do_resolve_refused_in_tcp_content(tmp_path):
+    rc, err = check(tmp_path, resolve_cfg(53, free_port(), "do-resolve(txn.ip,r1) hdr(host)")
+                    .replace("    http-request do-resolve", "    tcp-request content do-resolve"))
+    assert rc != 0
+    assert "t.cfg:12]" in err and "'do-resolve' is not supported yet in 'tcp-request content'" \
+        in err
+
+
+@pytest.mark.skipif(IS_REF, reason="2.6 accepts 'hold obsolete' silently (it applies to SRV records)")
+def test_hold_obsolete_warns(tmp_path):
+    rc, err = check(tmp_path, base_cfg(["resolvers r1", "    nameserver a 127.0.0.1:53",
+                                        "    hold obsolete 5s", "backend be"]))
+    assert rc == 0, err
+    assert "t.cfg:8] : 'hold obsolete' has no effect: SRV records are not supported." in err

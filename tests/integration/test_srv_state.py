@@ -101,3 +101,68 @@ def test_config_errors(tmp_path):
     assert r.returncode != 0
     assert "t.cfg:7] : 'server-state-file-name' cannot handle unexpected argument 'b'." \
         in r.stderr
+
+
+# init-addr last: srv_addr and srv_port restored as 2.6 does (checked against 2.6.12)
+
+def line_at(be, sid, name, addr, port, fqdn="-"):
+    return ("3 %s %d %s %s 2 0 1 1 100 1 0 2 0 0 0 0 %s %d - 0 0 - - 0\n"
+            % (be, sid, name, addr, fqdn, port))
+
+
+def addr_cfg(port, sock, state, servers):
+    lines = ["global", "    stats socket %s level admin" % sock,
+             "    server-state-file %s" % state, "defaults", "    mode http",
+             "    timeout connect 2s", "    timeout client 5s", "    timeout server 5s",
+             "backend be", "    load-server-state-from-file global"]
+    lines += ["    " + s for s in servers]
+    lines += ["frontend fe", "    bind 127.0.0.1:%d" % port, "    default_backend be"]
+    return "\n".join(lines) + "\n"
+
+
+def srv_addrs(sock):
+    out = cli(str(sock), "show servers state be")
+    return {f[3]: (f[4], int(f[18])) for f in (ln.split() for ln in out.splitlines()[2:])
+            if len(f) > 18}
+
+
+def test_init_addr_last_restores_address_and_port(proxy, backends, tmp_path):
+    """A host name no method can resolve starts at the saved address and port."""
+    bs = backends(1)
+    state = tmp_path / "state"
+    state.write_text(HDR + line_at("be", 1, "s1", "127.0.0.1", bs[0].port, "nx.invalid"))
+    port, sock = free_port(), tmp_path / "s.sock"
+    proxy(addr_cfg(port, sock, state, ["server s1 nx.invalid:1 init-addr last"]),
+          ports=[port])
+    assert srv_addrs(sock)["s1"] == ("127.0.0.1", bs[0].port)
+    assert get(port, "/").status == 200
+
+
+def test_default_last_before_libc(proxy, backends, tmp_path):
+    """Default "last,libc": the saved address wins over libc's; "libc,last" keeps libc's;
+    a server written with an IP keeps its address but takes the saved port."""
+    bs = backends(1)
+    state = tmp_path / "state"
+    state.write_text(HDR + line_at("be", 1, "s1", "127.0.0.7", 8001, "localhost")
+                     + line_at("be", 2, "s2", "127.0.0.8", 8002, "localhost")
+                     + line_at("be", 3, "s3", "127.0.0.9", bs[0].port))
+    port, sock = free_port(), tmp_path / "s.sock"
+    proxy(addr_cfg(port, sock, state, ["server s1 localhost:7001 weight 0",
+                                       "server s2 localhost:7002 init-addr libc,last weight 0",
+                                       "server s3 127.0.0.1:1 weight 256"]), ports=[port])
+    a = srv_addrs(sock)
+    assert a["s1"] == ("127.0.0.7", 8001)
+    assert a["s2"] == ("127.0.0.1", 8002)
+    assert a["s3"] == ("127.0.0.1", bs[0].port)
+    assert get(port, "/").header("x-server") == bs[0].name
+
+
+def test_init_addr_last_without_state_is_an_error(tmp_path):
+    p = tmp_path / "t.cfg"
+    p.write_text("defaults\n mode http\n timeout client 1s\n timeout server 1s\n"
+                 " timeout connect 1s\nbackend b\n server s1 nx.invalid:80 init-addr last\n")
+    r = run_haproxy(["-c", "-f", str(p)])
+    assert r.returncode != 0
+    assert "t.cfg:7] : 'server b/s1' : no method found to resolve address 'nx.invalid'." \
+        in r.stderr
+    assert "Failed to initialize server(s) addr." in r.stderr

@@ -67,3 +67,26 @@ TEST(srvstate_skips_invalid_lines)
 	CHECK_INT(g.n, 1);
 	CHECK_INT(g.r[0].uweight, 256);
 }
+
+TEST(srvstate_port_and_header_comment)
+{
+	/* 2.6's header comment has 26 words: a comment all the same */
+	const char *f = "1\n# be_id be_name srv_id srv_name srv_addr srv_op_state srv_admin_state "
+			"srv_uweight srv_iweight srv_time_since_last_change srv_check_status "
+			"srv_check_result srv_check_health srv_check_state srv_agent_state "
+			"bk_f_forced_id srv_f_forced_id srv_fqdn srv_port srvrecord srv_use_ssl "
+			"srv_check_port srv_check_addr srv_agent_addr srv_agent_port\n"
+			"  # indented\n"
+			"3 be 1 s1 10.0.0.5 2 0 1 1 100 1 0 2 0 0 0 0 a.test 9001 - 0 0 - - 0\n"
+			"3 be 2 s2 10.0.0.6 2 0 1 1\n"
+			"3 be 3 s3 10.0.0.7 2 0 1 1 100 1 0 2 0 0 0 0 - 65536 - 0 0 - - 0\n";
+	struct got g = { .n = 0 };
+	int bad;
+
+	CHECK_INT(srvstate_parse(f, strlen(f), collect, &g, &bad), 0);
+	CHECK_INT(bad, 1); /* port 65536 */
+	CHECK_INT(g.n, 2);
+	CHECK_INT(g.r[0].port, 9001);
+	CHECK(eq(g.r[0].srv_addr, "10.0.0.5"));
+	CHECK_INT(g.r[1].port, -1); /* a short line has none */
+}

@@ -29,6 +29,7 @@ static int dnst_load(const char *text, char *err, size_t errsz)
 	saved = test_capture_begin(dnst_dir);
 	cfg_load_path(path);
 	dns_cfg_check();
+	dns_srv_init_last_check(); /* "last" and unresolved names: after the state files */
 	test_capture_end(saved, dnst_dir, err, errsz);
 	test_rmdir(dnst_dir);
 	return cfg_errors - e0;

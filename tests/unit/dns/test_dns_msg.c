@@ -256,3 +256,19 @@ TEST(dns_parse_bad_records)
 	put16(&p, 0);
 	CHECK_INT(dns_parse_response(p.b, p.n, 3, "www.example.com", DNS_T_A, &r), DNS_ST_VALID);
 }
+
+TEST(dns_tcp_frame)
+{
+	const uint8_t two[] = { 0, 3, 'a', 'b', 'c', 0, 0, 0, 5, 'x' };
+	size_t mlen = 99;
+
+	CHECK_INT(dns_tcp_frame(two, 0, &mlen), 0);
+	CHECK_INT(dns_tcp_frame(two, 1, &mlen), 0);
+	CHECK_INT(dns_tcp_frame(two, 4, &mlen), 0); /* 2 of 3 body bytes */
+	CHECK_INT(mlen, 99);
+	CHECK_INT(dns_tcp_frame(two, 5, &mlen), 5);
+	CHECK_INT(mlen, 3);
+	CHECK_INT(dns_tcp_frame(two + 5, 2, &mlen), 2); /* an empty message */
+	CHECK_INT(mlen, 0);
+	CHECK_INT(dns_tcp_frame(two + 7, 3, &mlen), 0); /* 5 announced, 1 there */
+}
