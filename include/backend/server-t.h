@@ -36,6 +36,8 @@ enum srv_run_state {
 #define SRV_F_PORT_MAP 0x0020 /* no port or "+N"/"-N": the client's destination port + port_off */
 #define SRV_F_RESOLVE  0x0040 /* "resolvers": connect to dns->pub, the address DNS publishes */
 #define SRV_F_REDIR    0x0100 /* "redir PREFIX" (tested with SRV_F_PORT_MAP: one test) */
+#define SRV_F_TRANSP   0x0200 /* "option transparent": connect to the client's original
+			       * destination (backend/be_transp.c), same test */
 
 struct server {
 	struct server *next;      /* next server of the same backend, config order */

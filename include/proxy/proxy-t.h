@@ -54,6 +54,8 @@ enum pr_mode {
 #define PR_O_ABRT_CLOSE    0x00040000 /* option abortonclose: a client that closes drops its
 					* request while queued, connecting or awaiting the response */
 #define PR_O_ALL_BK        0x00000400 /* option allbackups: all usable backups share the load */
+#define PR_O_TRANSP        0x00000800 /* option transparent: servers unused, connect to the client's
+				       * original destination (or "dispatch"), backend/be_transp.c */
 /* proxy->http_reuse ("http-reuse") */
 #define PR_REUSE_SAFE   0 /* the default: a first request only when it can be replayed */
 #define PR_REUSE_NEVER  1 /* a server connection per request */
@@ -209,6 +211,8 @@ struct proxy {
 	bool lb_key_own;          /* lb_key was parsed here (else shared with the defaults) */
 	int hash_balance_factor;  /* "hash-balance-factor": 0 (off) or a percentage > 100 */
 	bool lb_static;           /* "balance static-rr": weights only 0 or initial at run time */
+	bool lb_set;              /* "balance" given here or in the defaults ("option transparent"
+				   * refuses it) */
 	struct lb_key *lb_key;    /* hash-based balance: what to hash (stream/lb_key.c) */
 	void *lb_hash_ctx;        /* runtime: map and ring of the hash algorithms (lb_hash.c) */
 	const struct lb_ops *lb;  /* set when runtime state is built */

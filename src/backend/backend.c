@@ -17,6 +17,18 @@
 #include <mux/h1.h>
 #include <stats/counters.h>
 
+/* Run-time state of <s> (weights, per-thread slots, idle lists). 0 or -1 (no memory). */
+static int backend_init_srv(struct server *s)
+{
+	srv_init_weights(s);
+	s->per_thr = aligned_alloc(CACHELINE, sizeof(*s->per_thr) * MAX_THREADS);
+	if (!s->per_thr)
+		return -1;
+	memset(s->per_thr, 0, sizeof(*s->per_thr) * MAX_THREADS);
+	h1_back_init_server(s);
+	return 0;
+}
+
 int backend_init(struct proxy *px)
 {
 	px->queues = aligned_alloc(CACHELINE, sizeof(*px->queues) * MAX_TGROUPS);
@@ -28,14 +40,12 @@ int backend_init(struct proxy *px)
 		px->queues[g].len = 0;
 	}
 	px->lb = lb_ops_for(px);
-	for (struct server *s = px->srv ? px->srv : px->dispatch; s; s = s->next) {
-		srv_init_weights(s);
-		s->per_thr = aligned_alloc(CACHELINE, sizeof(*s->per_thr) * MAX_THREADS);
-		if (!s->per_thr)
+	for (struct server *s = px->srv; s; s = s->next)
+		if (backend_init_srv(s) < 0)
 			return -1;
-		memset(s->per_thr, 0, sizeof(*s->per_thr) * MAX_THREADS);
-		h1_back_init_server(s);
-	}
+	/* the dispatch one (or "<transparent>", used even beside servers) */
+	if (px->dispatch && backend_init_srv(px->dispatch) < 0)
+		return -1;
 	if (px->lbalgo >= LB_ALGO_FIRST && lb_hash_build(px) < 0)
 		return -1;
 	if ((px->lbalgo == LB_ALGO_LEASTCONN || px->lbalgo == LB_ALGO_RANDOM) &&
@@ -197,6 +207,18 @@ static void backend_queue_max(struct proxy *be)
 	HA_ATOMIC_UPDATE_MAX(&be->beconn_max, queued + HA_ATOMIC_LOAD_RLX(&be->beconn));
 }
 
+/* The backend's "dispatch" server (or the "<transparent>" one): no limit, no queue. */
+static int backend_take_dispatch(struct stream *s)
+{
+	struct server *srv = s->be->dispatch;
+
+	HA_ATOMIC_INC(&srv->cur_conns);
+	s->srv = srv;
+	HA_ATOMIC_UPDATE_MAX(&s->be->beconn_max, HA_ATOMIC_INC(&s->be->beconn));
+	s->flags |= SF_HAS_SLOT;
+	return ASSIGN_OK;
+}
+
 int backend_assign(struct stream *s, struct server *avoid, bool front_of_queue)
 {
 	struct proxy *be = s->be;
@@ -204,6 +226,8 @@ int backend_assign(struct stream *s, struct server *avoid, bool front_of_queue)
 	bool all_full = false;
 	struct server *srv = NULL;
 
+	if (unlikely(be->options & PR_O_TRANSP)) /* servers unused (be_transp.c) */
+		return backend_take_dispatch(s);
 	/* the pick saw a free slot, but another thread may take it first: the slot is
 	 * taken with a CAS against maxconn, and a lost race picks again */
 	for (int tries = 0; tries < 4; tries++) {
@@ -222,14 +246,8 @@ int backend_assign(struct stream *s, struct server *avoid, bool front_of_queue)
 		freq_ctr_inc(&srv->sess_rate, now_ms());
 		return ASSIGN_OK;
 	}
-	if (!all_full && unlikely(be->dispatch) && !be->srv) {
-		srv = be->dispatch; /* "dispatch": a backend without servers */
-		HA_ATOMIC_INC(&srv->cur_conns);
-		s->srv = srv;
-		HA_ATOMIC_UPDATE_MAX(&be->beconn_max, HA_ATOMIC_INC(&be->beconn));
-		s->flags |= SF_HAS_SLOT;
-		return ASSIGN_OK;
-	}
+	if (!all_full && unlikely(be->dispatch) && !be->srv)
+		return backend_take_dispatch(s); /* "dispatch": a backend without servers */
 	if (!all_full)
 		return ASSIGN_NOSRV;
 	if (unlikely(be->lbalgo >= LB_ALGO_HASHED) && (srv = lb_full_srv)) {

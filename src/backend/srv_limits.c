@@ -147,6 +147,21 @@ static long srv_limits_fe_maxconn(const struct proxy *be)
 	return tot;
 }
 
+/* The run-time limits of server <s> of backend <px>. */
+static void srv_limits_prepare_srv(const struct proxy *px, struct server *s)
+{
+	/* minconn matters only below maxconn: a static limit otherwise */
+	if (!s->maxconn || s->minconn >= s->maxconn)
+		s->minconn = 0;
+	/* the one limit h1_back_park() compares with */
+	if (s->pool_max_conn < 0 || s->pool_max_conn > SRV_MAX_IDLE_PER_THREAD)
+		s->pool_max_conn = SRV_MAX_IDLE_PER_THREAD;
+	if (!s->src.ss_family) { /* the backend's "source" */
+		s->src = px->src;
+		s->srclen = px->srclen;
+	}
+}
+
 void srv_limits_prepare(void)
 {
 	for (struct proxy *px = proxies; px; px = px->next) {
@@ -163,18 +178,10 @@ void srv_limits_prepare(void)
 				tot > 0 ? (int)((tot + 9) / 10 > INT_MAX ? INT_MAX : (tot + 9) / 10)
 					: 1;
 		}
-		for (struct server *s = px->srv ? px->srv : px->dispatch; s; s = s->next) {
-			/* minconn matters only below maxconn: a static limit otherwise */
-			if (!s->maxconn || s->minconn >= s->maxconn)
-				s->minconn = 0;
-			/* the one limit h1_back_park() compares with */
-			if (s->pool_max_conn < 0 || s->pool_max_conn > SRV_MAX_IDLE_PER_THREAD)
-				s->pool_max_conn = SRV_MAX_IDLE_PER_THREAD;
-			if (!s->src.ss_family) { /* the backend's "source" */
-				s->src = px->src;
-				s->srclen = px->srclen;
-			}
-		}
+		for (struct server *s = px->srv; s; s = s->next)
+			srv_limits_prepare_srv(px, s);
+		if (px->dispatch) /* or "<transparent>", used even beside servers */
+			srv_limits_prepare_srv(px, px->dispatch);
 	}
 }
 

@@ -115,7 +115,6 @@ static const struct cfg_known cfg_known_kws[] = {
 	{ G, "wurfl-*", WHY_DEVDB },
 	/* defaults / frontend / backend / listen */
 	{ P, "log-steps", "logging is not implemented yet" },
-	{ P, "transparent", "transparent proxying is not implemented yet" },
 	{ P, "use-fcgi-app", "FastCGI is not implemented yet" },
 	{ P, "grace", "a stop grace period is not implemented yet" },
 	{ P, "redispatch", "removed in HAProxy 1.5; use 'option redispatch'" },

@@ -1,12 +1,17 @@
 /* Addresses and TCP state of a connection's socket for the sample fetches: its local
- * address read once with getsockname() and kept in the connection, TCP_INFO, and whether
- * an address belongs to this host.
+ * address read once with getsockname() (for an IPv4 client, the destination before a
+ * netfilter REDIRECT/DNAT, SO_ORIGINAL_DST, as HAProxy) and kept in the connection,
+ * TCP_INFO, and whether an address belongs to this host.
  */
 #include <string.h>
 #include <unistd.h>
 
 #include <conn/conn_addr.h>
 #include <conn/connection-t.h>
+
+#ifndef SO_ORIGINAL_DST
+#define SO_ORIGINAL_DST 80 /* <linux/netfilter_ipv4.h>, which clashes with <netinet/in.h> */
+#endif
 
 const struct sockaddr *conn_local_addr(struct conn *c)
 {
@@ -17,6 +22,16 @@ const struct sockaddr *conn_local_addr(struct conn *c)
 		return (const struct sockaddr *)&c->local;
 	if (c->h.fd < 0 || getsockname(c->h.fd, (struct sockaddr *)&ss, &len) < 0)
 		return NULL;
+	/* IPv4 only: a v4-mapped IPv6 socket would report an IPv4 address (as HAProxy);
+	 * it fails without conntrack or NAT, leaving getsockname()'s answer */
+	if (ss.ss_family == AF_INET && !(c->flags & CO_FL_BACK)) {
+		struct sockaddr_in orig;
+		socklen_t olen = sizeof(orig);
+
+		if (getsockopt(c->h.fd, SOL_IP, SO_ORIGINAL_DST, &orig, &olen) == 0 &&
+		    orig.sin_family == AF_INET)
+			memcpy(&ss, &orig, sizeof(orig));
+	}
 	if (ss.ss_family == AF_INET)
 		memcpy(&c->local.in, &ss, sizeof(c->local.in));
 	else if (ss.ss_family == AF_INET6)

@@ -185,6 +185,7 @@ static int proxy_inherit(struct proxy *px, const struct proxy *def)
 	px->lbalgo = def->lbalgo;
 	px->lb_draws = def->lb_draws;
 	px->lb_static = def->lb_static;
+	px->lb_set = def->lb_set;
 	px->http_reuse = def->http_reuse;
 	px->lb_key = def->lb_key; /* shared: freed by the defaults section that parsed it */
 	px->hash_type = def->hash_type;

@@ -5,6 +5,7 @@
  */
 #include <string.h>
 
+#include <backend/be_transp.h>
 #include <backend/server.h>
 #include <cfg/cfg.h>
 #include <proxy/proxy.h>
@@ -150,6 +151,7 @@ int proxy_check_all(void)
 		errs += proxy_check_backends(px);
 		srv_assign_ids(px);
 		errs += proxy_check_servers(px);
+		errs += be_transp_check(px);
 		proxy_check_warnings(px);
 	}
 	return errs;

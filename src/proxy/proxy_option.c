@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <backend/be_transp.h>
 #include <cfg/cfg.h>
 #include <proxy/proxy.h>
 #include <proxy/proxy_cfg.h>
@@ -359,6 +360,7 @@ static const struct pxopt pxopts[] = {
 	{ "clitcpka", PR_CAP_FE, pxopt_clitcpka },
 	{ "srvtcpka", PR_CAP_BE, pxopt_srvtcpka },
 	{ "allbackups", PR_CAP_BE, pxopt_allbackups },
+	{ "transparent", PR_CAP_BE, be_transp_parse_opt }, /* backend/be_transp.c */
 	{ "http-buffer-request", FEBE, pxopt_buf_req },
 	{ "http-no-delay", FEBE, pxopt_no_delay },
 	{ "idle-close-on-response", PR_CAP_FE, pxopt_idle_close },
@@ -396,7 +398,6 @@ static const char *const pxopt_later[][2] = {
 	{ "splice-response", "splicing is not implemented yet" },
 	{ "tcp-smart-accept", "tcp-smart-accept is not implemented yet" },
 	{ "tcp-smart-connect", "tcp-smart-connect is not implemented yet" },
-	{ "transparent", "transparent proxying is not implemented yet" },
 };
 
 /* Parses "option NAME ..." with args[a] the name. */

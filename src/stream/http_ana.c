@@ -76,24 +76,34 @@ no_rule:
 }
 
 /* Adds header <name> with the address <sa> (IPv4 or IPv6), unless it is an IPv4 address of
- * the "except" network (<has_except>, <net>/<mask>) or a unix socket. */
+ * the "except" network (<has_except>, <net>/<mask>) or a unix socket. The value is written
+ * in s->scratch, or with <in_rw> in the rewrite buffer (a second header: the first one's
+ * value still lives in scratch until the request is sent). */
 static int add_addr_header(struct stream *s, const struct sockaddr *sa, struct ist name,
-			   bool has_except, struct in_addr net, struct in_addr mask)
+			   bool has_except, struct in_addr net, struct in_addr mask, bool in_rw)
 {
-	if (sa->sa_family == AF_INET) {
-		const struct sockaddr_in *in = (const void *)sa;
+	char *out = s->scratch;
+	size_t room = sizeof(s->scratch);
 
-		if (has_except && (in->sin_addr.s_addr & mask.s_addr) == (net.s_addr & mask.s_addr))
-			return 0;
-		inet_ntop(AF_INET, &in->sin_addr, s->scratch, sizeof(s->scratch));
-	} else if (sa->sa_family == AF_INET6) {
-		const struct sockaddr_in6 *in6 = (const void *)sa;
-
-		inet_ntop(AF_INET6, &in6->sin6_addr, s->scratch, sizeof(s->scratch));
-	} else {
+	if (sa->sa_family != AF_INET && sa->sa_family != AF_INET6)
 		return 0; /* unix socket: no address to give */
+	if (sa->sa_family == AF_INET && has_except &&
+	    (((const struct sockaddr_in *)sa)->sin_addr.s_addr & mask.s_addr) ==
+		    (net.s_addr & mask.s_addr))
+		return 0;
+	if (in_rw) {
+		out = stream_rw_tail(s, &room);
+		if (!out || room < INET6_ADDRSTRLEN)
+			return -1;
 	}
-	return http_hdr_add(s, &s->req, name, ist_str(s->scratch));
+	if (sa->sa_family == AF_INET)
+		inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->sin_addr, out, (socklen_t)room);
+	else
+		inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)sa)->sin6_addr, out,
+			  (socklen_t)room);
+	if (in_rw)
+		stream_rw_commit(s, strlen(out));
+	return http_hdr_add(s, &s->req, name, in_rw ? ist2(out, strlen(out)) : ist_str(out));
 }
 
 /* Adds X-Forwarded-For (or the configured name) with the client address. */
@@ -109,7 +119,7 @@ static int add_forwardfor(struct stream *s)
 	}
 	return add_addr_header(s, (const struct sockaddr *)&s->front->peer, name,
 			       px->fwdfor_has_except, px->fwdfor_except_net,
-			       px->fwdfor_except_mask);
+			       px->fwdfor_except_mask, false);
 }
 
 /* Adds X-Original-To (or the configured name) with the address the client connected to. */
@@ -122,7 +132,7 @@ static int add_originalto(struct stream *s)
 	if (!sa)
 		return 0;
 	return add_addr_header(s, sa, name, px->origto_has_except, px->origto_except_net,
-			       px->origto_except_mask);
+			       px->origto_except_mask, true);
 }
 
 /* option forwardfor and option originalto, in that order (<opts>: both proxies'). */

@@ -44,6 +44,7 @@ static int lbcfg_set(struct cfg_ctx *ctx, int algo, struct lb_key *k)
 	px->lb_key_own = k != NULL;
 	px->lbalgo = algo;
 	px->lb_static = !strcmp(ctx->args[1], "static-rr");
+	px->lb_set = true;
 	return 0;
 }
 

@@ -5,6 +5,7 @@
  */
 #include <string.h>
 #include <backend/backend.h>
+#include <backend/be_transp.h>
 #include <backend/server.h>
 #include <base/buf.h>
 #include <base/pool.h>
@@ -499,13 +500,18 @@ static int stream_try_connect(struct stream *s, bool allow_idle, uint32_t min_re
 	struct sockaddr_storage mapped, *to = NULL;
 	struct conn *b;
 
-	if (unlikely(s->srv->flags & (SRV_F_PORT_MAP | SRV_F_RESOLVE | SRV_F_REDIR))) {
+	if (unlikely(s->srv->flags & (SRV_F_PORT_MAP | SRV_F_RESOLVE | SRV_F_REDIR | SRV_F_TRANSP))) {
 		if ((s->srv->flags & SRV_F_REDIR) &&
 		    (s->req.flags & (H1_MF_METH_GET | H1_MF_METH_HEAD)))
 			return stream_srv_redirect(s);
 		if (s->srv->flags & (SRV_F_PORT_MAP | SRV_F_RESOLVE)) {
 			if (!stream_mapped_addr(s, &mapped))
 				return -2; /* no port to connect to: the caller retries, then 503 */
+			to = &mapped;
+		}
+		if (s->srv->flags & SRV_F_TRANSP) { /* option transparent */
+			if (!be_transp_addr(s->front, &mapped))
+				return -2;
 			to = &mapped;
 		}
 	}
