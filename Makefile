@@ -90,7 +90,7 @@ UNIT_BIN ?= tests/unit/run
 $(UNIT_BIN): $(LIB_OBJS) $(UNIT_OBJS)
 	$(CC) $(OPT_CFLAGS) $(EXTRA_LDFLAGS) -o $@ $^ $(LIBS)
 
--include $(LIB_OBJS:.o=.d) $(MAIN_OBJ:.o=.d) $(UNIT_OBJS:.o=.d)
+-include $(LIB_OBJS:.o=.d) $(MAIN_OBJ:.o=.d) $(UNIT_OBJS:.o=.d) $(BUILD)/bench/lb_pick.d
 
 deps:
 	@scripts/install-deps.sh

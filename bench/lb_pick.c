@@ -91,8 +91,10 @@ static int run(const struct algo *a, int nsrv)
 			best = t1 - t0;
 	}
 	printf("%-20s %5d servers %9.1f ns/pick\n", a->name, nsrv, (double)best / PICKS_MIN);
-	if (!sink)
-		printf("(no server picked)\n");
+	if (!sink) { /* a build out of step with the servers' layout would pick nothing */
+		fprintf(stderr, "bench-pick: %s picked no server\n", a->name);
+		exit(1);
+	}
 	lb_hash_free(&px);
 	lb_rr_free(&px);
 	lb_load_free(&px);
