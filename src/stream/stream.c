@@ -574,6 +574,22 @@ static bool stream_redispatch_now(const struct stream *s)
 					 : s->conn_retries == 0);
 }
 
+/* A retry on the same server (<prev>, or none yet), counted in wretr as HAProxy does. */
+static void stream_count_retry(struct stream *s, struct server *prev)
+{
+	CNT_INC(s->be->be_cnt, retries);
+	if (prev)
+		CNT_INC(prev->cnt, retries);
+}
+
+/* Leaves <prev> for another server chosen by the load balancer. */
+static int stream_redispatch(struct stream *s, struct server *prev)
+{
+	backend_release_slot(s);
+	s->srv = NULL;
+	return stream_assign_and_connect(s, prev, false);
+}
+
 /* A connection attempt failed: retry the same server after a pause, redispatch on the
  * last retry (option redispatch), or answer 503 when retries are exhausted. */
 static int stream_conn_failed(struct stream *s)
@@ -589,14 +605,9 @@ static int stream_conn_failed(struct stream *s)
 		backend_release_slot(s);
 		return stream_reply_error(s, 503, false);
 	}
-	if (stream_redispatch_now(s)) {
-		backend_release_slot(s);
-		s->srv = NULL;
-		return stream_assign_and_connect(s, prev, false);
-	}
-	CNT_INC(be->be_cnt, retries);
-	if (prev)
-		CNT_INC(prev->cnt, retries);
+	if (stream_redispatch_now(s))
+		return stream_redispatch(s, prev);
+	stream_count_retry(s, prev);
 	s->state = SS_TURNAROUND;
 	{
 		int ms = be->timeout.connect;
@@ -697,7 +708,6 @@ uint32_t stream_l7_status_cause(int status)
 
 int stream_l7_retry(struct stream *s)
 {
-	struct proxy *be = s->be;
 	struct server *prev = s->srv;
 	int ret;
 
@@ -706,17 +716,10 @@ int stream_l7_retry(struct stream *s)
 	s->flags &= ~(SF_REQ_KEPT | SF_L7_RETRY | SF_REQ_HDRS_SENT | SF_REQ_DONE | SF_REQ_ABORTED);
 	/* as HAProxy 2.6 counts: the retry itself, then the new connection as a retry (same
 	 * server) or a redispatch (another one), so wretr grows by 2 per same-server retry */
-	CNT_INC(be->be_cnt, retries);
-	if (prev)
-		CNT_INC(prev->cnt, retries);
-	if (stream_redispatch_now(s)) {
-		backend_release_slot(s);
-		s->srv = NULL;
-		return stream_assign_and_connect(s, prev, false);
-	}
-	CNT_INC(be->be_cnt, retries);
-	if (prev)
-		CNT_INC(prev->cnt, retries);
+	stream_count_retry(s, prev);
+	if (stream_redispatch_now(s))
+		return stream_redispatch(s, prev);
+	stream_count_retry(s, prev);
 	ret = stream_try_connect(s, false, 0);
 	return ret == -2 ? stream_conn_failed(s) : ret;
 }

@@ -375,6 +375,12 @@ def test_last_check_option_wins(proxy, port):
     (["tcp-check frobnicate"], "'tcp-check' only supports"),
     (["option pgsql-check"], "pgsql-check"),
     (["option mysql-check login x"], "mysql-check"),
+    (["tcp-check set-var(check.x)"], "set-var(check.x)"),
+    (["tcp-check set-var(nope.x) int(1)"], "set-var(nope.x)"),
+    (["tcp-check set-var(check.x) nosuchfetch"], "nosuchfetch"),
+    (["tcp-check set-var(check.x,ifwhatever) int(1)"], "set-var(check.x,ifwhatever)"),
+    (["tcp-check unset-var(check.x,ifset)"], "unset-var(check.x,ifset)"),
+    (["tcp-check expect status-code nosuchfetch string x"], "nosuchfetch"),
 ])
 def test_config_errors_name_the_line(tmp_path, lines, msg):
     cfg = tmp_path / "c.cfg"
@@ -653,25 +659,6 @@ def test_http_check_variables_and_log_format_request(proxy, port):
         assert req.endswith("\r\n\r\nid=12"), req
     finally:
         f.stop()
-
-
-@pytest.mark.parametrize("lines,msg", [
-    (["tcp-check set-var(check.x)"], "set-var(check.x)"),
-    (["tcp-check set-var(nope.x) int(1)"], "set-var(nope.x)"),
-    (["tcp-check set-var(check.x) nosuchfetch"], "nosuchfetch"),
-    (["tcp-check set-var(check.x,ifwhatever) int(1)"], "set-var(check.x,ifwhatever)"),
-    (["tcp-check unset-var(check.x,ifset)"], "unset-var(check.x,ifset)"),
-    (["tcp-check expect status-code nosuchfetch string x"], "nosuchfetch"),
-])
-def test_variable_errors_name_the_line(tmp_path, lines, msg):
-    cfg = tmp_path / "c.cfg"
-    cfg.write_text("defaults\n  mode http\n  timeout client 1s\n  timeout server 1s\n"
-                   "  timeout connect 1s\nbackend be\n  option tcp-check\n" +
-                   "".join("  %s\n" % x for x in lines) + "  server s 127.0.0.1:1 check\n")
-    r = run_haproxy(["-c", "-f", str(cfg)])
-    assert r.returncode != 0
-    assert re.search(r"c\.cfg:8\]", r.stderr), r.stderr
-    assert msg in r.stderr, r.stderr
 
 
 def test_http_check_expect_option_errors_name_the_line(tmp_path):
