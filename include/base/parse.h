@@ -2,6 +2,7 @@
 #ifndef BASE_PARSE_H
 #define BASE_PARSE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /* Parses a time "<n>[us|ms|s|m|h|d]" (default unit <def_unit_ms> ms per unit, i.e. 1 for
@@ -18,6 +19,23 @@ static inline int hex_digit_val(int c)
 		return c - 'a' + 10;
 	if (c >= 'A' && c <= 'F')
 		return c - 'A' + 10;
+	return -1;
+}
+
+/* The value of base64 digit <c> in the standard alphabet (<url> false: '+', '/') or the
+ * URL-safe one (<url> true: '-', '_'), or -1. */
+static inline int b64_digit_val(int c, bool url)
+{
+	if (c >= 'A' && c <= 'Z')
+		return c - 'A';
+	if (c >= 'a' && c <= 'z')
+		return c - 'a' + 26;
+	if (c >= '0' && c <= '9')
+		return c - '0' + 52;
+	if (c == (url ? '-' : '+'))
+		return 62;
+	if (c == (url ? '_' : '/'))
+		return 63;
 	return -1;
 }
 

@@ -64,22 +64,6 @@ int codec_ub64_enc(const void *in, size_t len, char *out, size_t outsz)
 	return b64_enc(b64_url, false, in, len, out, outsz);
 }
 
-/* Value of base64 digit <c> in the standard (url = false) or url alphabet, else -1. */
-static int b64_val(unsigned char c, bool url)
-{
-	if (c >= 'A' && c <= 'Z')
-		return c - 'A';
-	if (c >= 'a' && c <= 'z')
-		return c - 'a' + 26;
-	if (c >= '0' && c <= '9')
-		return c - '0' + 52;
-	if (c == (url ? '-' : '+'))
-		return 62;
-	if (c == (url ? '_' : '/'))
-		return 63;
-	return -1;
-}
-
 /* Writes the <n> first bytes (1..3) of the 24 bits of <v> at out[*o], if they fit. */
 static int b64_put(uint32_t v, int n, unsigned char *out, size_t outsz, size_t *o)
 {
@@ -106,7 +90,7 @@ int codec_b64_dec(const char *in, size_t len, void *out, size_t outsz)
 
 		for (j = 0; j < 4; j++) {
 			unsigned char c = in[i + j];
-			int d = b64_val(c, false);
+			int d = b64_digit_val(c, false);
 
 			if (c == '=' && j >= 1) {
 				pad++;
@@ -137,7 +121,7 @@ int codec_ub64_dec(const char *in, size_t len, void *out, size_t outsz)
 		uint32_t v = 0;
 
 		for (j = 0; j < 4; j++) {
-			int d = j < n ? b64_val(in[i + j], true) : 0;
+			int d = j < n ? b64_digit_val(in[i + j], true) : 0;
 
 			if (d < 0)
 				return -1;

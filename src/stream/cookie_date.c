@@ -4,6 +4,7 @@
  */
 #include <string.h>
 
+#include <base/parse.h>
 #include <stream/cookie_date.h>
 
 static const char ck_b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -16,18 +17,6 @@ void ck_date_enc(uint32_t t, char *out)
 		out[i] = ck_b64[v & 63];
 }
 
-/* Returns the 6-bit value of <c>, or -1 outside the alphabet. */
-static int ck_b64_val(char c)
-{
-	if (c >= 'A' && c <= 'Z')
-		return c - 'A';
-	if (c >= 'a' && c <= 'z')
-		return c - 'a' + 26;
-	if (c >= '0' && c <= '9')
-		return c - '0' + 52;
-	return c == '+' ? 62 : c == '/' ? 63 : -1;
-}
-
 uint32_t ck_date_dec(struct ist f)
 {
 	uint32_t v = 0;
@@ -35,7 +24,7 @@ uint32_t ck_date_dec(struct ist f)
 	if (f.len < CK_DATE_LEN)
 		return 0;
 	for (int i = 0; i < CK_DATE_LEN; i++) {
-		int d = ck_b64_val(f.ptr[i]);
+		int d = b64_digit_val((unsigned char)f.ptr[i], false);
 
 		if (d < 0)
 			return 0;

@@ -15,6 +15,7 @@
 #include <strings.h>
 
 #include <base/compiler.h>
+#include <base/parse.h>
 #include <stream/userlist.h>
 
 #include "userlist_int.h"
@@ -297,22 +298,6 @@ const char *userlist_user_group(const struct userlist *ul, const char *user, siz
 	return NULL;
 }
 
-/* The value of base64 digit <c>, or -1. */
-static int userlist_b64_digit(unsigned char c)
-{
-	if (c >= 'A' && c <= 'Z')
-		return c - 'A';
-	if (c >= 'a' && c <= 'z')
-		return c - 'a' + 26;
-	if (c >= '0' && c <= '9')
-		return c - '0' + 52;
-	if (c == '+')
-		return 62;
-	if (c == '/')
-		return 63;
-	return -1;
-}
-
 /* Decodes the standard base64 <in>/<len> (padding optional, but complete when present)
  * into <out>/<outsz>. Returns the decoded length, or -1 if invalid or too long. Local until
  * the shared codec lands.
@@ -330,7 +315,7 @@ static long userlist_b64_decode(const char *in, size_t len, char *out, size_t ou
 	if (len % 4 == 1 || (pad && (len + pad) % 4))
 		return -1;
 	for (i = 0; i < len; i++) {
-		d = userlist_b64_digit((unsigned char)in[i]);
+		d = b64_digit_val((unsigned char)in[i], false);
 		if (d < 0)
 			return -1;
 		acc = (acc << 6) | (uint32_t)d;
