@@ -72,6 +72,10 @@ static inline bool srv_usable(const struct server *s, bool backup)
  * "reason: ..." text without the leading "reason: ". Any thread; <now> is the caller's
  * monotonic ms clock. */
 void srv_set_state(struct server *s, enum srv_run_state st, const char *why, uint64_t now);
+
+/* DNS maintenance (dns/, which prints its own notices): enters it with <on>, or leaves it
+ * for <after> (what the checks say). Same bookkeeping as srv_set_state(). */
+void srv_set_dns_maint(struct server *s, bool on, enum srv_run_state after, uint64_t now);
 /* (<why> NULL: nothing is printed, the caller says it.) */
 
 /* Forced drain (<on>: effective weight 0) and maintenance (DOWN whatever the checks say;

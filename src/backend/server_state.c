@@ -26,24 +26,42 @@ static void srv_count_usable(const struct proxy *px, int *act, int *bck)
 	}
 }
 
+/* Stores <st> over <old> and makes everything that depends on the state follow: the
+ * counters and times of "show stat", the leastconn/random load keys, slowstart and the LB
+ * tables. Shared by srv_set_state() and srv_set_dns_maint(). */
+static void srv_state_store(struct server *s, int old, int st, uint64_t now)
+{
+	uint64_t last = HA_ATOMIC_LOAD_RLX(&s->last_change);
+
+	if (old == SRV_RS_DOWN && last <= now)
+		HA_ATOMIC_ADD(&s->down_time, now - last);
+	if (st == SRV_RS_DOWN)
+		HA_ATOMIC_INC(&s->chk_down);
+	HA_ATOMIC_STORE_RLX(&s->last_change, now ? now : 1);
+	HA_ATOMIC_STORE(&s->run_state, st);
+	lb_load_touch(s);
+	srv_state_changed(s, old, st, now); /* slowstart, LB tables (server_weight.c) */
+}
+
+void srv_set_dns_maint(struct server *s, bool on, enum srv_run_state after, uint64_t now)
+{
+	int old = HA_ATOMIC_LOAD_RLX(&s->run_state);
+
+	if (on != (old != SRV_RS_RMAINT))
+		return; /* already there */
+	srv_state_store(s, old, on ? SRV_RS_RMAINT : (int)after, now);
+}
+
 void srv_set_state(struct server *s, enum srv_run_state st, const char *why, uint64_t now)
 {
 	int old = HA_ATOMIC_LOAD_RLX(&s->run_state), act, bck;
-	uint64_t last = HA_ATOMIC_LOAD_RLX(&s->last_change);
 	char msg[1024];
 	const char *sep;
 	int n;
 
 	if (old == (int)st || old == SRV_RS_RMAINT) /* dns/ owns the way out of RMAINT */
 		return;
-	if (old == SRV_RS_DOWN && last <= now)
-		HA_ATOMIC_ADD(&s->down_time, now - last);
-	if (st == SRV_RS_DOWN)
-		HA_ATOMIC_INC(&s->chk_down);
-	HA_ATOMIC_STORE_RLX(&s->last_change, now ? now : 1);
-	HA_ATOMIC_STORE(&s->run_state, (int)st);
-	lb_load_touch(s);
-	srv_state_changed(s, old, (int)st, now); /* slowstart, LB tables (server_weight.c) */
+	srv_state_store(s, old, (int)st, now);
 	srv_count_usable(s->px, &act, &bck);
 	if (!why) /* the caller prints its own notice (maintenance) */
 		goto out;

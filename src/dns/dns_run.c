@@ -14,7 +14,6 @@
 #include <arpa/inet.h>
 #include <sys/random.h>
 
-#include <backend/lb_load.h>
 #include <backend/server.h>
 #include <check/check-t.h>
 #include <dns/dns.h>
@@ -193,14 +192,13 @@ static void dns_apply(struct dns_srv *d, const struct dns_result *res,
 	}
 	if (d->maint) {
 		d->maint = false;
-		HA_ATOMIC_STORE_RLX(&s->last_change, now_ms());
 		/* back to what its checks say: DOWN until they see it healthy again (they go on
 		 * while it is in maintenance, failing on the missing address) */
-		HA_ATOMIC_STORE(&s->run_state,
-				s->check && HA_ATOMIC_LOAD_RLX(&s->check->health) < s->rise
-					? SRV_RS_DOWN
-					: SRV_RS_UP);
-		lb_load_touch(s);
+		srv_set_dns_maint(s, false,
+				  s->check && HA_ATOMIC_LOAD_RLX(&s->check->health) < s->rise
+					  ? SRV_RS_DOWN
+					  : SRV_RS_UP,
+				  now_ms());
 		fprintf(stderr,
 			"[WARNING]  (%d) : Server %s/%s ('%s') is UP/READY (resolves "
 			"again).\n[WARNING]  (%d) : Server %s/%s administratively READY thanks to "
@@ -219,9 +217,7 @@ static void dns_enter_maint(struct dns_srv *d, const char *why)
 	d->maint = true;
 	d->cur = (struct sockaddr_storage){ 0 };
 	dns_addr_publish(&d->pub, &d->cur);
-	HA_ATOMIC_STORE_RLX(&s->last_change, now_ms());
-	HA_ATOMIC_STORE(&s->run_state, SRV_RS_RMAINT);
-	lb_load_touch(s);
+	srv_set_dns_maint(s, true, SRV_RS_RMAINT, now_ms());
 	dns_count_usable(s->px, &act, &bck);
 	fprintf(stderr,
 		"[WARNING]  (%d) : Server %s/%s is going DOWN for maintenance (%s). %d "
@@ -386,10 +382,8 @@ int dns_thread_start(void)
 	 * so that the LB tables include them (without resolvers they stay there) */
 	for (struct proxy *px = proxies; px; px = px->next)
 		for (struct server *s = px->srv; s; s = s->next)
-			if (s->dns && s->dns->maint) {
-				HA_ATOMIC_STORE(&s->run_state, SRV_RS_RMAINT);
-				lb_load_touch(s);
-			}
+			if (s->dns && s->dns->maint)
+				srv_set_dns_maint(s, true, SRV_RS_RMAINT, now);
 	for (struct dns_resolvers *r = dns_resolvers_list; r; r = r->next) {
 		if (!r->reqs && !r->dreq_used)
 			continue;
