@@ -266,6 +266,11 @@ struct proxy {
 	/* runtime: traffic counters, one block per thread group (runtime_prepare) */
 	struct fe_counters *fe_cnt;
 	struct be_counters *be_cnt;
+
+	/* logging (log/log_cfg.c): "log" lines (struct logger, log/log-t.h), copied from the
+	 * defaults section at creation, and "log-tag" (NULL: the global one); owned */
+	struct list loggers;
+	char *log_tag;
 };
 
 struct switching_rule {

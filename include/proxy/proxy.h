@@ -36,5 +36,8 @@ extern void (*proxy_rules_free_hook)(struct proxy *px);
 extern void (*proxy_check_free_hook)(struct proxy *px);
 /* Frees the DNS state of the servers of <px> (dns/dns_srv_cfg.c). */
 extern void (*proxy_dns_free_hook)(struct proxy *px);
+/* log/log_cfg.c: copies the defaults' loggers and log-tag; frees a proxy's */
+extern int (*proxy_log_inherit_hook)(struct proxy *px, const struct proxy *def);
+extern void (*proxy_log_free_hook)(struct proxy *px);
 
 #endif

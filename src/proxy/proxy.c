@@ -153,6 +153,8 @@ int proxy_defsrv_append(struct proxy *px, char *const *args, int nargs)
 	return 0;
 }
 
+int (*proxy_log_inherit_hook)(struct proxy *px, const struct proxy *def);
+
 /* Copies the inheritable settings of defaults section <def> into the fresh <px>. */
 static int proxy_inherit(struct proxy *px, const struct proxy *def)
 {
@@ -219,7 +221,7 @@ static int proxy_inherit(struct proxy *px, const struct proxy *def)
 		if (proxy_set_error(px, ef->status, ef->msg, ef->reply, ef->seq) < 0)
 			return -1;
 	}
-	return 0;
+	return proxy_log_inherit_hook ? proxy_log_inherit_hook(px, def) : 0;
 }
 
 static void proxy_free(struct proxy *px);
@@ -245,6 +247,7 @@ struct proxy *proxy_new(const char *name, uint32_t cap, const char *file, int li
 	list_init(&px->persist_rules);
 	list_init(&px->stick_rules);
 	list_init(&px->store_rules);
+	list_init(&px->loggers);
 	px->cap = cap;
 	px->line = line;
 	px->id = strdup(name ? name : "");
@@ -311,6 +314,7 @@ const char *proxy_type_str(const struct proxy *px)
 void (*proxy_rules_free_hook)(struct proxy *px);
 void (*proxy_check_free_hook)(struct proxy *px);
 void (*proxy_dns_free_hook)(struct proxy *px);
+void (*proxy_log_free_hook)(struct proxy *px);
 
 /* Frees <px> and everything it owns. lb_ctx belongs to the LB code and must have been
  * released by it before.
@@ -332,6 +336,8 @@ static void proxy_free(struct proxy *px)
 		proxy_check_free_hook(px);
 	if (proxy_dns_free_hook)
 		proxy_dns_free_hook(px);
+	if (proxy_log_free_hook)
+		proxy_log_free_hook(px);
 	for (srv = px->srv; srv; srv = next) {
 		next = srv->next;
 		free(srv->id);
