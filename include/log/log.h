@@ -16,15 +16,15 @@ struct proxy;
 struct cfg_ctx;
 
 extern struct list global_loggers; /* "log" lines of the global section */
-extern char *global_log_tag;       /* "log-tag" of the global section, else the program name */
+extern char *global_log_tag;	   /* "log-tag" of the global section, else the program name */
 extern bool global_log_hostname;   /* "log-send-hostname" given */
-extern char *global_log_host;      /* the host name it sends */
+extern char *global_log_host;	   /* the host name it sends */
 
 /* Sends <msg> (len bytes) at <level> to each logger of <loggers> that admits the level.
  * <tag>: the program name in the header (NULL: the global one); <sd>: structured data for
  * rfc5424 (empty: "-"). Any thread, or startup; never blocks, never allocates. */
-void log_send(const struct list *loggers, int level, const char *tag, const char *msg,
-	      size_t len, struct ist sd);
+void log_send(const struct list *loggers, int level, const char *tag, const char *msg, size_t len,
+	      struct ist sd);
 
 /* The same for a proxy: its loggers and its log-tag. */
 void log_send_px(const struct proxy *px, int level, const char *msg, size_t len, struct ist sd);

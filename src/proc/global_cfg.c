@@ -477,15 +477,6 @@ static int global_resetenv(struct cfg_ctx *ctx)
 	return 0;
 }
 
-/* Logging is not implemented yet. Refusing "log" would make nearly every existing config
- * unusable for a feature that does not change what clients see, so it is accepted with a
- * warning that it has no effect (as "log" in proxies). */
-static int global_warn_log(struct cfg_ctx *ctx)
-{
-	cfg_warn(ctx, "logging is not supported yet: '%s' has no effect.", ctx->args[0]);
-	return 0;
-}
-
 static int global_refuse_priv(struct cfg_ctx *ctx)
 {
 	return cfg_not_supported(ctx, "privilege dropping is not implemented yet");
@@ -639,9 +630,6 @@ static const struct cfg_kw global_kws[] = {
 	{ "insecure-fork-wanted", CFG_SEC_GLOBAL, global_insecure_fork },
 	{ "insecure-setuid-wanted", CFG_SEC_GLOBAL, global_noop_flag },
 	{ "no-memory-trimming", CFG_SEC_GLOBAL, global_noop_flag },
-	{ "log", CFG_SEC_GLOBAL, global_warn_log },
-	{ "log-send-hostname", CFG_SEC_GLOBAL, global_warn_log },
-	{ "log-tag", CFG_SEC_GLOBAL, global_warn_log },
 	{ "user", CFG_SEC_GLOBAL, global_refuse_priv },
 	{ "group", CFG_SEC_GLOBAL, global_refuse_priv },
 	{ "uid", CFG_SEC_GLOBAL, global_refuse_priv },

@@ -315,6 +315,7 @@ void (*proxy_rules_free_hook)(struct proxy *px);
 void (*proxy_check_free_hook)(struct proxy *px);
 void (*proxy_dns_free_hook)(struct proxy *px);
 void (*proxy_log_free_hook)(struct proxy *px);
+void (*proxy_no_log_hook)(struct proxy *px);
 
 /* Frees <px> and everything it owns. lb_ctx belongs to the LB code and must have been
  * released by it before.

@@ -513,14 +513,6 @@ static int pxcfg_errorfile(struct cfg_ctx *ctx)
 	return 0;
 }
 
-/* log ... / log global: no logging yet; say so instead of silently dropping logs. */
-static int pxcfg_log(struct cfg_ctx *ctx)
-{
-	cfg_warn(ctx, "logging is not supported yet: '%s%s%s' has no effect.", ctx->args[0],
-		 ctx->nargs > 1 ? " " : "", ctx->nargs > 1 ? ctx->args[1] : "");
-	return 0;
-}
-
 /* http-reuse never|safe|aggressive|always: which requests may use an idle server
  * connection (stream.c, stream_may_reuse). */
 static int pxcfg_http_reuse(struct cfg_ctx *ctx)
@@ -565,7 +557,6 @@ static const struct pxcfg_later pxcfg_later_kws[] = {
 	{ "log-format", "log formats need logging, which is not implemented yet" },
 	{ "log-format-sd", "log formats need logging, which is not implemented yet" },
 	{ "error-log-format", "log formats need logging, which is not implemented yet" },
-	{ "log-tag", "logging is not implemented yet" },
 	{ "email-alert", "email alerts are not implemented yet" },
 	{ "monitor-net", "monitor-net was removed in HAProxy 2.0; use 'monitor-uri'" },
 	{ "bind-process", "nbproc was removed in HAProxy 2.5; use 'thread' on 'bind' lines" },
@@ -601,7 +592,6 @@ static const struct cfg_kw pxcfg_kws[] = {
 	{ "default_backend", PXS, pxcfg_default_backend },
 	{ "monitor-uri", PXS, pxcfg_monitor_uri },
 	{ "errorfile", PXS, pxcfg_errorfile },
-	{ "log", PXS, pxcfg_log },
 	{ "http-reuse", PXS, pxcfg_http_reuse },
 	{ "description", PXS, pxcfg_description },
 	{ "stats", PXS, pxcfg_later },

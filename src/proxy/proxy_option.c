@@ -449,8 +449,9 @@ static int pxopt_kw_no(struct cfg_ctx *ctx)
 
 	if (!strcmp(what, "option"))
 		return pxopt_dispatch(ctx, 2, true);
-	if (!strcmp(what, "log")) {
-		cfg_warn(ctx, "logging is not supported yet: 'no log' has no effect.");
+	if (!strcmp(what, "log") && ctx->nargs == 2) {
+		if (proxy_no_log_hook)
+			proxy_no_log_hook(ctx->px);
 		return 0;
 	}
 	cfg_alert(ctx, "'no' is only supported before 'option' and 'log' (got 'no %s').", what);

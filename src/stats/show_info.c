@@ -14,6 +14,7 @@
 #include <cli/cli.h>
 #include <conn/listener.h>
 #include <event/loop.h>
+#include <log/log.h>
 #include <proc/global-t.h>
 #include <proc/version.h>
 #include <proxy/proxy.h>
@@ -153,7 +154,9 @@ static size_t info_render(char *b, size_t size)
 	len = info_add(b, len, size, "Stopping", NULL, th_ctx && th_ctx->stopping);
 	len = info_add(b, len, size, "Jobs", NULL, (unsigned long long)jobs);
 	for (size_t i = 0; i < sizeof(info_zeros_peers) / sizeof(*info_zeros_peers); i++) {
-		if (info_zeros_peers[i])
+		if (info_zeros_peers[i] && strcmp(info_zeros_peers[i], "DroppedLogs") == 0)
+			len = info_add(b, len, size, "DroppedLogs", NULL, log_dropped());
+		else if (info_zeros_peers[i])
 			len = info_add(b, len, size, info_zeros_peers[i], NULL, 0);
 		else
 			len = info_add(b, len, size, "Listeners", NULL,
