@@ -282,12 +282,12 @@ static void log_send_one(struct logger *lg, int level, const char *tag, const ch
 	if (level < lg->minlevel)
 		level = lg->minlevel;
 	hlen = log_header(lg, level, tag, sd, hdr, ts);
-	/* the whole datagram, header and "\n" included, fits in "len": the text is cut,
-	 * never split */
-	if (hlen >= max)
-		hlen = max - 1;
-	if (hlen + len + 1 > max)
-		len = max - 1 - hlen;
+	/* header and text are cut to "len" (the final newline comes after, as in 2.6): a
+	 * message is cut, never split */
+	if (hlen > max)
+		hlen = max;
+	if (hlen + len > max)
+		len = max - hlen;
 	iov[0].iov_base = hdr;
 	iov[0].iov_len = hlen;
 	iov[1].iov_base = (void *)msg;

@@ -111,11 +111,11 @@ TEST(log_levels_and_len)
 	CHECK(send_recv("format priority local0 info notice", LOG_LVL_INFO, "m", out, sizeof(out)) >
 	      0);
 	CHECK_STR(out, "<134>m\n");
-	/* len: the whole datagram, header and newline included, is cut to it */
+	/* len: the header and the text are cut to it, the newline comes after */
 	memset(msg, 'x', sizeof(msg) - 1);
 	msg[sizeof(msg) - 1] = '\0';
-	CHECK_INT(send_recv("len 80 format short local0", LOG_LVL_INFO, msg, out, sizeof(out)), 80);
-	CHECK(out[79] == '\n' && !strncmp(out, "<6>xxx", 6));
+	CHECK_INT(send_recv("len 80 format short local0", LOG_LVL_INFO, msg, out, sizeof(out)), 81);
+	CHECK(out[80] == '\n' && out[79] == 'x' && !strncmp(out, "<6>xxx", 6));
 }
 
 TEST(log_sample)
