@@ -176,6 +176,11 @@ void pidfile_remove(void)
 	pidfile_path[0] = '\0';
 }
 
+void pidfile_forget(void)
+{
+	pidfile_path[0] = '\0';
+}
+
 void daemon_signal_pids(const pid_t *pids, int nb, int sig)
 {
 	int i;

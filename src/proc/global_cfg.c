@@ -486,11 +486,6 @@ static int global_warn_log(struct cfg_ctx *ctx)
 	return 0;
 }
 
-static int global_refuse_priv(struct cfg_ctx *ctx)
-{
-	return cfg_not_supported(ctx, "privilege dropping is not implemented yet");
-}
-
 static int global_refuse_tls(struct cfg_ctx *ctx)
 {
 	return cfg_not_supported(ctx, "TLS is not implemented yet");
@@ -642,11 +637,6 @@ static const struct cfg_kw global_kws[] = {
 	{ "log", CFG_SEC_GLOBAL, global_warn_log },
 	{ "log-send-hostname", CFG_SEC_GLOBAL, global_warn_log },
 	{ "log-tag", CFG_SEC_GLOBAL, global_warn_log },
-	{ "user", CFG_SEC_GLOBAL, global_refuse_priv },
-	{ "group", CFG_SEC_GLOBAL, global_refuse_priv },
-	{ "uid", CFG_SEC_GLOBAL, global_refuse_priv },
-	{ "gid", CFG_SEC_GLOBAL, global_refuse_priv },
-	{ "chroot", CFG_SEC_GLOBAL, global_refuse_priv },
 	{ "ssl-default-bind-*", CFG_SEC_GLOBAL, global_refuse_tls },
 	{ "ssl-default-server-*", CFG_SEC_GLOBAL, global_refuse_tls },
 	{ "ssl-server-verify", CFG_SEC_GLOBAL, global_refuse_tls },

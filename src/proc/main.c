@@ -22,6 +22,7 @@
 #include <cfg/lexer.h>
 #include <cli/cli.h>
 #include <proc/daemon.h>
+#include <proc/privs.h>
 #include <proc/global-t.h>
 #include <proc/runtime.h>
 #include <proc/version.h>
@@ -376,6 +377,9 @@ static int main_start(void)
 		goto out_pidfile;
 	if (pidfile_write() < 0)
 		goto out_pidfile;
+	/* every file is read and every socket bound: chroot and setuid before serving */
+	if (proc_drop_privileges() < 0)
+		return 1;
 	ret = runtime_run(main_ready);
 	pidfile_remove();
 	return ret;
