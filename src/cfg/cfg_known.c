@@ -38,7 +38,6 @@ struct cfg_known {
 static const struct cfg_known cfg_known_kws[] = {
 	/* global */
 	{ G, "close-spread-time", "spreading connection closes on stop is not implemented yet" },
-	{ G, "grace", "a stop grace period is not implemented yet; use 'hard-stop-after'" },
 	{ G, "default-path", "relative path policies are not implemented yet" },
 	{ G, "h1-case-adjust", "header case adjustment is not implemented yet" },
 	{ G, "h1-case-adjust-file", "header case adjustment is not implemented yet" },
@@ -60,7 +59,6 @@ static const struct cfg_known cfg_known_kws[] = {
 	{ G, "tune.fd.edge-triggered", "edge-triggered polling is not implemented" },
 	{ G, "tune.listener.multi-queue", "listener queue tuning is not implemented yet" },
 	{ G, "tune.peers.*", "peers are not implemented yet" },
-	{ G, "localpeer", "peers are not implemented yet" },
 	{ G, "tune.takeover-other-tg-connections", "idle server connection tuning is not "
 						    "implemented yet" },
 	{ G, "tune.sched.low-latency", "scheduler tuning is not implemented yet" },
@@ -114,7 +112,7 @@ static const struct cfg_known cfg_known_kws[] = {
 	/* defaults / frontend / backend / listen */
 	{ P, "log-steps", "logging is not implemented yet" },
 	{ P, "use-fcgi-app", "FastCGI is not implemented yet" },
-	{ P, "grace", "a stop grace period is not implemented yet" },
+	{ P, "grace", "a per-proxy stop grace period is not implemented yet; use the global 'grace'" },
 	{ P, "redispatch", "removed in HAProxy 1.5; use 'option redispatch'" },
 	{ P, "redisp", "removed in HAProxy 1.5; use 'option redispatch'" },
 	{ P, "quic-initial", WHY_QUIC },

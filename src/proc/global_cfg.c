@@ -3,6 +3,7 @@
  * and refuses, with the reason, the HAProxy global keywords not implemented yet.
  * Applying the settings (daemon, limits, buffers, threads) is done by their owners.
  */
+#include <ctype.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -386,6 +387,9 @@ static int global_default_shards(struct cfg_ctx *ctx)
 	return 0;
 }
 
+/* "nbproc 1" is accepted (a warning) so that old configs load; HAProxy 2.6 refuses every
+ * value, with the message given here for the others.
+ */
 static int global_nbproc(struct cfg_ctx *ctx)
 {
 	long v;
@@ -397,8 +401,8 @@ static int global_nbproc(struct cfg_ctx *ctx)
 			 "process runs threads).");
 		return 0;
 	}
-	cfg_alert(ctx, "'nbproc' is not supported (HAProxy 2.5 removed it); use 'nbthread' "
-		  "instead.");
+	cfg_alert(ctx, "nbproc is not supported any more since HAProxy 2.5. Threads will "
+		  "automatically be used on multi-processor machines if available.");
 	return -1;
 }
 
@@ -550,9 +554,48 @@ static int global_description(struct cfg_ctx *ctx)
 
 static int global_node(struct cfg_ctx *ctx)
 {
+	const char *p;
+
 	if (cfg_need_args(ctx, 1) < 0)
 		return -1;
+	for (p = ctx->args[1]; *p; p++)
+		if (!isalnum((unsigned char)*p) && *p != '.' && *p != '-' && *p != '_')
+			break;
+	if (!*ctx->args[1] || *p) {
+		cfg_alert(ctx, "'node' requires valid node name - non-empty string with digits(0-9), "
+			  "letters(A-Z, a-z), dot(.), hyphen(-) or underscode(_).");
+		return -1;
+	}
 	return global_join_args(ctx, &global.node);
+}
+
+/* "grace TIME": after SIGUSR1, "stopping" is true but listeners accept for TIME more. */
+static int global_grace(struct cfg_ctx *ctx)
+{
+	if (cfg_need_args(ctx, 1) < 0)
+		return -1;
+	return cfg_parse_time_arg(ctx, ctx->args[1], &global.grace);
+}
+
+/* "localpeer NAME": as -L (which wins): exported as HAPROXY_LOCALPEER for the next lines. */
+static int global_localpeer(struct cfg_ctx *ctx)
+{
+	if (cfg_need_args(ctx, 1) < 0)
+		return -1;
+	if (global.localpeer_cli) {
+		cfg_warn(ctx, "'%s' ignored since it is already set by using the '-L' command line "
+			 "argument.", ctx->args[0]);
+		return 0;
+	}
+	if (!*ctx->args[1]) {
+		cfg_alert(ctx, "'%s' expects a name as an argument.", ctx->args[0]);
+		return -1;
+	}
+	if (setenv("HAPROXY_LOCALPEER", ctx->args[1], 1) != 0) {
+		cfg_alert(ctx, "out of memory.");
+		return -1;
+	}
+	return 0;
 }
 
 static int global_spread_checks(struct cfg_ctx *ctx)
@@ -624,6 +667,8 @@ static const struct cfg_kw global_kws[] = {
 	{ "resetenv", CFG_SEC_GLOBAL, global_resetenv },
 	{ "description", CFG_SEC_GLOBAL, global_description },
 	{ "node", CFG_SEC_GLOBAL, global_node },
+	{ "grace", CFG_SEC_GLOBAL, global_grace },
+	{ "localpeer", CFG_SEC_GLOBAL, global_localpeer },
 	{ "spread-checks", CFG_SEC_GLOBAL, global_spread_checks },
 	{ "max-spread-checks", CFG_SEC_GLOBAL, global_max_spread_checks },
 	{ "tune.http.logurilen", CFG_SEC_GLOBAL, global_tune_logurilen },

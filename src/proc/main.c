@@ -254,6 +254,7 @@ static void main_set_localpeer(void)
 	char host[256];
 
 	if (opts.localpeer) {
+		global.localpeer_cli = true; /* "localpeer" lines are then ignored */
 		setenv("HAPROXY_LOCALPEER", opts.localpeer, 1);
 		return;
 	}

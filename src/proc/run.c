@@ -32,6 +32,7 @@
 
 static struct fd_handler sig_handler;     /* thread 0 only */
 static struct timer hard_stop_timer;      /* thread 0 only */
+static struct timer grace_timer;          /* thread 0 only */
 static pthread_barrier_t start_barrier;
 static void (*ready_cb)(void);
 static int start_failed;                  /* a thread could not start its loop (atomic) */
@@ -82,6 +83,31 @@ static void hard_stop_cb(struct timer *t)
 	broadcast(stop_items, stop_item_run);
 }
 
+static void grace_cb(struct timer *t)
+{
+	broadcast(soft_items, soft_item_run);
+}
+
+/* SIGUSR1 (or -sf from a new process): hard-stop-after counts from here; with "grace" the
+ * listeners keep accepting that long first ("stopping" is already true), as HAProxy 2.6.
+ */
+static void soft_stop_start(void)
+{
+	if (HA_ATOMIC_XCHG(&soft_stop_requested, 1))
+		return;
+	HA_ATOMIC_STORE(&global.stop_requested, 1);
+	if (global.hard_stop_after) {
+		hard_stop_timer.cb = hard_stop_cb;
+		timer_set(&hard_stop_timer, tick_add(global.hard_stop_after));
+	}
+	if (global.grace) {
+		grace_timer.cb = grace_cb;
+		timer_set(&grace_timer, tick_add(global.grace));
+		return;
+	}
+	broadcast(soft_items, soft_item_run);
+}
+
 static void sig_iocb(struct fd_handler *h, uint32_t events)
 {
 	struct signalfd_siginfo si;
@@ -93,13 +119,7 @@ static void sig_iocb(struct fd_handler *h, uint32_t events)
 			broadcast(stop_items, stop_item_run);
 			break;
 		case SIGUSR1:
-			if (HA_ATOMIC_XCHG(&soft_stop_requested, 1))
-				break;
-			if (global.hard_stop_after) {
-				hard_stop_timer.cb = hard_stop_cb;
-				timer_set(&hard_stop_timer, tick_add(global.hard_stop_after));
-			}
-			broadcast(soft_items, soft_item_run);
+			soft_stop_start();
 			break;
 		default:
 			break;

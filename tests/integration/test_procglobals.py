@@ -1,0 +1,182 @@
+"""Process-wide global keywords as an operator sees them: "grace" (listeners keep accepting
+after SIGUSR1, "stopping" already true), hard-stop-after bounding a -sf take-over,
+"localpeer" (HAPROXY_LOCALPEER, -L wins), "node"/"description" in "show info", "nbproc".
+
+Owns: grace, localpeer, node, description, nbproc, hard-stop-after with -sf.
+"""
+
+import signal
+import socket
+import subprocess
+import time
+
+import httpc
+import pytest
+from conftest import HAPROXY_BIN, IS_REF, cli, free_port, run_haproxy, stop_pid_proc, wait_port
+
+DEFAULTS = """defaults
+    mode http
+    timeout connect 2s
+    timeout client 10s
+    timeout server 30s
+"""
+
+
+def write(tmp_path, text, name="h.cfg"):
+    c = tmp_path / name
+    c.write_text(text)
+    return c
+
+
+def start(cfg, args=()):
+    p = subprocess.Popen([HAPROXY_BIN, "-f", str(cfg)] + list(args), stdin=subprocess.DEVNULL,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    return p
+
+
+def wait_exit(p, timeout):
+    try:
+        p.wait(timeout=timeout)
+        return True
+    except subprocess.TimeoutExpired:
+        return False
+
+
+def test_grace_keeps_accepting_with_stopping_true(tmp_path, port):
+    cfg = write(tmp_path, "global\n    grace 1500\n" + DEFAULTS + """frontend fe
+    bind 127.0.0.1:%d
+    http-request return status 503 if { stopping }
+    http-request return status 200
+""" % port)
+    p = start(cfg)
+    try:
+        assert wait_port(port, 10, p)
+        assert httpc.get(port, "/").status == 200
+        t0 = time.monotonic()
+        p.send_signal(signal.SIGUSR1)
+        time.sleep(0.4)
+        # still listening during the grace, and the "stopping" fetch is already true
+        assert httpc.get(port, "/").status == 503
+        assert p.poll() is None
+        assert wait_exit(p, 10)
+        assert time.monotonic() - t0 >= 1.2
+        with pytest.raises(OSError):
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+    finally:
+        stop_pid_proc(p)
+
+
+def test_hard_stop_after_bounds_sf_takeover(tmp_path):
+    port = free_port()
+    # a server that completes the handshake (kernel backlog) and never answers
+    stuck = socket.socket()
+    stuck.bind(("127.0.0.1", 0))
+    stuck.listen(8)
+    cfg = write(tmp_path, "global\n    hard-stop-after 1s\n" + DEFAULTS + """frontend fe
+    bind 127.0.0.1:%d
+    default_backend be
+backend be
+    server s1 127.0.0.1:%d
+""" % (port, stuck.getsockname()[1]))
+    old = start(cfg)
+    new = None
+    c = None
+    try:
+        assert wait_port(port, 10, old)
+        c = socket.create_connection(("127.0.0.1", port), timeout=5)
+        c.sendall(b"GET /slow HTTP/1.1\r\nHost: x\r\n\r\n")
+        time.sleep(0.3)
+        t0 = time.monotonic()
+        new = start(cfg, ["-sf", str(old.pid)])
+        # the request in flight would keep the old process 30 s (timeout server)
+        assert wait_exit(old, 6), "old process still running after hard-stop-after"
+        assert time.monotonic() - t0 < 5
+        assert new.poll() is None
+    finally:
+        if c:
+            c.close()
+        stop_pid_proc(old)
+        if new:
+            stop_pid_proc(new)
+        stuck.close()
+
+
+def test_localpeer_exported_and_cli_wins(tmp_path, port):
+    cfg = write(tmp_path, "global\n    localpeer abc\n    localpeer def\n" + DEFAULTS + """
+frontend fe
+    bind 127.0.0.1:%d
+    http-request return status 200 content-type text/plain string "${HAPROXY_LOCALPEER}"
+""" % port)
+    r = run_haproxy(["-c", "-f", str(cfg)])
+    assert r.returncode == 0, r.stderr
+    p = start(cfg)
+    try:
+        assert wait_port(port, 10, p)
+        assert httpc.get(port, "/").body == b"def"
+    finally:
+        stop_pid_proc(p)
+    r = run_haproxy(["-L", "zz", "-c", "-f", str(cfg)])
+    assert r.returncode == 0
+    assert ("parsing [%s:2] : 'localpeer' ignored since it is already set by using the '-L' "
+            "command line argument." % cfg) in r.stderr
+    p = start(cfg, ["-L", "zz"])
+    try:
+        assert wait_port(port, 10, p)
+        assert httpc.get(port, "/").body == b"zz"
+    finally:
+        stop_pid_proc(p)
+
+
+def test_node_and_description_in_show_info(tmp_path, port):
+    sock = tmp_path / "s.sock"
+    cfg = write(tmp_path, """global
+    node my-node_1.x
+    description a test  process
+    stats socket %s
+""" % sock + DEFAULTS + """frontend fe
+    bind 127.0.0.1:%d
+    http-request return status 200
+""" % port)
+    p = start(cfg)
+    try:
+        assert wait_port(port, 10, p)
+        info = cli(str(sock), "show info").splitlines()
+        i = info.index("node: my-node_1.x")
+        assert info[i + 1] == "description: a test process"
+    finally:
+        stop_pid_proc(p)
+
+
+@pytest.mark.parametrize("value", ["a/b", "a:b"])
+def test_node_name_must_be_valid(tmp_path, port, value):
+    cfg = write(tmp_path, "global\n    node %s\n" % value + DEFAULTS
+                + "frontend fe\n    bind 127.0.0.1:%d\n" % port)
+    r = run_haproxy(["-c", "-f", str(cfg)])
+    assert r.returncode == 1
+    assert "'node' requires valid node name - non-empty string with digits(0-9)" in r.stderr
+
+
+def test_nbproc_above_one_refused(tmp_path, port):
+    cfg = write(tmp_path, "global\n    nbproc 2\n" + DEFAULTS
+                + "frontend fe\n    bind 127.0.0.1:%d\n" % port)
+    r = run_haproxy(["-c", "-f", str(cfg)])
+    assert r.returncode == 1
+    assert ("nbproc is not supported any more since HAProxy 2.5. Threads will automatically "
+            "be used on multi-processor machines if available.") in r.stderr
+
+
+@pytest.mark.ours  # HAProxy 2.6 refuses "nbproc 1" too; we accept it with a warning
+def test_nbproc_one_accepted(tmp_path, port):
+    cfg = write(tmp_path, "global\n    nbproc 1\n" + DEFAULTS
+                + "frontend fe\n    bind 127.0.0.1:%d\n" % port)
+    r = run_haproxy(["-c", "-f", str(cfg)])
+    assert r.returncode == 0
+    assert "'nbproc' is obsolete and ignored" in r.stderr
+
+
+def test_expose_experimental_directives_accepted(tmp_path, port):
+    cfg = write(tmp_path, "global\n    expose-experimental-directives\n" + DEFAULTS
+                + "frontend fe\n    bind 127.0.0.1:%d\n" % port)
+    r = run_haproxy(["-c", "-f", str(cfg)])
+    assert r.returncode == 0, r.stderr
+    assert not IS_REF or "Configuration file is valid" in r.stdout
