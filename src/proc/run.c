@@ -2,7 +2,7 @@
  * CPUs (cpu-map) and to its thread group; signals (through a signalfd polled by thread 0)
  * and the two ways of stopping: SIGTERM/SIGINT stop every loop at once, SIGUSR1 stops
  * accepting and lets each thread end when its last connection is gone (bounded by
- * hard-stop-after).
+ * hard-stop-after, after "grace"). SIGTTOU/SIGTTIN pause and resume the listeners.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -39,10 +39,12 @@ static int start_failed;                  /* a thread could not start its loop (
 static int threads_listening;             /* threads still polling listeners (atomic) */
 static int soft_stop_requested;           /* atomic */
 static int threads_running;               /* threads still in their loop (atomic) */
+static bool listeners_paused;             /* SIGTTOU state, written by thread 0 (atomic) */
 
 /* Stop requests, one per thread, run by the target thread. */
 static struct inbox_item stop_items[MAX_THREADS];
 static struct inbox_item soft_items[MAX_THREADS];
+static struct inbox_item pause_items[MAX_THREADS];  /* SIGTTOU/SIGTTIN, by thread 0 */
 
 static int nb_threads(void)
 {
@@ -76,6 +78,31 @@ static void broadcast(struct inbox_item *items, void (*fn)(struct inbox_item *))
 		else
 			inbox_push(t, &items[t]);
 	}
+}
+
+/* SIGTTOU/SIGTTIN: each thread follows the process-wide state (a stopping one has no
+ * registration left). The sockets changed before the broadcast.
+ */
+static void pause_item_run(struct inbox_item *it)
+{
+	if (th_ctx->stopping)
+		return;
+	if (HA_ATOMIC_LOAD(&listeners_paused))
+		listeners_thread_pause();
+	else
+		listeners_thread_resume();
+}
+
+static void pause_signal(bool pause)
+{
+	if (HA_ATOMIC_LOAD(&soft_stop_requested) || HA_ATOMIC_LOAD(&listeners_paused) == pause)
+		return;
+	if (pause)
+		listeners_pause_all();
+	else
+		listeners_resume_all();
+	HA_ATOMIC_STORE(&listeners_paused, pause);
+	broadcast(pause_items, pause_item_run);
 }
 
 static void hard_stop_cb(struct timer *t)
@@ -121,6 +148,12 @@ static void sig_iocb(struct fd_handler *h, uint32_t events)
 		case SIGUSR1:
 			soft_stop_start();
 			break;
+		case SIGTTOU:
+			pause_signal(true);
+			break;
+		case SIGTTIN:
+			pause_signal(false);
+			break;
 		default:
 			break;
 		}
@@ -135,6 +168,8 @@ static int signals_block(sigset_t *set)
 	sigaddset(set, SIGINT);
 	sigaddset(set, SIGUSR1);
 	sigaddset(set, SIGHUP);
+	sigaddset(set, SIGTTOU);
+	sigaddset(set, SIGTTIN);
 	signal(SIGPIPE, SIG_IGN);
 	return pthread_sigmask(SIG_BLOCK, set, NULL);
 }
@@ -201,6 +236,8 @@ static void *thread_main(void *arg)
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGUSR1);
 	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGTTOU);
+	sigaddset(&set, SIGTTIN);
 	if (thread_start_loop(&set) < 0) {
 		ha_alert("thread %d: cannot start its event loop: %s\n", t + 1, strerror(errno));
 		HA_ATOMIC_STORE(&start_failed, 1);
