@@ -36,7 +36,7 @@ struct global {
 	int tune_cookielen;       /* tune.http.cookielen, 0 = none (for captures) */
 	int external_check;        /* global "external-check" (check/extcheck_cfg.c) */
 	bool insecure_fork;       /* insecure-fork-wanted: external checks may fork */
-	/* process life (issue 9) */
+	/* process life: grace, localpeer, stop state */
 	int grace;                /* "grace": ms between SIGUSR1 and the soft stop, 0 = none */
 	bool localpeer_cli;       /* -L given: "localpeer" lines are ignored */
 	int stop_requested;       /* SIGUSR1 received (the "stopping" fetch, during "grace" too):

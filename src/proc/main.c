@@ -18,6 +18,7 @@
 #include <backend/srv_state.h>
 #include <dns/dns.h>
 #include <cfg/cfg.h>
+#include <cfg/cfg_path.h>
 #include <cfg/cond.h>
 #include <cfg/lexer.h>
 #include <cli/cli.h>
@@ -302,6 +303,8 @@ static void main_load_config(void)
 
 	for (i = 0; i < opts.nb_cfg; i++)
 		cfg_load_path(opts.cfg_paths[i]);
+	if (cfg_path_reset() < 0) /* files read from now on: relative to where we started */
+		cfg_errors++;
 	/* userlists first: the proxies' rules may need their groups */
 	if (cfg_errors || userlist_cfg_check() > 0 || dns_cfg_check() > 0 ||
 	    proxy_check_all() > 0 || rules_check_all() > 0 || check_cfg_check_all() > 0 ||

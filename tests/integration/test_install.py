@@ -68,5 +68,3 @@ def test_install_prefix_and_systemd_verify(tmp_path):
     assert "haproxy.service" not in r.stderr, r.stderr
     r = make("uninstall", "PREFIX=%s" % prefix)
     assert r.returncode == 0 and not unit.exists()
-
-

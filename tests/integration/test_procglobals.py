@@ -180,3 +180,74 @@ def test_expose_experimental_directives_accepted(tmp_path, port):
     r = run_haproxy(["-c", "-f", str(cfg)])
     assert r.returncode == 0, r.stderr
     assert not IS_REF or "Configuration file is valid" in r.stdout
+
+
+def dp_tree(tmp_path):
+    """conf/sub/h.cfg is the config; a.http in conf/sub, b.http in conf, c.http in run (the
+    starting directory), d.http in o."""
+    for d, f in (("conf/sub", "a"), ("conf", "b"), ("run", "c"), ("o", "d")):
+        (tmp_path / d).mkdir(parents=True, exist_ok=True)
+        (tmp_path / d / ("%s.http" % f)).write_bytes(b"HTTP/1.0 503 x\r\n\r\nX\n")
+    return tmp_path / "conf/sub/h.cfg", tmp_path / "run"
+
+
+DP_CFG = """global
+    default-path {mode}
+""" + DEFAULTS + """frontend fe
+    bind 127.0.0.1:{port}
+    errorfile 503 {f}.http
+"""
+
+
+@pytest.mark.parametrize("mode,found", [
+    ("current", "c"), ("config", "a"), ("parent", "b"), ("origin {o}", "d"), ("origin ../o", "d"),
+])
+def test_default_path_modes(tmp_path, port, mode, found):
+    cfg, run = dp_tree(tmp_path)
+    mode = mode.format(o=tmp_path / "o")
+    for f in "abcd":
+        cfg.write_text(DP_CFG.format(mode=mode, port=port, f=f))
+        r = subprocess.run([HAPROXY_BIN, "-c", "-q", "-f", "../conf/sub/h.cfg"], cwd=run,
+                           capture_output=True, text=True, timeout=20)
+        assert (r.returncode == 0) == (f == found), (mode, f, r.stderr)
+
+
+def test_default_path_carries_to_next_file_and_not_after_parsing(tmp_path, port):
+    cfg, run = dp_tree(tmp_path)
+    (tmp_path / "conf/sub2").mkdir()
+    (tmp_path / "conf/sub2/z.http").write_bytes(b"HTTP/1.0 503 x\r\n\r\nX\n")
+    (tmp_path / "conf/sub/g.cfg").write_text("global\n    default-path config\n")
+    (tmp_path / "conf/sub2/f.cfg").write_text(DEFAULTS + "frontend fe\n    bind 127.0.0.1:%d\n"
+                                              "    errorfile 503 z.http\n" % port)
+    r = subprocess.run([HAPROXY_BIN, "-c", "-q", "-f", "../conf/sub/g.cfg", "-f",
+                        "../conf/sub2/f.cfg"], cwd=run, capture_output=True, text=True,
+                       timeout=20)
+    assert r.returncode == 0, r.stderr
+    # the server-state file is read after parsing: relative to the starting directory
+    (tmp_path / "conf/sub/st").write_text("1\n")
+    (tmp_path / "conf/sub/g.cfg").write_text("global\n    default-path config\n"
+                                             "    server-state-file st\n")
+    (tmp_path / "conf/sub2/f.cfg").write_text(
+        DEFAULTS + "    load-server-state-from-file global\nfrontend fe\n"
+        "    bind 127.0.0.1:%d\nbackend be\n    server s1 127.0.0.1:1\n" % port)
+    r = subprocess.run([HAPROXY_BIN, "-c", "-f", "../conf/sub/g.cfg", "-f",
+                        "../conf/sub2/f.cfg"], cwd=run, capture_output=True, text=True,
+                       timeout=20)
+    assert r.returncode == 0, r.stderr
+    assert "server state file 'st': No such file or directory" in r.stderr
+
+
+@pytest.mark.parametrize("arg,msg", [
+    ("", "missing default-path mode '' for 'default-path', supported modes include "
+         "'current', 'config', 'parent', and 'origin'."),
+    ("foo", "unsupported default-path mode 'foo' for 'default-path'"),
+    ("origin", "'default-path origin' expects a directory as an argument."),
+    ("origin /nonexistent-hapx", "couldn't set 'default-path' to origin '/nonexistent-hapx': "
+                                 "Impossible to get back to directory"),
+])
+def test_default_path_errors(tmp_path, port, arg, msg):
+    cfg = write(tmp_path, "global\n    default-path %s\n" % arg + DEFAULTS
+                + "frontend fe\n    bind 127.0.0.1:%d\n" % port)
+    r = run_haproxy(["-c", "-f", str(cfg)])
+    assert r.returncode == 1
+    assert "parsing [%s:2] : %s" % (cfg, msg) in r.stderr
