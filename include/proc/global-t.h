@@ -41,6 +41,9 @@ struct global {
 	bool localpeer_cli;       /* -L given: "localpeer" lines are ignored */
 	int stop_requested;       /* SIGUSR1 received (the "stopping" fetch, during "grace" too):
 				   * written once by thread 0 at run time, read by all (atomic) */
+	int close_spread_time;    /* "close-spread-time" ms, 0 = none, -1 = infinite */
+	uint64_t stop_start_ms;   /* now_ms() when the soft stop began (after "grace"):
+				   * written once by thread 0 before the stop items, atomic */
 };
 
 extern struct global global;

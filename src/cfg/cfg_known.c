@@ -37,7 +37,6 @@ struct cfg_known {
 
 static const struct cfg_known cfg_known_kws[] = {
 	/* global */
-	{ G, "close-spread-time", "spreading connection closes on stop is not implemented yet" },
 	{ G, "h1-case-adjust", "header case adjustment is not implemented yet" },
 	{ G, "h1-case-adjust-file", "header case adjustment is not implemented yet" },
 	{ G, "httpclient.*", "the internal HTTP client is not implemented yet" },

@@ -577,6 +577,20 @@ static int global_grace(struct cfg_ctx *ctx)
 	return cfg_parse_time_arg(ctx, ctx->args[1], &global.grace);
 }
 
+/* "close-spread-time TIME|infinite": see event/stop.h. */
+static int global_close_spread_time(struct cfg_ctx *ctx)
+{
+	if (ctx->nargs < 2 || !*ctx->args[1]) {
+		cfg_alert(ctx, "'%s' expects <time> as argument.", ctx->args[0]);
+		return -1;
+	}
+	if (strcmp(ctx->args[1], "infinite") == 0) {
+		global.close_spread_time = -1;
+		return 0;
+	}
+	return cfg_parse_time_arg(ctx, ctx->args[1], &global.close_spread_time);
+}
+
 /* "localpeer NAME": as -L (which wins): exported as HAPROXY_LOCALPEER for the next lines. */
 static int global_localpeer(struct cfg_ctx *ctx)
 {
@@ -668,6 +682,7 @@ static const struct cfg_kw global_kws[] = {
 	{ "description", CFG_SEC_GLOBAL, global_description },
 	{ "node", CFG_SEC_GLOBAL, global_node },
 	{ "grace", CFG_SEC_GLOBAL, global_grace },
+	{ "close-spread-time", CFG_SEC_GLOBAL, global_close_spread_time },
 	{ "localpeer", CFG_SEC_GLOBAL, global_localpeer },
 	{ "spread-checks", CFG_SEC_GLOBAL, global_spread_checks },
 	{ "max-spread-checks", CFG_SEC_GLOBAL, global_max_spread_checks },

@@ -110,9 +110,16 @@ static void hard_stop_cb(struct timer *t)
 	broadcast(stop_items, stop_item_run);
 }
 
+/* The soft stop proper: "close-spread-time" counts from here. */
+static void soft_stop_begin(void)
+{
+	HA_ATOMIC_STORE(&global.stop_start_ms, now_ms());
+	broadcast(soft_items, soft_item_run);
+}
+
 static void grace_cb(struct timer *t)
 {
-	broadcast(soft_items, soft_item_run);
+	soft_stop_begin();
 }
 
 /* SIGUSR1 (or -sf from a new process): hard-stop-after counts from here; with "grace" the
@@ -132,7 +139,7 @@ static void soft_stop_start(void)
 		timer_set(&grace_timer, tick_add(global.grace));
 		return;
 	}
-	broadcast(soft_items, soft_item_run);
+	soft_stop_begin();
 }
 
 static void sig_iocb(struct fd_handler *h, uint32_t events)

@@ -251,3 +251,93 @@ def test_default_path_errors(tmp_path, port, arg, msg):
     r = run_haproxy(["-c", "-f", str(cfg)])
     assert r.returncode == 1
     assert "parsing [%s:2] : %s" % (cfg, msg) in r.stderr
+
+
+KA_CFG = """global
+    {glob}
+""" + DEFAULTS + """frontend fe
+    bind 127.0.0.1:{port}
+    http-request return status 200 content-type text/plain string "ok"
+"""
+
+
+def ka_request(s):
+    s.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+    data = b""
+    while not data.endswith(b"ok"):
+        d = s.recv(4096)
+        if not d:
+            break
+        data += d
+    return data
+
+
+def is_closed(s):
+    s.setblocking(False)
+    try:
+        return s.recv(1) == b""
+    except BlockingIOError:
+        return False
+    except OSError:
+        return True
+    finally:
+        s.setblocking(True)
+
+
+def test_close_spread_time_infinite_keeps_connections(tmp_path, port):
+    cfg = write(tmp_path, KA_CFG.format(glob="close-spread-time infinite", port=port))
+    p = start(cfg)
+    ka = None
+    try:
+        assert wait_port(port, 10, p)
+        ka = socket.create_connection(("127.0.0.1", port), timeout=5)
+        assert b"200" in ka_request(ka)
+        p.send_signal(signal.SIGUSR1)
+        time.sleep(0.3)
+        r = ka_request(ka)
+        assert b"200" in r and b"connection: close" not in r.lower()
+        time.sleep(1.5)  # longer than the quiet second that closes idle ones by default
+        assert not is_closed(ka)
+        assert p.poll() is None
+        ka.close()
+        ka = None
+        assert wait_exit(p, 10)
+    finally:
+        if ka:
+            ka.close()
+        stop_pid_proc(p)
+
+
+def test_close_spread_time_spreads_idle_closes(tmp_path, port):
+    cfg = write(tmp_path, KA_CFG.format(glob="close-spread-time 4s", port=port))
+    p = start(cfg)
+    conns = []
+    try:
+        assert wait_port(port, 10, p)
+        for _ in range(24):
+            c = socket.create_connection(("127.0.0.1", port), timeout=5)
+            assert b"200" in ka_request(c)
+            conns.append(c)
+        t0 = time.monotonic()
+        p.send_signal(signal.SIGUSR1)
+        time.sleep(2.2)
+        closed = sum(is_closed(c) for c in conns)
+        assert 0 < closed < len(conns), closed
+        assert wait_exit(p, 8), "not every idle connection closed by the end of the window"
+        assert time.monotonic() - t0 >= 2.0
+        assert all(is_closed(c) for c in conns)
+    finally:
+        for c in conns:
+            c.close()
+        stop_pid_proc(p)
+
+
+@pytest.mark.parametrize("arg,msg", [
+    ("", "'close-spread-time' expects <time> as argument."),
+])
+def test_close_spread_time_errors(tmp_path, port, arg, msg):
+    cfg = write(tmp_path, "global\n    close-spread-time %s\n" % arg + DEFAULTS
+                + "frontend fe\n    bind 127.0.0.1:%d\n" % port)
+    r = run_haproxy(["-c", "-f", str(cfg)])
+    assert r.returncode == 1
+    assert "parsing [%s:2] : %s" % (cfg, msg) in r.stderr
