@@ -19,6 +19,7 @@
 #include <sys/syscall.h>
 
 #include <cfg/cfg.h>
+#include <proc/caps.h>
 #include <proc/daemon.h>
 #include <proc/privs.h>
 
@@ -33,16 +34,6 @@ static struct {
 	bool dumpable;
 	uint32_t caps; /* "setcap": CAP_* bits kept across the uid change */
 } privs;
-
-static const struct {
-	const char *name;
-	int cap;
-} privs_cap_names[] = {
-	{ "cap_net_raw", CAP_NET_RAW },
-	{ "cap_net_admin", CAP_NET_ADMIN },
-	{ "cap_net_bind_service", CAP_NET_BIND_SERVICE },
-	{ "cap_sys_admin", CAP_SYS_ADMIN },
-};
 
 /* Parses a decimal id in [0, INT_MAX], as HAProxy's "uid"/"gid" take an int. */
 static bool privs_parse_id(const char *s, unsigned int *out)
@@ -181,43 +172,23 @@ static int privs_set_dumpable(struct cfg_ctx *ctx)
 	return 0;
 }
 
-/* Looks up one "cap_xxx" name; returns its CAP_* number or -1. */
-static int privs_cap_lookup(const char *name, size_t len)
-{
-	for (size_t i = 0; i < sizeof(privs_cap_names) / sizeof(privs_cap_names[0]); i++) {
-		if (strlen(privs_cap_names[i].name) == len &&
-		    strncmp(privs_cap_names[i].name, name, len) == 0)
-			return privs_cap_names[i].cap;
-	}
-	return -1;
-}
-
 /* setcap CAP[,CAP...]: the names HAProxy 2.9+ accepts. */
 static int privs_setcap(struct cfg_ctx *ctx)
 {
-	const char *p;
+	const char *bad;
+	size_t badlen;
 
 	if (ctx->nargs != 2 || !*ctx->args[1]) {
 		cfg_alert(ctx, "'%s' expects a comma-delimited list of capabilities.",
 			  ctx->args[0]);
 		return -1;
 	}
-	for (p = ctx->args[1]; *p;) {
-		size_t len = strcspn(p, ",");
-		int cap = privs_cap_lookup(p, len);
-
-		if (cap < 0) {
-			cfg_alert(
-				ctx,
-				"'%s' : unsupported capability '%.*s' (supported: "
-				"cap_net_raw, cap_net_admin, cap_net_bind_service, cap_sys_admin).",
-				ctx->args[0], (int)len, p);
-			return -1;
-		}
-		privs.caps |= 1u << cap;
-		p += len;
-		if (*p == ',')
-			p++;
+	if (caps_parse(ctx->args[1], &privs.caps, &bad, &badlen) < 0) {
+		cfg_alert(ctx,
+			  "'%s' : unsupported capability '%.*s' (supported: cap_net_raw, "
+			  "cap_net_admin, cap_net_bind_service, cap_sys_admin).",
+			  ctx->args[0], (int)badlen, bad);
+		return -1;
 	}
 	return 0;
 }
