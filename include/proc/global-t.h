@@ -44,6 +44,8 @@ struct global {
 	int close_spread_time;    /* "close-spread-time" ms, 0 = none, -1 = infinite */
 	uint64_t stop_start_ms;   /* now_ms() when the soft stop began (after "grace"):
 				   * written once by thread 0 before the stop items, atomic */
+	bool no_strict_limits;    /* "no strict-limits": an fd limit that cannot be raised is
+				   * a warning, not fatal (HAProxy's default is strict) */
 };
 
 extern struct global global;

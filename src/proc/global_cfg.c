@@ -12,6 +12,7 @@
 #include <base/parse.h>
 #include <cfg/cfg.h>
 #include <proc/global-t.h>
+#include <proc/privs.h>
 #include <thread/thread_cfg.h>
 
 struct global global = {
@@ -515,7 +516,35 @@ static int global_noop_flag(struct cfg_ctx *ctx)
 
 static int global_strict_limits(struct cfg_ctx *ctx)
 {
-	return global_flag(ctx, &global.strict_limits);
+	if (global_flag(ctx, &global.strict_limits) < 0)
+		return -1;
+	global.no_strict_limits = false;
+	return 0;
+}
+
+/* "no KEYWORD" in global: the few keywords HAProxy 2.6 lets negate (those not built here
+ * are refused with its message).
+ */
+static int global_no(struct cfg_ctx *ctx)
+{
+	const char *kw = ctx->nargs > 1 ? ctx->args[1] : "";
+
+	if (ctx->nargs > 2) {
+		cfg_alert(ctx, "'%s' cannot handle unexpected argument '%s'.", kw, ctx->args[2]);
+		return -1;
+	}
+	if (strcmp(kw, "strict-limits") == 0) {
+		global.strict_limits = false;
+		global.no_strict_limits = true;
+		return 0;
+	}
+	if (strcmp(kw, "set-dumpable") == 0) {
+		proc_privs_set_dumpable(false);
+		return 0;
+	}
+	cfg_alert(ctx, "negation/default currently supported only for options, log, busy-polling, "
+		  "set-dumpable, strict-limits, insecure-fork-wanted and numa-cpu-mapping.");
+	return -1;
 }
 
 /* Replaces *dst with a copy of args[1..] joined by spaces (HAProxy's "description"). */
@@ -689,6 +718,7 @@ static const struct cfg_kw global_kws[] = {
 	{ "tune.http.logurilen", CFG_SEC_GLOBAL, global_tune_logurilen },
 	{ "tune.http.cookielen", CFG_SEC_GLOBAL, global_tune_cookielen },
 	{ "strict-limits", CFG_SEC_GLOBAL, global_strict_limits },
+	{ "no", CFG_SEC_GLOBAL, global_no },
 	{ "nosplice", CFG_SEC_GLOBAL, global_noop_flag },
 	{ "nogetaddrinfo", CFG_SEC_GLOBAL, global_noop_flag },
 	{ "insecure-fork-wanted", CFG_SEC_GLOBAL, global_insecure_fork },

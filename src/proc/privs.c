@@ -164,6 +164,11 @@ static int privs_chroot(struct cfg_ctx *ctx)
 	return 0;
 }
 
+void proc_privs_set_dumpable(bool on)
+{
+	privs.dumpable = on;
+}
+
 static int privs_set_dumpable(struct cfg_ctx *ctx)
 {
 	if (cfg_need_args(ctx, 0) < 0)

@@ -56,8 +56,16 @@ static int runtime_set_limits(void)
 			/* As HAProxy (strict limits by default): a maxconn that cannot be
 			 * served would fail at the worst moment, under load. */
 			getrlimit(RLIMIT_NOFILE, &cur);
+			if (global.no_strict_limits) { /* take what the hard limit allows */
+				ha_warning("[%s.main()] Cannot raise FD limit to %llu, limit is "
+					   "%llu.\n", program_invocation_name,
+					   (unsigned long long)want, (unsigned long long)cur.rlim_cur);
+				cur.rlim_cur = cur.rlim_max;
+				setrlimit(RLIMIT_NOFILE, &cur);
+				return 0;
+			}
 			ha_alert("[%s.main()] Cannot raise FD limit to %llu, limit is %llu.\n",
-				 "haproxy", (unsigned long long)want,
+				 program_invocation_name, (unsigned long long)want,
 				 (unsigned long long)cur.rlim_cur);
 			return -1;
 		}

@@ -341,3 +341,32 @@ def test_close_spread_time_errors(tmp_path, port, arg, msg):
     r = run_haproxy(["-c", "-f", str(cfg)])
     assert r.returncode == 1
     assert "parsing [%s:2] : %s" % (cfg, msg) in r.stderr
+
+
+def test_ulimit_n_unreachable_is_fatal_unless_no_strict_limits(tmp_path, port):
+    base = DEFAULTS + "frontend fe\n    bind 127.0.0.1:%d\n" \
+        "    http-request return status 200\n" % port
+    cfg = write(tmp_path, "global\n    ulimit-n 100000000\n" + base)
+    r = run_haproxy(["-f", str(cfg)], timeout=10)
+    assert r.returncode == 1
+    assert "Cannot raise FD limit to 100000000, limit is" in r.stderr
+    assert "[ALERT]" in r.stderr
+    cfg = write(tmp_path, "global\n    no strict-limits\n    ulimit-n 100000000\n" + base,
+                name="n.cfg")
+    p = start(cfg)
+    try:
+        assert wait_port(port, 10, p)
+        assert httpc.get(port, "/").status == 200
+    finally:
+        stop_pid_proc(p)
+        err = p.stderr.read().decode()
+    assert "[WARNING]" in err and "Cannot raise FD limit to 100000000, limit is" in err
+
+
+def test_no_prefix_only_for_some_global_keywords(tmp_path, port):
+    cfg = write(tmp_path, "global\n    no daemon\n" + DEFAULTS
+                + "frontend fe\n    bind 127.0.0.1:%d\n" % port)
+    r = run_haproxy(["-c", "-f", str(cfg)])
+    assert r.returncode == 1
+    assert ("negation/default currently supported only for options, log, busy-polling, "
+            "set-dumpable, strict-limits, insecure-fork-wanted and numa-cpu-mapping.") in r.stderr
