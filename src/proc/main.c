@@ -383,7 +383,7 @@ static int main_start(void)
 		goto out_pidfile;
 	/* every file is read and every socket bound: chroot and setuid before serving */
 	if (proc_drop_privileges() < 0)
-		return 1;
+		goto out_pidfile;
 	ret = runtime_run(main_ready);
 	pidfile_remove();
 	return ret;

@@ -286,6 +286,10 @@ static int privs_switch(gid_t *groups, int ngroups)
 		ha_alert("[%s.main()] Cannot chroot(%s).\n", program_invocation_name, privs.chroot);
 		return -1;
 	}
+	/* from here the pidfile's path names another file (chroot) or one the new user may
+	 * not remove: it is left in place, as HAProxy does; before, a failure removes it */
+	if (privs.chroot)
+		pidfile_forget();
 	if (privs.uid || privs.gid)
 		privs_set_groups(groups, ngroups);
 	if (privs.gid && setgid(privs.gid) < 0) {
@@ -303,6 +307,7 @@ static int privs_switch(gid_t *groups, int ngroups)
 			 (int)privs.uid);
 		return -1;
 	}
+	pidfile_forget();
 	if (privs.caps && privs.uid && privs_apply_caps() < 0)
 		return -1;
 	return 0;
@@ -323,8 +328,6 @@ int proc_drop_privileges(void)
 	/* /etc/group may not exist in the chroot: the user's groups are read before */
 	if (privs.user)
 		ngroups = privs_user_groups(&groups);
-	/* the pidfile's path means something else in the chroot, and is root's */
-	pidfile_forget();
 	ret = privs_switch(groups, ngroups);
 	free(groups);
 	if (ret < 0)

@@ -12,7 +12,7 @@ import time
 
 import httpc
 import pytest
-from conftest import IS_REF, cli, make_cfg, run_haproxy
+from conftest import cli, make_cfg, run_haproxy, stop_pid
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="needs root to drop privileges")
 
@@ -172,3 +172,30 @@ def test_setcap_unknown_capability(tmp_path, port):
     assert r.returncode == 1
     assert "parsing [%s:2] : 'setcap' : unsupported capability 'cap_chown'" % c in r.stderr
 
+
+
+@pytest.mark.ours  # HAProxy leaves its pidfile behind; we remove it when nothing changed yet
+def test_failed_chroot_removes_pidfile(tmp_path, port):
+    c = tmp_path / "h.cfg"
+    pid = tmp_path / "h.pid"
+    c.write_text(make_cfg(port, glob=["chroot /nonexistent-hapx"]))
+    r = run_haproxy(["-f", str(c), "-p", str(pid)], timeout=10)
+    assert r.returncode == 1
+    assert not pid.exists()
+
+
+def test_daemon_pidfile_written_before_chroot(backend, port, tmp_path):
+    root = tmp_path / "jail"
+    root.mkdir()
+    pid = tmp_path / "h.pid"
+    c = tmp_path / "h.cfg"
+    c.write_text(make_cfg(port, [backend], glob=["user nobody", "chroot %s" % root]))
+    r = run_haproxy(["-D", "-f", str(c), "-p", str(pid)], timeout=10)
+    assert r.returncode == 0, r.stderr
+    daemon = int(pid.read_text().split()[0])
+    try:
+        assert wait_uid(daemon, NOBODY)
+        assert os.readlink("/proc/%d/root" % daemon) == str(root)
+        assert httpc.get(port, "/").status == 200
+    finally:
+        stop_pid(daemon)
