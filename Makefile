@@ -1,5 +1,5 @@
 # Build of the haproxy-compatible proxy. Targets: all (./haproxy), run, test, unit, asan,
-# integration, fuzz, fuzz-replay, bench, install, clean. Options: USE_OPENSSL, USE_PCRE2,
+# integration, fuzz, fuzz-replay, bench, install, uninstall, clean. Options: USE_OPENSSL, USE_PCRE2,
 # USE_PCRE2_JIT, USE_LUA, USE_ZLIB, USE_LIBCRYPT (1 by default, 0 to drop), CC, CPU, ARCH, DEBUG.
 
 ifeq ($(origin CC),default)
@@ -9,6 +9,8 @@ CPU     ?= generic
 ARCH    ?=
 PREFIX  ?= /usr/local
 SBINDIR ?= $(PREFIX)/sbin
+DOCDIR  ?= $(PREFIX)/share/doc/haproxy
+SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
 VERSION := $(shell cat VERSION)
 
 USE_OPENSSL   ?= 1
@@ -74,7 +76,7 @@ LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 MAIN_OBJ  := $(MAIN_SRC:%.c=$(BUILD)/%.o)
 UNIT_OBJS := $(UNIT_SRCS:%.c=$(BUILD)/%.o)
 
-.PHONY: all run test deps unit asan unit-asan integration integration-asan fuzz fuzz-replay bench bench-pick install clean \
+.PHONY: all run test deps unit asan unit-asan integration integration-asan fuzz fuzz-replay bench bench-pick install uninstall clean \
 	format-check examples-check
 
 all: haproxy
@@ -177,9 +179,23 @@ bench/lb_pick: $(LIB_OBJS) $(BUILD)/bench/lb_pick.o
 bench-pick: bench/lb_pick
 	./bench/lb_pick
 
+# The binary, the documentation (no man page: doc/*.md) with the example configurations, and
+# the systemd unit with the binary's and the documentation's installed paths substituted.
 install: haproxy
-	install -d $(DESTDIR)$(SBINDIR)
+	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(DOCDIR)/internals $(DESTDIR)$(DOCDIR)/examples \
+		$(DESTDIR)$(SYSTEMDUNITDIR)
 	install -m 0755 haproxy $(DESTDIR)$(SBINDIR)/haproxy
+	install -m 0644 README doc/*.md $(DESTDIR)$(DOCDIR)/
+	install -m 0644 doc/internals/*.md $(DESTDIR)$(DOCDIR)/internals/
+	install -m 0644 examples/*.cfg examples/haproxy.service $(DESTDIR)$(DOCDIR)/examples/
+	sed -e 's|/usr/sbin/haproxy|$(SBINDIR)/haproxy|g' -e 's|/usr/share/doc/haproxy|$(DOCDIR)|g' \
+		examples/haproxy.service > $(DESTDIR)$(SYSTEMDUNITDIR)/haproxy.service.tmp
+	chmod 0644 $(DESTDIR)$(SYSTEMDUNITDIR)/haproxy.service.tmp
+	mv -f $(DESTDIR)$(SYSTEMDUNITDIR)/haproxy.service.tmp $(DESTDIR)$(SYSTEMDUNITDIR)/haproxy.service
+
+uninstall:
+	rm -f $(DESTDIR)$(SBINDIR)/haproxy $(DESTDIR)$(SYSTEMDUNITDIR)/haproxy.service
+	rm -rf $(DESTDIR)$(DOCDIR)
 
 clean:
 	rm -rf build haproxy haproxy-asan haproxy-tsan bench/lb_pick tests/unit/run tests/unit/run-asan tests/fuzz/bin

@@ -30,6 +30,19 @@ void listeners_thread_disable(void);
 /* Closes <li>'s sockets once no thread polls them any more. */
 void listener_close(struct listener *li);
 
+/* SIGTTOU/SIGTTIN, as HAProxy's pause/resume. listeners_set_paused() (one thread, first)
+ * sets or clears the process-wide pause; listener_pause_sock() stops a listener's TCP
+ * sockets from listening (the port stays bound, new connections are refused, those in the
+ * accept queue are reset); listener_resume_sock() listens again with <backlog>. Then each
+ * thread calls listeners_thread_pause() (unregisters its sockets) or
+ * listeners_thread_resume() (registers them again, as limits allow).
+ */
+void listeners_set_paused(bool paused);
+void listener_pause_sock(struct listener *li);
+void listener_resume_sock(struct listener *li, int backlog);
+void listeners_thread_pause(void);
+void listeners_thread_resume(void);
+
 /* conn/reuseport.c: makes this process's TCP listening sockets fds[0..n) for one address
  * the ones that get its new connections, and lets the kernel move the connections queued
  * on a socket of the address's SO_REUSEPORT group to them when it closes (reloads).

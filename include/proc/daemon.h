@@ -35,6 +35,11 @@ int pidfile_write(void);
 /* Removes the pidfile created by this process, if any. */
 void pidfile_remove(void);
 
+/* Forgets the pidfile without removing it: called before a chroot or a uid change, after
+ * which its path would name another file or could not be unlinked (HAProxy leaves it too).
+ */
+void pidfile_forget(void);
+
 /* Sends <sig> to each of pids[0..nb), as -sf (SIGUSR1) and -st (SIGTERM) ask once the new
  * process is ready. A pid that no longer exists is skipped silently; other failures print a
  * warning.

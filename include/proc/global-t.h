@@ -36,6 +36,16 @@ struct global {
 	int tune_cookielen;       /* tune.http.cookielen, 0 = none (for captures) */
 	int external_check;        /* global "external-check" (check/extcheck_cfg.c) */
 	bool insecure_fork;       /* insecure-fork-wanted: external checks may fork */
+	/* process life: grace, localpeer, stop state */
+	int grace;                /* "grace": ms between SIGUSR1 and the soft stop, 0 = none */
+	bool localpeer_cli;       /* -L given: "localpeer" lines are ignored */
+	int stop_requested;       /* SIGUSR1 received (the "stopping" fetch, during "grace" too):
+				   * written once by thread 0 at run time, read by all (atomic) */
+	int close_spread_time;    /* "close-spread-time" ms, 0 = none, -1 = infinite */
+	uint64_t stop_start_ms;   /* now_ms() when the soft stop began (after "grace"):
+				   * written once by thread 0 before the stop items, atomic */
+	bool no_strict_limits;    /* "no strict-limits": an fd limit that cannot be raised is
+				   * a warning, not fatal (HAProxy's default is strict) */
 };
 
 extern struct global global;

@@ -19,6 +19,13 @@ int listeners_enable_thread(void);
 /* Closes every listening socket (no thread polls them any more). */
 void listeners_close_all(void);
 
+/* SIGTTOU / SIGTTIN, from the signal thread: every frontend's TCP sockets stop listening
+ * (the ports stay bound, new connections are refused) / listen again. Each thread then
+ * unregisters / registers its sockets (listeners_thread_pause/resume).
+ */
+void listeners_pause_all(void);
+void listeners_resume_all(void);
+
 /* Starts the event loop(s) and runs until SIGTERM/SIGINT (immediate stop) or SIGUSR1
  * (graceful: stop accepting, finish in-flight requests). <ready> is called once every loop
  * is ready to serve (the daemon launcher uses it to report success). Returns the process

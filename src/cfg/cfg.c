@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include <cfg/cfg.h>
+#include <cfg/cfg_path.h>
 #include <cfg/cond.h>
 #include <cfg/lexer.h>
 #include <proc/version.h>
@@ -401,9 +402,15 @@ static int cfg_load_file(const char *path)
 	ssize_t n;
 	FILE *f;
 
+	if (cfg_path_reset() < 0) /* <path> is relative to the starting directory */
+		return -1;
 	f = fopen(path, "r");
 	if (!f) {
 		ha_alert("Could not open configuration file %s : %s", path, strerror(errno));
+		return -1;
+	}
+	if (cfg_path_enter_file(path) < 0) { /* default-path */
+		fclose(f);
 		return -1;
 	}
 	st = calloc(1, sizeof(*st));

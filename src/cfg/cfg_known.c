@@ -37,9 +37,6 @@ struct cfg_known {
 
 static const struct cfg_known cfg_known_kws[] = {
 	/* global */
-	{ G, "close-spread-time", "spreading connection closes on stop is not implemented yet" },
-	{ G, "grace", "a stop grace period is not implemented yet; use 'hard-stop-after'" },
-	{ G, "default-path", "relative path policies are not implemented yet" },
 	{ G, "h1-case-adjust", "header case adjustment is not implemented yet" },
 	{ G, "h1-case-adjust-file", "header case adjustment is not implemented yet" },
 	{ G, "httpclient.*", "the internal HTTP client is not implemented yet" },
@@ -60,7 +57,6 @@ static const struct cfg_known cfg_known_kws[] = {
 	{ G, "tune.fd.edge-triggered", "edge-triggered polling is not implemented" },
 	{ G, "tune.listener.multi-queue", "listener queue tuning is not implemented yet" },
 	{ G, "tune.peers.*", "peers are not implemented yet" },
-	{ G, "localpeer", "peers are not implemented yet" },
 	{ G, "tune.takeover-other-tg-connections", "idle server connection tuning is not "
 						    "implemented yet" },
 	{ G, "tune.sched.low-latency", "scheduler tuning is not implemented yet" },
@@ -72,7 +68,6 @@ static const struct cfg_known cfg_known_kws[] = {
 	{ G, "tune.epoll.mask-events", WHY_POLL },
 	{ G, "busy-polling", "busy polling is not implemented yet" },
 	{ G, "noreuseport", "listeners are always sharded with SO_REUSEPORT" },
-	{ G, "set-dumpable", "core dump settings are not implemented yet" },
 	{ G, "tune.max-checks-per-thread", WHY_CHECKS },
 	{ G, "tune.recv_enough", "receive size tuning is not implemented yet" },
 	{ G, "tune.buffers.*", "buffer count limits are not implemented yet" },
@@ -105,7 +100,6 @@ static const struct cfg_known cfg_known_kws[] = {
 	{ G, "h2-workaround-bogus-websocket-clients", WHY_H2 },
 	{ G, "cluster-secret", "QUIC retry tokens are not implemented" },
 	{ G, "prealloc-fd", "fd preallocation is not implemented yet" },
-	{ G, "setcap", "privilege dropping is not implemented yet" },
 	{ G, "shm-stats-file", "shared statistics are not implemented yet" },
 	{ G, "ocsp-update.*", WHY_TLS },
 	{ G, "dns-accept-family", WHY_DNS },
@@ -116,7 +110,7 @@ static const struct cfg_known cfg_known_kws[] = {
 	/* defaults / frontend / backend / listen */
 	{ P, "log-steps", "logging is not implemented yet" },
 	{ P, "use-fcgi-app", "FastCGI is not implemented yet" },
-	{ P, "grace", "a stop grace period is not implemented yet" },
+	{ P, "grace", "a per-proxy stop grace period is not implemented yet; use the global 'grace'" },
 	{ P, "redispatch", "removed in HAProxy 1.5; use 'option redispatch'" },
 	{ P, "redisp", "removed in HAProxy 1.5; use 'option redispatch'" },
 	{ P, "quic-initial", WHY_QUIC },

@@ -47,6 +47,7 @@ DECLARE_POOL(pool_li_reg, "listener_reg", sizeof(struct li_reg))
 
 static __thread struct li_reg *thread_regs;  /* this thread's registrations */
 static int paused_regs;                      /* paused registrations, all threads (atomic) */
+static int sig_paused;                       /* SIGTTOU received, no SIGTTIN since (atomic) */
 
 /* One resume request per thread, pushed at most once until it runs. */
 static struct resume_item {
@@ -417,7 +418,8 @@ static void listener_iocb(struct fd_handler *h, uint32_t events)
 		}
 		fd = accept4(h->fd, (struct sockaddr *)&peer, &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (fd < 0) {
-			if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)
+			if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM ||
+			    errno == EINVAL) /* EINVAL: paused by SIGTTOU, not unregistered yet */
 				reg_pause(reg, RESUME_RETRY_MS); /* or a connection end resumes it */
 			if (errno == EINTR || errno == ECONNABORTED)
 				continue;
@@ -490,6 +492,8 @@ void listeners_thread_disable(void)
 /* Re-adds the calling thread's paused registrations whose limits allow it. */
 static void resume_local(void)
 {
+	if (HA_ATOMIC_LOAD(&sig_paused)) /* only SIGTTIN resumes them */
+		return;
 	for (struct li_reg *reg = thread_regs; reg; reg = reg->next) {
 		int wait = 0;
 
@@ -533,4 +537,50 @@ void listener_release(struct listener *li)
 		ri->it.fn = resume_item_run;
 		inbox_push(t, &ri->it);
 	}
+}
+
+/* ---- pause and resume (SIGTTOU, SIGTTIN) ---- */
+
+void listeners_set_paused(bool paused)
+{
+	HA_ATOMIC_STORE(&sig_paused, paused ? 1 : 0);
+}
+
+/* A TCP socket that stops listening stays bound; a unix one is only unregistered (its
+ * connections wait in its backlog), HAProxy having no way to pause those either.
+ */
+void listener_pause_sock(struct listener *li)
+{
+	for (int i = 0; i < li->nb_shards; i++)
+		if (li->addr.ss_family != AF_UNIX && li->shards[i].fd >= 0)
+			shutdown(li->shards[i].fd, SHUT_RD);
+}
+
+void listener_resume_sock(struct listener *li, int backlog)
+{
+	int fds[MAX_THREADS], n = 0;
+
+	if (li->addr.ss_family == AF_UNIX)
+		return;
+	for (int i = 0; i < li->nb_shards; i++)
+		if (li->shards[i].fd >= 0 && listen(li->shards[i].fd, backlog > 0 ? backlog : 1024) == 0)
+			fds[n++] = li->shards[i].fd;
+	if (n && li_shardable(li)) /* the group was left: steer to these sockets again */
+		sock_reuseport_take_over(fds, n);
+}
+
+void listeners_thread_pause(void)
+{
+	for (struct li_reg *reg = thread_regs; reg; reg = reg->next) {
+		if (reg->paused)
+			continue;
+		epoll_ctl(th_ctx->epfd, EPOLL_CTL_DEL, reg->h.fd, NULL);
+		reg->paused = true;
+		HA_ATOMIC_INC(&paused_regs);
+	}
+}
+
+void listeners_thread_resume(void)
+{
+	resume_local();
 }

@@ -13,6 +13,7 @@
 #include <conn/listener.h>
 #include <base/freq_ctr.h>
 #include <event/loop.h>
+#include <event/stop.h>
 #include <mux/h1.h>
 #include <proxy/proxy-t.h>
 #include <stats/counters.h>
@@ -234,7 +235,8 @@ int h1_front_close_idle(void)
 		return 0;
 	list_for_each_entry_safe(c, tmp, &idle_fronts, idle) {
 		if ((c->flags & CO_FL_RD_EOF) || (!(c->px->options & PR_O_IDLE_CLOSE_RSP) &&
-						  now_ms() - c->last_act >= STOP_QUIET_MS))
+						  now_ms() - c->last_act >= STOP_QUIET_MS &&
+						  stop_close_due((uintptr_t)c)))
 			front_close(c);
 		else
 			left++;

@@ -103,7 +103,9 @@ void daemon_report_ready(bool keep_stderr)
 		return;
 	if (!keep_stderr) {
 		fflush(stderr);
-		daemon_null_fd(STDERR_FILENO);
+		/* stdin is /dev/null since daemon_start(): no open(), which a chroot (or a
+		 * dropped privilege) might not allow any more */
+		dup2(STDIN_FILENO, STDERR_FILENO);
 	}
 	do {
 		ret = write(daemon_ready_fd, &c, 1);
@@ -173,6 +175,11 @@ void pidfile_remove(void)
 	if (!pidfile_path[0] || pidfile_owner != getpid())
 		return;
 	unlink(pidfile_path);
+	pidfile_path[0] = '\0';
+}
+
+void pidfile_forget(void)
+{
 	pidfile_path[0] = '\0';
 }
 

@@ -3,6 +3,7 @@
  * and refuses, with the reason, the HAProxy global keywords not implemented yet.
  * Applying the settings (daemon, limits, buffers, threads) is done by their owners.
  */
+#include <ctype.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include <base/parse.h>
 #include <cfg/cfg.h>
 #include <proc/global-t.h>
+#include <proc/privs.h>
 #include <thread/thread_cfg.h>
 
 struct global global = {
@@ -386,6 +388,9 @@ static int global_default_shards(struct cfg_ctx *ctx)
 	return 0;
 }
 
+/* "nbproc 1" is accepted (a warning) so that old configs load; HAProxy 2.6 refuses every
+ * value, with the message given here for the others.
+ */
 static int global_nbproc(struct cfg_ctx *ctx)
 {
 	long v;
@@ -397,8 +402,8 @@ static int global_nbproc(struct cfg_ctx *ctx)
 			 "process runs threads).");
 		return 0;
 	}
-	cfg_alert(ctx, "'nbproc' is not supported (HAProxy 2.5 removed it); use 'nbthread' "
-		  "instead.");
+	cfg_alert(ctx, "nbproc is not supported any more since HAProxy 2.5. Threads will "
+		  "automatically be used on multi-processor machines if available.");
 	return -1;
 }
 
@@ -477,11 +482,6 @@ static int global_resetenv(struct cfg_ctx *ctx)
 	return 0;
 }
 
-static int global_refuse_priv(struct cfg_ctx *ctx)
-{
-	return cfg_not_supported(ctx, "privilege dropping is not implemented yet");
-}
-
 static int global_refuse_tls(struct cfg_ctx *ctx)
 {
 	return cfg_not_supported(ctx, "TLS is not implemented yet");
@@ -507,7 +507,35 @@ static int global_noop_flag(struct cfg_ctx *ctx)
 
 static int global_strict_limits(struct cfg_ctx *ctx)
 {
-	return global_flag(ctx, &global.strict_limits);
+	if (global_flag(ctx, &global.strict_limits) < 0)
+		return -1;
+	global.no_strict_limits = false;
+	return 0;
+}
+
+/* "no KEYWORD" in global: the few keywords HAProxy 2.6 lets negate (those not built here
+ * are refused with its message).
+ */
+static int global_no(struct cfg_ctx *ctx)
+{
+	const char *kw = ctx->nargs > 1 ? ctx->args[1] : "";
+
+	if (ctx->nargs > 2) {
+		cfg_alert(ctx, "'%s' cannot handle unexpected argument '%s'.", kw, ctx->args[2]);
+		return -1;
+	}
+	if (strcmp(kw, "strict-limits") == 0) {
+		global.strict_limits = false;
+		global.no_strict_limits = true;
+		return 0;
+	}
+	if (strcmp(kw, "set-dumpable") == 0) {
+		proc_privs_set_dumpable(false);
+		return 0;
+	}
+	cfg_alert(ctx, "negation/default currently supported only for options, log, busy-polling, "
+		  "set-dumpable, strict-limits, insecure-fork-wanted and numa-cpu-mapping.");
+	return -1;
 }
 
 /* Replaces *dst with a copy of args[1..] joined by spaces (HAProxy's "description"). */
@@ -546,9 +574,62 @@ static int global_description(struct cfg_ctx *ctx)
 
 static int global_node(struct cfg_ctx *ctx)
 {
+	const char *p;
+
 	if (cfg_need_args(ctx, 1) < 0)
 		return -1;
+	for (p = ctx->args[1]; *p; p++)
+		if (!isalnum((unsigned char)*p) && *p != '.' && *p != '-' && *p != '_')
+			break;
+	if (!*ctx->args[1] || *p) {
+		cfg_alert(ctx, "'node' requires valid node name - non-empty string with digits(0-9), "
+			  "letters(A-Z, a-z), dot(.), hyphen(-) or underscode(_).");
+		return -1;
+	}
 	return global_join_args(ctx, &global.node);
+}
+
+/* "grace TIME": after SIGUSR1, "stopping" is true but listeners accept for TIME more. */
+static int global_grace(struct cfg_ctx *ctx)
+{
+	if (cfg_need_args(ctx, 1) < 0)
+		return -1;
+	return cfg_parse_time_arg(ctx, ctx->args[1], &global.grace);
+}
+
+/* "close-spread-time TIME|infinite": see event/stop.h. */
+static int global_close_spread_time(struct cfg_ctx *ctx)
+{
+	if (ctx->nargs < 2 || !*ctx->args[1]) {
+		cfg_alert(ctx, "'%s' expects <time> as argument.", ctx->args[0]);
+		return -1;
+	}
+	if (strcmp(ctx->args[1], "infinite") == 0) {
+		global.close_spread_time = -1;
+		return 0;
+	}
+	return cfg_parse_time_arg(ctx, ctx->args[1], &global.close_spread_time);
+}
+
+/* "localpeer NAME": as -L (which wins): exported as HAPROXY_LOCALPEER for the next lines. */
+static int global_localpeer(struct cfg_ctx *ctx)
+{
+	if (cfg_need_args(ctx, 1) < 0)
+		return -1;
+	if (global.localpeer_cli) {
+		cfg_warn(ctx, "'%s' ignored since it is already set by using the '-L' command line "
+			 "argument.", ctx->args[0]);
+		return 0;
+	}
+	if (!*ctx->args[1]) {
+		cfg_alert(ctx, "'%s' expects a name as an argument.", ctx->args[0]);
+		return -1;
+	}
+	if (setenv("HAPROXY_LOCALPEER", ctx->args[1], 1) != 0) {
+		cfg_alert(ctx, "out of memory.");
+		return -1;
+	}
+	return 0;
 }
 
 static int global_spread_checks(struct cfg_ctx *ctx)
@@ -620,21 +701,20 @@ static const struct cfg_kw global_kws[] = {
 	{ "resetenv", CFG_SEC_GLOBAL, global_resetenv },
 	{ "description", CFG_SEC_GLOBAL, global_description },
 	{ "node", CFG_SEC_GLOBAL, global_node },
+	{ "grace", CFG_SEC_GLOBAL, global_grace },
+	{ "close-spread-time", CFG_SEC_GLOBAL, global_close_spread_time },
+	{ "localpeer", CFG_SEC_GLOBAL, global_localpeer },
 	{ "spread-checks", CFG_SEC_GLOBAL, global_spread_checks },
 	{ "max-spread-checks", CFG_SEC_GLOBAL, global_max_spread_checks },
 	{ "tune.http.logurilen", CFG_SEC_GLOBAL, global_tune_logurilen },
 	{ "tune.http.cookielen", CFG_SEC_GLOBAL, global_tune_cookielen },
 	{ "strict-limits", CFG_SEC_GLOBAL, global_strict_limits },
+	{ "no", CFG_SEC_GLOBAL, global_no },
 	{ "nosplice", CFG_SEC_GLOBAL, global_noop_flag },
 	{ "nogetaddrinfo", CFG_SEC_GLOBAL, global_noop_flag },
 	{ "insecure-fork-wanted", CFG_SEC_GLOBAL, global_insecure_fork },
 	{ "insecure-setuid-wanted", CFG_SEC_GLOBAL, global_noop_flag },
 	{ "no-memory-trimming", CFG_SEC_GLOBAL, global_noop_flag },
-	{ "user", CFG_SEC_GLOBAL, global_refuse_priv },
-	{ "group", CFG_SEC_GLOBAL, global_refuse_priv },
-	{ "uid", CFG_SEC_GLOBAL, global_refuse_priv },
-	{ "gid", CFG_SEC_GLOBAL, global_refuse_priv },
-	{ "chroot", CFG_SEC_GLOBAL, global_refuse_priv },
 	{ "ssl-default-bind-*", CFG_SEC_GLOBAL, global_refuse_tls },
 	{ "ssl-default-server-*", CFG_SEC_GLOBAL, global_refuse_tls },
 	{ "ssl-server-verify", CFG_SEC_GLOBAL, global_refuse_tls },

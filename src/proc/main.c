@@ -18,10 +18,12 @@
 #include <backend/srv_state.h>
 #include <dns/dns.h>
 #include <cfg/cfg.h>
+#include <cfg/cfg_path.h>
 #include <cfg/cond.h>
 #include <cfg/lexer.h>
 #include <cli/cli.h>
 #include <proc/daemon.h>
+#include <proc/privs.h>
 #include <proc/global-t.h>
 #include <proc/runtime.h>
 #include <proc/version.h>
@@ -253,6 +255,7 @@ static void main_set_localpeer(void)
 	char host[256];
 
 	if (opts.localpeer) {
+		global.localpeer_cli = true; /* "localpeer" lines are then ignored */
 		setenv("HAPROXY_LOCALPEER", opts.localpeer, 1);
 		return;
 	}
@@ -300,6 +303,8 @@ static void main_load_config(void)
 
 	for (i = 0; i < opts.nb_cfg; i++)
 		cfg_load_path(opts.cfg_paths[i]);
+	if (cfg_path_reset() < 0) /* files read from now on: relative to where we started */
+		cfg_errors++;
 	/* userlists first: the proxies' rules may need their groups */
 	if (cfg_errors || userlist_cfg_check() > 0 || dns_cfg_check() > 0 ||
 	    proxy_check_all() > 0 || rules_check_all() > 0 || check_cfg_check_all() > 0 ||
@@ -375,6 +380,9 @@ static int main_start(void)
 	if (global.daemon && daemon_start() < 0)
 		goto out_pidfile;
 	if (pidfile_write() < 0)
+		goto out_pidfile;
+	/* every file is read and every socket bound: chroot and setuid before serving */
+	if (proc_drop_privileges() < 0)
 		goto out_pidfile;
 	ret = runtime_run(main_ready);
 	pidfile_remove();

@@ -2,7 +2,7 @@
  * CPUs (cpu-map) and to its thread group; signals (through a signalfd polled by thread 0)
  * and the two ways of stopping: SIGTERM/SIGINT stop every loop at once, SIGUSR1 stops
  * accepting and lets each thread end when its last connection is gone (bounded by
- * hard-stop-after).
+ * hard-stop-after, after "grace"). SIGTTOU/SIGTTIN pause and resume the listeners.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -32,16 +32,19 @@
 
 static struct fd_handler sig_handler;     /* thread 0 only */
 static struct timer hard_stop_timer;      /* thread 0 only */
+static struct timer grace_timer;          /* thread 0 only */
 static pthread_barrier_t start_barrier;
 static void (*ready_cb)(void);
 static int start_failed;                  /* a thread could not start its loop (atomic) */
 static int threads_listening;             /* threads still polling listeners (atomic) */
 static int soft_stop_requested;           /* atomic */
 static int threads_running;               /* threads still in their loop (atomic) */
+static bool listeners_paused;             /* SIGTTOU state, written by thread 0 (atomic) */
 
 /* Stop requests, one per thread, run by the target thread. */
 static struct inbox_item stop_items[MAX_THREADS];
 static struct inbox_item soft_items[MAX_THREADS];
+static struct inbox_item pause_items[MAX_THREADS];  /* SIGTTOU/SIGTTIN, by thread 0 */
 
 static int nb_threads(void)
 {
@@ -77,9 +80,66 @@ static void broadcast(struct inbox_item *items, void (*fn)(struct inbox_item *))
 	}
 }
 
+/* SIGTTOU/SIGTTIN: each thread follows the process-wide state (a stopping one has no
+ * registration left). The sockets changed before the broadcast.
+ */
+static void pause_item_run(struct inbox_item *it)
+{
+	if (th_ctx->stopping)
+		return;
+	if (HA_ATOMIC_LOAD(&listeners_paused))
+		listeners_thread_pause();
+	else
+		listeners_thread_resume();
+}
+
+static void pause_signal(bool pause)
+{
+	if (HA_ATOMIC_LOAD(&soft_stop_requested) || HA_ATOMIC_LOAD(&listeners_paused) == pause)
+		return;
+	if (pause)
+		listeners_pause_all();
+	else
+		listeners_resume_all();
+	HA_ATOMIC_STORE(&listeners_paused, pause);
+	broadcast(pause_items, pause_item_run);
+}
+
 static void hard_stop_cb(struct timer *t)
 {
 	broadcast(stop_items, stop_item_run);
+}
+
+/* The soft stop proper: "close-spread-time" counts from here. */
+static void soft_stop_begin(void)
+{
+	HA_ATOMIC_STORE(&global.stop_start_ms, now_ms());
+	broadcast(soft_items, soft_item_run);
+}
+
+static void grace_cb(struct timer *t)
+{
+	soft_stop_begin();
+}
+
+/* SIGUSR1 (or -sf from a new process): hard-stop-after counts from here; with "grace" the
+ * listeners keep accepting that long first ("stopping" is already true), as HAProxy 2.6.
+ */
+static void soft_stop_start(void)
+{
+	if (HA_ATOMIC_XCHG(&soft_stop_requested, 1))
+		return;
+	HA_ATOMIC_STORE(&global.stop_requested, 1);
+	if (global.hard_stop_after) {
+		hard_stop_timer.cb = hard_stop_cb;
+		timer_set(&hard_stop_timer, tick_add(global.hard_stop_after));
+	}
+	if (global.grace) {
+		grace_timer.cb = grace_cb;
+		timer_set(&grace_timer, tick_add(global.grace));
+		return;
+	}
+	soft_stop_begin();
 }
 
 static void sig_iocb(struct fd_handler *h, uint32_t events)
@@ -93,13 +153,13 @@ static void sig_iocb(struct fd_handler *h, uint32_t events)
 			broadcast(stop_items, stop_item_run);
 			break;
 		case SIGUSR1:
-			if (HA_ATOMIC_XCHG(&soft_stop_requested, 1))
-				break;
-			if (global.hard_stop_after) {
-				hard_stop_timer.cb = hard_stop_cb;
-				timer_set(&hard_stop_timer, tick_add(global.hard_stop_after));
-			}
-			broadcast(soft_items, soft_item_run);
+			soft_stop_start();
+			break;
+		case SIGTTOU:
+			pause_signal(true);
+			break;
+		case SIGTTIN:
+			pause_signal(false);
 			break;
 		default:
 			break;
@@ -115,6 +175,8 @@ static int signals_block(sigset_t *set)
 	sigaddset(set, SIGINT);
 	sigaddset(set, SIGUSR1);
 	sigaddset(set, SIGHUP);
+	sigaddset(set, SIGTTOU);
+	sigaddset(set, SIGTTIN);
 	signal(SIGPIPE, SIG_IGN);
 	return pthread_sigmask(SIG_BLOCK, set, NULL);
 }
@@ -181,6 +243,8 @@ static void *thread_main(void *arg)
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGUSR1);
 	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGTTOU);
+	sigaddset(&set, SIGTTIN);
 	if (thread_start_loop(&set) < 0) {
 		ha_alert("thread %d: cannot start its event loop: %s\n", t + 1, strerror(errno));
 		HA_ATOMIC_STORE(&start_failed, 1);

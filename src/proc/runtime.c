@@ -56,8 +56,16 @@ static int runtime_set_limits(void)
 			/* As HAProxy (strict limits by default): a maxconn that cannot be
 			 * served would fail at the worst moment, under load. */
 			getrlimit(RLIMIT_NOFILE, &cur);
+			if (global.no_strict_limits) { /* take what the hard limit allows */
+				ha_warning("[%s.main()] Cannot raise FD limit to %llu, limit is "
+					   "%llu.\n", program_invocation_name,
+					   (unsigned long long)want, (unsigned long long)cur.rlim_cur);
+				cur.rlim_cur = cur.rlim_max;
+				setrlimit(RLIMIT_NOFILE, &cur);
+				return 0;
+			}
 			ha_alert("[%s.main()] Cannot raise FD limit to %llu, limit is %llu.\n",
-				 "haproxy", (unsigned long long)want,
+				 program_invocation_name, (unsigned long long)want,
 				 (unsigned long long)cur.rlim_cur);
 			return -1;
 		}
@@ -120,11 +128,16 @@ static int foreach_listener(int (*fn)(struct proxy *px, struct bind_conf *bc,
 	return errors;
 }
 
+static int listener_backlog(const struct proxy *px, const struct bind_conf *bc)
+{
+	return bc->backlog ? bc->backlog : px->backlog ? px->backlog :
+	       px->maxconn ? px->maxconn : global.maxconn;
+}
+
 static int listener_bind_one(struct proxy *px, struct bind_conf *bc, struct listener *li)
 {
 	char err[256], addr[160];
-	int backlog = bc->backlog ? bc->backlog : px->backlog ? px->backlog :
-		      px->maxconn ? px->maxconn : global.maxconn;
+	int backlog = listener_backlog(px, bc);
 
 	li->accept = h1_front_accept;
 	if (listener_bind(li, backlog, err, sizeof(err)) == 0)
@@ -157,6 +170,30 @@ static int listener_enable_one(struct proxy *px, struct bind_conf *bc, struct li
 void listeners_close_all(void)
 {
 	foreach_listener(listener_close_one);
+}
+
+static int listener_pause_one(struct proxy *px, struct bind_conf *bc, struct listener *li)
+{
+	listener_pause_sock(li);
+	return 0;
+}
+
+static int listener_resume_one(struct proxy *px, struct bind_conf *bc, struct listener *li)
+{
+	listener_resume_sock(li, listener_backlog(px, bc));
+	return 0;
+}
+
+void listeners_pause_all(void)
+{
+	listeners_set_paused(true);
+	foreach_listener(listener_pause_one);
+}
+
+void listeners_resume_all(void)
+{
+	foreach_listener(listener_resume_one);
+	listeners_set_paused(false);
 }
 
 int listeners_enable_thread(void)

@@ -12,9 +12,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <base/atomic.h>
 #include <base/parse.h>
 #include <base/tinfo.h>
 #include <event/loop-t.h>
+#include <proc/global-t.h>
 
 #include "fetch_int.h"
 
@@ -215,7 +217,8 @@ static int val_uuid(struct arg *args, void *private, char *err, size_t errsz)
 static int smp_fetch_stopping(const struct arg *args, struct sample *smp,
 			      const struct sample_fetch *kw)
 {
-	return smp_set_bool(smp, th_ctx && th_ctx->stopping);
+	return smp_set_bool(smp, (th_ctx && th_ctx->stopping) ||
+					 HA_ATOMIC_LOAD_RLX(&global.stop_requested));
 }
 
 /* thread: the calling thread, from 0; nbproc and proc: 1, one process runs threads */

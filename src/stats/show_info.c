@@ -148,7 +148,11 @@ static size_t info_render(char *b, size_t size)
 			       info_rate_value(info_zeros_ssl[i]));
 	len = info_add(b, len, size, "Idle_pct", NULL, 100);
 	if (len < size) {
-		n = snprintf(b + len, size - len, "node: %s\n", host);
+		n = snprintf(b + len, size - len, "node: %s\n", global.node ? global.node : host);
+		len = n < 0 ? size : len + (size_t)n;
+	}
+	if (global.desc && len < size) { /* as HAProxy: only when "description" is set */
+		n = snprintf(b + len, size - len, "description: %s\n", global.desc);
 		len = n < 0 ? size : len + (size_t)n;
 	}
 	len = info_add(b, len, size, "Stopping", NULL, th_ctx && th_ctx->stopping);

@@ -12,6 +12,7 @@
 #include <conn/connection.h>
 #include <base/freq_ctr.h>
 #include <event/loop.h>
+#include <event/stop.h>
 #include <http/h1.h>
 #include <http/meth.h>
 #include <http/status.h>
@@ -321,7 +322,7 @@ static inline __attribute__((always_inline)) int ana_request_http(struct stream 
 		stk_count_http(s, STK_DT_HTTP_REQ_CNT);
 	HA_OWNER_INC(&activity[tid].streams);
 	if ((m->flags & H1_MF_CONN_CLO) || (!(m->flags & H1_MF_VER_11) && !(m->flags & H1_MF_CONN_KAL)) ||
-	    (fe->options & PR_O_HTTP_CLO) || th_ctx->stopping)
+	    (fe->options & PR_O_HTTP_CLO) || (th_ctx->stopping && stop_close_due((uintptr_t)s->front)))
 		s->flags |= SF_FRONT_CLOSE;
 	if ((m->flags & H1_MF_FORCE_CLOSE) && !global.h1_keep_open_on_insecure_te)
 		s->flags |= SF_FRONT_CLOSE | SF_BACK_CLOSE;
@@ -604,7 +605,7 @@ static int ana_response(struct stream *s)
 		s->flags |= SF_BACK_CLOSE;
 	if (m->flags & H1_MF_FORCE_CLOSE)
 		s->flags |= SF_FRONT_CLOSE | SF_BACK_CLOSE;
-	if (th_ctx->stopping)
+	if (th_ctx->stopping && stop_close_due((uintptr_t)s->front))
 		s->flags |= SF_FRONT_CLOSE;
 
 	if (unlikely(tcp_has_res_content(s->be)) && tcp_res_content(s, s->be, &ret) != TCP_RULES_CONT)

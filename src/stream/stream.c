@@ -13,6 +13,7 @@
 #include <conn/connection.h>
 #include <base/freq_ctr.h>
 #include <event/loop.h>
+#include <event/stop.h>
 #include <http/h1.h>
 #include <http/status.h>
 #include <mux/h1.h>
@@ -158,7 +159,8 @@ static int stream_end(struct stream *s)
 	struct conn *f = s->front, *b = s->back;
 	uint32_t both = SF_REQ_DONE | SF_RSP_DONE;
 	bool kal = !(s->flags & SF_FRONT_CLOSE) && (s->flags & SF_REQ_DONE) &&
-		   !(f->flags & (CO_FL_RD_EOF | CO_FL_ERROR | CO_FL_WR_ERR)) && !th_ctx->stopping;
+		   !(f->flags & (CO_FL_RD_EOF | CO_FL_ERROR | CO_FL_WR_ERR)) &&
+		   !(th_ctx->stopping && stop_close_due((uintptr_t)f));
 
 	stream_count(s);
 	if (b) {

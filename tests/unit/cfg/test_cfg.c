@@ -367,7 +367,7 @@ TEST(cfg_global_refusals)
 		   "  tune.ssl.default-dh-param 2048\n"
 		   "  ssl-default-bind-ciphers HIGH\n"
 		   "  cpu-map 1/all 0-7\n"
-		   "  user haproxy\n"
+		   "  user no-such-user-hapx\n"
 		   "  daemon 1\n"
 		   "  maxconn 10k\n"
 		   "  tune.http.maxhdr 40000\n"
@@ -378,8 +378,8 @@ TEST(cfg_global_refusals)
 	CHECK_INT(r.errors, 8);
 	CHECK(strstr(r.err, ":2] : 'nbthread'") == NULL); /* threads are supported now */
 	CHECK(strstr(r.err, ":3] : 'nbproc' is obsolete") != NULL);
-	CHECK(strstr(r.err, ":4] : 'nbproc' is not supported") != NULL);
-	CHECK(strstr(r.err, "use 'nbthread' instead") != NULL);
+	CHECK(strstr(r.err, ":4] : nbproc is not supported any more since HAProxy 2.5.") != NULL);
+	CHECK(strstr(r.err, ":9] : cannot find user id for 'no-such-user-hapx'") != NULL);
 	CHECK(strstr(r.err, ":5] :") == NULL); /* "log" is supported */
 	CHECK(strstr(r.err, ":6] : 'tune.ssl.default-dh-param' is not supported yet (TLS")
 	      != NULL);
