@@ -21,6 +21,7 @@
 #include <cfg/cond.h>
 #include <cfg/lexer.h>
 #include <cli/cli.h>
+#include <conn/listener_fds.h>
 #include <proc/daemon.h>
 #include <proc/global-t.h>
 #include <proc/runtime.h>
@@ -43,6 +44,7 @@ struct main_opts {
 	const char *cond;      /* -cc EXPR */
 	const char *chdir;     /* -C DIR */
 	const char *localpeer; /* -L NAME */
+	const char *sockpair;  /* -x: stats socket of the old process, for its listeners */
 	long maxconn;	       /* -n: global maxconn, 0 = unset */
 	long maxpconn;	       /* -N: default frontend maxconn, 0 = unset */
 	long memmax_mb;	       /* -m: memory limit in MB, 0 = unset */
@@ -80,7 +82,8 @@ static void __attribute__((noreturn)) main_usage(const char *prog)
 		"        -dM, -dS, -dG, -dV, -dD, -dr, -de, -dp, -dR, -dL, -dK are accepted"
 		" and have no effect\n"
 		"        -sf/-st [pid ]* finishes/terminates old pids once ready.\n"
-		"        -W, -Ws, -S, -x (master-worker, seamless reload) are not supported yet.\n"
+		"        -x <unix_socket> get listening sockets from a unix socket\n"
+		"        -W, -Ws, -S (master-worker) are not supported yet.\n"
 		"\n",
 		prog);
 	exit(1);
@@ -191,7 +194,7 @@ static void main_parse_opt(int argc, char **argv, int *i)
 	else if (strcmp(f, "-S") == 0)
 		main_not_supported(f, "master CLI");
 	else if (strcmp(f, "-x") == 0)
-		main_not_supported(f, "listening sockets from a unix socket");
+		opts.sockpair = main_next_arg(argc, argv, i);
 	else
 		main_usage(argv[0]);
 }
@@ -359,6 +362,25 @@ static void main_ready(void)
 	daemon_signal_pids(opts.old_pids, opts.nb_old, opts.old_sig);
 }
 
+/* Seamless reload: the listening sockets of the old process, from the environment (a
+ * master's re-exec) and from -x. Returns 0, or -1 after an alert.
+ */
+static int main_inherit_sockets(void)
+{
+	char err[256];
+
+	if (lfds_import_env() < 0) {
+		ha_alert("Invalid %s in the environment.\n", LFDS_ENV);
+		return -1;
+	}
+	if (opts.sockpair && lfds_fetch(opts.sockpair, err, sizeof(err)) < 0) {
+		ha_warning("%s\n", err);
+		ha_alert("Failed to get the sockets from the old process!\n");
+		return -1;
+	}
+	return 0;
+}
+
 /* Everything after a successful check: returns the process exit status. */
 static int main_start(void)
 {
@@ -368,9 +390,12 @@ static int main_start(void)
 		return 1;
 	if (global.pidfile && pidfile_open(global.pidfile) < 0)
 		return 1;
+	if (main_inherit_sockets() < 0)
+		goto out_pidfile;
 	/* the runtime API socket exists by the time the service ports answer */
 	if (cli_bind_all() < 0 || listeners_bind_all() < 0)
 		goto out_pidfile;
+	lfds_close_unclaimed(); /* sockets of binds the new config no longer has */
 	main_check_warnings();
 	if (global.daemon && daemon_start() < 0)
 		goto out_pidfile;

@@ -206,3 +206,40 @@ def test_idle_close_on_response_waits_for_the_next_request(tmp_path, port):
     finally:
         s.close()
         stop_pid_proc(p)
+
+
+XFER_CFG = """global
+    stats socket {sock} level admin expose-fd listeners
+""" + DEFAULTS + """frontend fe
+    bind 127.0.0.1:{port}
+    http-request return status 200 content-type text/plain string "ok"
+    http-response set-header X-Gen {gen}
+"""
+
+
+def test_sf_x_takeovers_lose_nothing(tmp_path, port):
+    """20 take-overs with -x (the listening socket itself is handed over, never closed)
+    and -sf, each with a changed config, while every request opens a new connection:
+    wrk sees no socket error (no refused connection) and no failed request."""
+    sock = tmp_path / "s.sock"
+    cfg = tmp_path / "x.cfg"
+    cfg.write_text(XFER_CFG.format(sock=sock, port=port, gen=0))
+    procs = [start(cfg)]
+    try:
+        assert wait_port(port, 10.0, procs[0])
+        w = wrk(port, 11, ["-H", "Connection: close"])
+        time.sleep(1.0)
+        for gen in range(1, 21):
+            cfg.write_text(XFER_CFG.format(sock=sock, port=port, gen=gen))
+            procs.append(start(cfg, ["-x", str(sock), "-sf", str(procs[-1].pid)]))
+            time.sleep(0.4)
+        n, out = wrk_result(w, 60)
+        for p in procs[:-1]:
+            assert exit_code(p, 15) == 0
+        assert procs[-1].poll() is None
+    finally:
+        for p in procs:
+            stop_pid_proc(p)
+    assert n > 1000, out
+    assert "Socket errors" not in out, out
+    assert "Non-2xx" not in out, out
