@@ -24,6 +24,7 @@
 #include <conn/listener_fds.h>
 #include <proc/daemon.h>
 #include <proc/global-t.h>
+#include <proc/mworker.h>
 #include <proc/runtime.h>
 #include <proc/version.h>
 #include <proxy/proxy.h>
@@ -83,7 +84,8 @@ static void __attribute__((noreturn)) main_usage(const char *prog)
 		" and have no effect\n"
 		"        -sf/-st [pid ]* finishes/terminates old pids once ready.\n"
 		"        -x <unix_socket> get listening sockets from a unix socket\n"
-		"        -W, -Ws, -S (master-worker) are not supported yet.\n"
+		"        -W master-worker mode.\n"
+		"        -Ws, -S (systemd notify, master CLI) are not supported yet.\n"
 		"\n",
 		prog);
 	exit(1);
@@ -189,8 +191,10 @@ static void main_parse_opt(int argc, char **argv, int *i)
 		opts.localpeer = main_next_arg(argc, argv, i);
 	else if (strcmp(f, "-sf") == 0 || strcmp(f, "-st") == 0)
 		main_parse_old_pids(argc, argv, i);
-	else if (strcmp(f, "-W") == 0 || strcmp(f, "-Ws") == 0)
-		main_not_supported(f, "master-worker mode");
+	else if (strcmp(f, "-W") == 0)
+		mworker_mode = true;
+	else if (strcmp(f, "-Ws") == 0)
+		main_not_supported(f, "master-worker mode with systemd notify");
 	else if (strcmp(f, "-S") == 0)
 		main_not_supported(f, "master CLI");
 	else if (strcmp(f, "-x") == 0)
@@ -358,7 +362,8 @@ static int main_limit_memory(void)
 /* Called by the runtime once every loop serves: releases the -D launcher, stops old pids. */
 static void main_ready(void)
 {
-	daemon_report_ready(global.debug);
+	if (!mworker_worker_ready()) /* a worker tells its master, which tells the launcher */
+		daemon_report_ready(global.debug);
 	daemon_signal_pids(opts.old_pids, opts.nb_old, opts.old_sig);
 }
 
@@ -388,7 +393,8 @@ static int main_start(void)
 
 	if (main_limit_memory() < 0 || runtime_prepare() < 0)
 		return 1;
-	if (global.pidfile && pidfile_open(global.pidfile) < 0)
+	/* a re-executed master keeps its pid, its pidfile and its daemon state */
+	if (global.pidfile && !mworker_reexec() && pidfile_open(global.pidfile) < 0)
 		return 1;
 	if (main_inherit_sockets() < 0)
 		goto out_pidfile;
@@ -397,9 +403,11 @@ static int main_start(void)
 		goto out_pidfile;
 	lfds_close_unclaimed(); /* sockets of binds the new config no longer has */
 	main_check_warnings();
-	if (global.daemon && daemon_start() < 0)
+	if (global.daemon && !mworker_reexec() && daemon_start() < 0)
 		goto out_pidfile;
 	if (pidfile_write() < 0)
+		goto out_pidfile;
+	if (mworker_mode && mworker_start() < 0) /* the master does not return */
 		goto out_pidfile;
 	ret = runtime_run(main_ready);
 	pidfile_remove();
@@ -414,6 +422,7 @@ int main(int argc, char **argv)
 {
 	int ret;
 
+	mworker_init(argc, argv); /* a master re-executed in wait mode stays there */
 	main_parse_args(argc, argv);
 	if (opts.version) {
 		version_print(opts.version > 1);

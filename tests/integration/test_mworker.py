@@ -7,6 +7,8 @@ missing socket, a bind the new config drops), and the options still refused.
 """
 
 import os
+import signal
+import time
 import subprocess
 import urllib.request
 
@@ -134,3 +136,160 @@ def test_x_drops_sockets_the_new_config_does_not_bind(tmp_path, port):
         stop_pid_proc(old)
         if new:
             stop_pid_proc(new)
+
+
+# ---- master-worker ----
+
+def children(pid):
+    """Pids whose parent is <pid> (a /proc scan)."""
+    out = []
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % d) as f:
+                st = f.read()
+        except OSError:
+            continue
+        if int(st.rsplit(")", 1)[1].split()[1]) == pid:
+            out.append(int(d))
+    return out
+
+
+def wait_for(cond, timeout=10.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if cond():
+            return True
+        time.sleep(0.05)
+    return False
+
+
+class Master:
+    def __init__(self, tmp_path, text, args=()):
+        self.cfg = tmp_path / "mw.cfg"
+        self.cfg.write_text(text)
+        self.err_path = tmp_path / "mw.err"
+        self.err = open(self.err_path, "wb")
+        self.p = start(self.cfg, ["-W"] + list(args), err=self.err)
+        self.pid = self.p.pid
+
+    def stderr(self):
+        self.err.flush()
+        return self.err_path.read_text(errors="replace")
+
+    def stop(self):
+        kids = children(self.pid)
+        stop_pid_proc(self.p)
+        for k in kids:
+            try:
+                os.kill(k, 9)
+            except OSError:
+                pass
+        self.err.close()
+
+
+def mw_cfg(port, body="v1", glob=""):
+    return ("global\n" + glob + DEFAULTS + "frontend fe\n    bind 127.0.0.1:%d\n"
+            '    http-request return status 200 content-type text/plain string "%s"\n'
+            % (port, body))
+
+
+def test_mworker_reload_failed_reload_and_stop(tmp_path, port):
+    """-W: one worker child; SIGUSR2 reloads the new config (the old worker leaves);
+    a config that fails leaves the current worker serving; SIGTERM stops all, exit 0."""
+    m = Master(tmp_path, mw_cfg(port))
+    try:
+        assert wait_port(port, 10.0, m.p)
+        assert get(port) == "v1"
+        w1 = children(m.pid)
+        assert len(w1) == 1
+        m.cfg.write_text(mw_cfg(port, "v2"))
+        os.kill(m.pid, signal.SIGUSR2)
+        assert wait_for(lambda: get(port) == "v2")
+        assert wait_for(lambda: w1[0] not in children(m.pid))
+        w2 = children(m.pid)
+        assert len(w2) == 1
+        m.cfg.write_text(mw_cfg(port, "v3") + "bogus\n")
+        os.kill(m.pid, signal.SIGHUP)
+        assert wait_for(lambda: "Loading failure!" in m.stderr())
+        assert m.p.poll() is None and get(port) == "v2"
+        assert children(m.pid) == w2
+        m.cfg.write_text(mw_cfg(port, "v4"))
+        os.kill(m.pid, signal.SIGUSR2)  # the master in wait mode reloads again
+        assert wait_for(lambda: get(port) == "v4")
+        # the master image has settled (HAProxy: its handlers are set after the log line)
+        assert wait_for(lambda: m.stderr().count("Loading success.") == 3)
+        time.sleep(0.3)
+        os.kill(m.pid, signal.SIGTERM)
+        assert m.p.wait(timeout=10) == 0
+        assert "Exiting Master process..." in m.stderr()
+        assert not children(m.pid)
+    finally:
+        m.stop()
+
+
+def test_mworker_worker_killed_master_exits_with_its_status(tmp_path, port):
+    m = Master(tmp_path, mw_cfg(port))
+    try:
+        assert wait_port(port, 10.0, m.p)
+        w = children(m.pid)
+        os.kill(w[0], signal.SIGKILL)
+        assert m.p.wait(timeout=10) == 137
+        err = m.stderr()
+        assert "exited with code 137 (Killed)" in err
+        assert "All workers exited. Exiting... (137)" in err
+    finally:
+        m.stop()
+
+
+def test_mworker_global_keyword_and_daemon_pidfile(tmp_path, port):
+    """"master-worker" + -D: the launcher returns 0 once the worker serves; the pidfile
+    holds the master's pid; the worker is its child."""
+    cfg = tmp_path / "d.cfg"
+    pidf = tmp_path / "h.pid"
+    cfg.write_text(mw_cfg(port, glob="    master-worker\n"))
+    r = run_haproxy(["-f", str(cfg), "-D", "-p", str(pidf)])
+    assert r.returncode == 0, r.stderr
+    mpid = int(pidf.read_text())
+    try:
+        assert get(port) == "v1"
+        assert len(children(mpid)) == 1
+    finally:
+        kids = children(mpid)
+        os.kill(mpid, signal.SIGTERM)
+        assert wait_for(lambda: not os.path.exists("/proc/%d" % mpid) or
+                        open("/proc/%d/stat" % mpid).read().split()[2] == "Z", 10)
+        for k in kids:
+            assert wait_for(lambda: not os.path.exists("/proc/%d" % k), 10)
+
+
+@pytest.mark.ours
+def test_mworker_max_reloads(tmp_path, port):
+    """An old worker still busy after more than N reloads gets SIGTERM."""
+    slow = tmp_path / "slow"
+    m = Master(tmp_path, mw_cfg(port, glob="    mworker-max-reloads 1\n"
+                                "    hard-stop-after 60s\n"))
+    try:
+        assert wait_port(port, 10.0, m.p)
+        w1 = children(m.pid)
+        s = __import__("socket").create_connection(("127.0.0.1", port))
+        s.sendall(b"GET / HTTP/1.1\r\nHost: a\r\n\r\n")
+        s.recv(4096)  # keeps a keep-alive connection: w1 stays (idle close after 1s)
+        os.kill(m.pid, signal.SIGUSR2)
+        assert wait_for(lambda: len(children(m.pid)) == 2)
+        os.kill(m.pid, signal.SIGUSR2)
+        assert wait_for(lambda: w1[0] not in children(m.pid))
+        s.close()
+    finally:
+        m.stop()
+    del slow
+
+
+@pytest.mark.ours
+def test_mworker_no_exit_on_failure_refused(tmp_path, port):
+    cfg = tmp_path / "n.cfg"
+    cfg.write_text(mw_cfg(port, glob="    master-worker no-exit-on-failure\n"))
+    r = run_haproxy(["-c", "-f", str(cfg)])
+    assert r.returncode == 1
+    assert "n.cfg:2" in r.stderr and "not supported yet" in r.stderr
