@@ -293,3 +293,43 @@ def test_mworker_no_exit_on_failure_refused(tmp_path, port):
     r = run_haproxy(["-c", "-f", str(cfg)])
     assert r.returncode == 1
     assert "n.cfg:2" in r.stderr and "not supported yet" in r.stderr
+
+
+def test_mworker_slow_request_survives_reload_and_hard_stop_after(tmp_path, port, backend):
+    """A request in flight on the old worker during a reload completes with 200; an old
+    worker stuck on a longer one is ended by hard-stop-after."""
+    be = backend
+    text = ("global\n    hard-stop-after 2s\n" + DEFAULTS + "frontend fe\n"
+            "    bind 127.0.0.1:%d\n    default_backend be\nbackend be\n"
+            "    server s 127.0.0.1:%d\n" % (port, be.port))
+    m = Master(tmp_path, text)
+    try:
+        assert wait_port(port, 10.0, m.p)
+        w1 = children(m.pid)
+        res = {}
+
+        def fetch(key, delay):
+            try:
+                with urllib.request.urlopen("http://127.0.0.1:%d/?delay=%s" % (port, delay),
+                                            timeout=15) as r:
+                    res[key] = r.status
+            except Exception as e:  # noqa: BLE001
+                res[key] = repr(e)
+
+        import threading
+        t1 = threading.Thread(target=fetch, args=("short", 1.0))
+        t2 = threading.Thread(target=fetch, args=("stuck", 8.0))
+        t1.start()
+        t2.start()
+        time.sleep(0.3)
+        t0 = time.monotonic()
+        os.kill(m.pid, signal.SIGUSR2)
+        t1.join(10)
+        assert res.get("short") == 200
+        assert wait_for(lambda: w1[0] not in children(m.pid), 10)
+        assert time.monotonic() - t0 < 6  # hard-stop-after, not the 8 s request
+        t2.join(10)
+        assert res.get("stuck") != 200
+        assert len(children(m.pid)) == 1
+    finally:
+        m.stop()
