@@ -25,6 +25,7 @@
 #include <proc/daemon.h>
 #include <proc/global-t.h>
 #include <proc/mworker.h>
+#include <proc/sd_notify.h>
 #include <proc/runtime.h>
 #include <proc/version.h>
 #include <proxy/proxy.h>
@@ -85,7 +86,8 @@ static void __attribute__((noreturn)) main_usage(const char *prog)
 		"        -sf/-st [pid ]* finishes/terminates old pids once ready.\n"
 		"        -x <unix_socket> get listening sockets from a unix socket\n"
 		"        -W master-worker mode.\n"
-		"        -Ws, -S (systemd notify, master CLI) are not supported yet.\n"
+		"        -Ws master-worker mode with systemd notify support.\n"
+		"        -S (master CLI) is not supported yet.\n"
 		"\n",
 		prog);
 	exit(1);
@@ -194,7 +196,7 @@ static void main_parse_opt(int argc, char **argv, int *i)
 	else if (strcmp(f, "-W") == 0)
 		mworker_mode = true;
 	else if (strcmp(f, "-Ws") == 0)
-		main_not_supported(f, "master-worker mode with systemd notify");
+		mworker_mode = sd_notify_mode = true;
 	else if (strcmp(f, "-S") == 0)
 		main_not_supported(f, "master CLI");
 	else if (strcmp(f, "-x") == 0)

@@ -24,6 +24,8 @@
 #include <proc/daemon.h>
 #include <proc/global-t.h>
 #include <proc/mworker.h>
+#include <proc/sd_notify.h>
+#include <time.h>
 
 #define MW_ENV_KIDS "HAPX_MWORKER_KIDS"	    /* "PID:RELOADS:CURRENT,..." */
 #define MW_ENV_REEXEC "HAPX_MWORKER_REEXEC" /* set in a re-executed master */
@@ -108,6 +110,8 @@ static void mw_atexit(void)
 	mw_loading = false;
 	cfg_phase = false;
 	ha_warning("Loading failure!\n"); /* as 2.6; then wait mode, silently */
+	sd_notify_send("READY=1\nSTATUS=Reload failed: the new configuration did not load; "
+		       "the previous worker keeps serving.\n");
 	mw_exec(true);
 }
 
@@ -119,6 +123,9 @@ void mworker_init(int argc, char **argv)
 	ssize_t n;
 
 	mw_argv = argv;
+	for (int i = 1; i < argc; i++) /* wait mode does not parse the command line */
+		if (strcmp(argv[i], "-Ws") == 0)
+			sd_notify_mode = true;
 	n = readlink("/proc/self/exe", mw_exe, sizeof(mw_exe) - 1);
 	if (n <= 0)
 		snprintf(mw_exe, sizeof(mw_exe), "%s", argv[0]);
@@ -180,6 +187,7 @@ static void mw_worker_ready(struct mw_kid *k)
 	if (!mw_first_ready) {
 		mw_first_ready = true;
 		daemon_report_ready(global.debug);
+		sd_notifyf("READY=1\nMAINPID=%d\nSTATUS=Ready.\n", (int)getpid());
 	}
 	for (int i = 0; i < nkids; i++) {
 		if (kids[i].current)
@@ -228,6 +236,16 @@ static void mw_reap(void)
 			close(kids[i].ready_fd);
 		kids[i] = kids[--nkids];
 	}
+}
+
+static void mw_notify_reloading(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	sd_notifyf("RELOADING=1\nMONOTONIC_USEC=%llu\n",
+		   (unsigned long long)ts.tv_sec * 1000000ULL +
+			   (unsigned long long)ts.tv_nsec / 1000);
 }
 
 static void __attribute__((noreturn)) mw_loop(void)
@@ -293,6 +311,7 @@ static void __attribute__((noreturn)) mw_loop(void)
 			case SIGINT:
 			case SIGUSR1:
 				ha_warning("Exiting Master process...\n");
+				sd_notify_send("STOPPING=1\n");
 				mw_stopping = true;
 				mw_signal_all((int)si.ssi_signo, false);
 				break;
@@ -301,6 +320,7 @@ static void __attribute__((noreturn)) mw_loop(void)
 				if (mw_stopping)
 					break;
 				ha_notice("Reloading HAProxy\n");
+				mw_notify_reloading();
 				close(sfd);
 				mw_exec(false);
 				sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
@@ -341,6 +361,7 @@ int mworker_start(void)
 		sigprocmask(SIG_SETMASK, &none, NULL);
 		prctl(PR_SET_PDEATHSIG, SIGTERM); /* the master is gone: stop */
 		setenv("HAPROXY_MWORKER", "1", 1);
+		unsetenv("NOTIFY_SOCKET"); /* only the master talks to systemd */
 		return 0;
 	}
 	close(pfd[1]);

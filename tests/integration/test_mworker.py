@@ -13,7 +13,7 @@ import subprocess
 import urllib.request
 
 import pytest
-from conftest import HAPROXY_BIN, free_port, run_haproxy, stop_pid_proc, wait_port
+from conftest import HAPROXY_BIN, IS_REF, free_port, run_haproxy, stop_pid_proc, wait_port
 
 DEFAULTS = """defaults
     mode http
@@ -333,3 +333,79 @@ def test_mworker_slow_request_survives_reload_and_hard_stop_after(tmp_path, port
         assert len(children(m.pid)) == 1
     finally:
         m.stop()
+
+
+# ---- systemd notify (-Ws) ----
+
+@pytest.mark.ours
+def test_ws_notify_sequence(tmp_path, port):
+    """A fake systemd: a unix datagram socket in NOTIFY_SOCKET. Start, reload, failed
+    reload and stop send READY (with MAINPID = the master), RELOADING + READY,
+    RELOADING + READY with a STATUS, then STOPPING, in that order. (HAProxy 2.6 sends
+    RELOADING=1 at start too, twice per reload, and no MONOTONIC_USEC: the sequence
+    here is the one systemd's Type=notify-reload documents.)"""
+    import socket as sk
+    path = str(tmp_path / "notify.sock")
+    srv = sk.socket(sk.AF_UNIX, sk.SOCK_DGRAM)
+    srv.bind(path)
+    srv.settimeout(10)
+    cfg = tmp_path / "ws.cfg"
+    cfg.write_text(mw_cfg(port))
+    env = dict(os.environ, NOTIFY_SOCKET=path)
+    err = open(tmp_path / "ws.err", "wb")
+    p = subprocess.Popen([HAPROXY_BIN, "-Ws", "-f", str(cfg)], stdout=subprocess.DEVNULL,
+                         stderr=err, stdin=subprocess.DEVNULL, env=env)
+    msgs = []
+
+    def recv_one():
+        m = srv.recv(4096).decode()
+        msgs.append(m)
+        return dict(x.split("=", 1) for x in m.strip().split("\n") if "=" in x)
+
+    def recv():
+        """The next message; HAProxy 2.6 sends more (a RELOADING=1 at start, STATUS
+        messages): in reference mode, the next one that has a state of ours."""
+        for _ in range(10):
+            d = recv_one()
+            if not IS_REF or {"READY", "RELOADING", "STOPPING"} & set(d):
+                return d
+        return {}
+
+    try:
+        first = recv()
+        for _ in range(5):  # 2.6 starts with a RELOADING=1
+            if not IS_REF or "READY" in first:
+                break
+            first = recv()
+        assert first.get("READY") == "1", msgs
+        assert first.get("MAINPID", str(p.pid)) == str(p.pid)
+        assert wait_port(port, 10.0, p)
+        cfg.write_text(mw_cfg(port, "v2"))
+        os.kill(p.pid, signal.SIGUSR2)
+        r = recv()
+        assert r.get("RELOADING") == "1", msgs
+        assert IS_REF or int(r["MONOTONIC_USEC"]) > 0  # 2.6 sends RELOADING=1 alone
+        assert recv().get("READY") == "1", msgs
+        assert wait_for(lambda: get(port) == "v2")
+        time.sleep(0.3)
+        cfg.write_text(mw_cfg(port, "v3") + "bogus\n")
+        os.kill(p.pid, signal.SIGUSR2)
+        assert recv().get("RELOADING") == "1"
+        failed = recv()
+        assert failed.get("READY") == "1"
+        time.sleep(0.3)
+        os.kill(p.pid, signal.SIGTERM)
+        assert recv().get("STOPPING") == "1"
+        assert p.wait(timeout=10) == 0
+        assert get_safe(port) is None
+    finally:
+        stop_pid_proc(p)
+        err.close()
+        srv.close()
+
+
+def get_safe(port):
+    try:
+        return get(port)
+    except OSError:
+        return None
