@@ -433,3 +433,34 @@ static const struct cfg_kw mw_cfg_kws[] = {
 };
 
 CFG_REGISTER_KEYWORDS(mw_cfg_kws)
+
+/* "program" sections are refused on their first line; their keywords then stay silent. */
+#define MW_SEC_PROGRAM 0x40000000u /* local to this file: nothing else parses them */
+
+static int mw_program_begin(struct cfg_ctx *ctx)
+{
+	cfg_alert(ctx, "'program' sections are not supported yet (programs started by the "
+		       "master are not implemented).");
+	return -1;
+}
+
+static int mw_program_kw(struct cfg_ctx *ctx)
+{
+	return 0; /* the section line already failed */
+}
+
+static const struct cfg_section mw_program_section = { "program", MW_SEC_PROGRAM,
+						       mw_program_begin };
+
+static const struct cfg_kw mw_program_kws[] = {
+	{ "command", MW_SEC_PROGRAM, mw_program_kw }, { "user", MW_SEC_PROGRAM, mw_program_kw },
+	{ "group", MW_SEC_PROGRAM, mw_program_kw },   { "option", MW_SEC_PROGRAM, mw_program_kw },
+	{ "no", MW_SEC_PROGRAM, mw_program_kw },      { NULL, 0, NULL },
+};
+
+CFG_REGISTER_KEYWORDS(mw_program_kws)
+
+__attribute__((constructor)) static void mw_register_program(void)
+{
+	cfg_register_section(&mw_program_section);
+}
