@@ -3,7 +3,9 @@ sockets of the old process through its stats socket ("expose-fd listeners"), so 
 never closes; what happens without the option or without the old process.
 
 Owns: -x (the same listening socket in the new process, refusal without expose-fd, a
-missing socket, a bind the new config drops), and the options still refused.
+missing socket, a bind the new config drops); -W (reload, failed reload, stop, a killed
+worker, -D with a pidfile, mworker-max-reloads, a slow request across a reload,
+hard-stop-after); -Ws against a fake systemd socket. Reload under load: test_reload.py.
 """
 
 import os
@@ -267,7 +269,6 @@ def test_mworker_global_keyword_and_daemon_pidfile(tmp_path, port):
 @pytest.mark.ours
 def test_mworker_max_reloads(tmp_path, port):
     """An old worker still busy after more than N reloads gets SIGTERM."""
-    slow = tmp_path / "slow"
     m = Master(tmp_path, mw_cfg(port, glob="    mworker-max-reloads 1\n"
                                 "    hard-stop-after 60s\n"))
     try:
@@ -283,7 +284,6 @@ def test_mworker_max_reloads(tmp_path, port):
         s.close()
     finally:
         m.stop()
-    del slow
 
 
 @pytest.mark.ours
@@ -409,3 +409,4 @@ def get_safe(port):
         return get(port)
     except OSError:
         return None
+
