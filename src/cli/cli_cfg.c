@@ -128,7 +128,7 @@ static int cli_parse_opts(struct cfg_ctx *ctx, struct cli_bind *b, int i)
 		} else if (strcmp(opt, "process") == 0 ||
 			 strcmp(opt, "severity-output") == 0) {
 			cfg_alert(ctx, "'stats socket' : '%s' is not supported yet (it needs "
-				  "master-worker mode).", opt);
+				  "the master CLI, -S).", opt);
 			return -1;
 		} else {
 			cfg_alert(ctx, "'stats socket' : unknown keyword '%s'.", opt);
