@@ -33,6 +33,9 @@ struct cli_ctx {
 	int st;                   /* handler state: 0 on the first call */
 	const void *p[2];         /* handler cursors (proxy, server ...) */
 	uint64_t n[2];            /* handler counters */
+	/* seamless reload (conn/listener_fds) */
+	int fd;                   /* the session's socket when its "stats socket" has
+				   * "expose-fd listeners", else -1 */
 };
 
 /* One command. <usage> and <help> form its line of "help" ("  %-40s: %s"); a NULL usage

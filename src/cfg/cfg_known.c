@@ -46,7 +46,6 @@ static const struct cfg_known cfg_known_kws[] = {
 	{ G, "maxsslrate", WHY_TLS },
 	{ G, "lua-*", WHY_LUA },
 	{ G, "tune.lua.*", WHY_LUA },
-	{ G, "mworker-max-reloads", "master-worker mode is not implemented yet" },
 	{ G, "pp2-never-send-local", WHY_PP },
 	{ G, "profiling.*", "task profiling settings are not implemented yet" },
 	{ G, "tune.vars.*", WHY_VARS },

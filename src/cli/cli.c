@@ -306,6 +306,7 @@ static void cli_dispatch(struct cli_sess *s)
 	s->ctx.nargs = n;
 	s->ctx.level = s->bind->level;
 	s->ctx.out = &s->out;
+	s->ctx.fd = s->bind->expose_fd ? s->h.fd : -1;
 	kw = n ? cli_kw_find(s->args, n) : NULL;
 	s->kw = kw;
 	if (!kw)

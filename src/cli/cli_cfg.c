@@ -117,10 +117,18 @@ static int cli_parse_opts(struct cfg_ctx *ctx, struct cli_bind *b, int i)
 			ret = cli_opt_user(ctx, b, opt, val);
 		else if (strcmp(opt, "level") == 0)
 			ret = cli_opt_level(ctx, b, val);
-		else if (strcmp(opt, "expose-fd") == 0 || strcmp(opt, "process") == 0 ||
+		else if (strcmp(opt, "expose-fd") == 0) {
+			if (!val || strcmp(val, "listeners") != 0) {
+				cfg_alert(ctx, "'stats socket' : 'expose-fd' only supports "
+					  "'listeners'");
+				return -1;
+			}
+			b->expose_fd = true;
+			ret = 0;
+		} else if (strcmp(opt, "process") == 0 ||
 			 strcmp(opt, "severity-output") == 0) {
 			cfg_alert(ctx, "'stats socket' : '%s' is not supported yet (it needs "
-				  "seamless reloads and master-worker mode).", opt);
+				  "the master CLI, -S).", opt);
 			return -1;
 		} else {
 			cfg_alert(ctx, "'stats socket' : unknown keyword '%s'.", opt);

@@ -27,6 +27,8 @@ struct cli_bind {
 	/* runtime, thread 0 only */
 	struct fd_handler h;      /* the listening socket; h.fd = -1 when not bound */
 	bool polled;              /* registered in thread 0's poller */
+	/* seamless reload */
+	bool expose_fd;           /* "expose-fd listeners": serves "_getsocks" */
 };
 
 extern struct cli_bind *cli_binds;

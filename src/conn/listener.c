@@ -19,6 +19,7 @@
 #include <base/freq_ctr.h>
 #include <base/pool.h>
 #include <conn/listener.h>
+#include <conn/listener_fds.h>
 #include <conn/sockopt.h>
 #include <event/inbox.h>
 #include <event/loop.h>
@@ -74,6 +75,21 @@ static int sock_adopt(struct listener *li, char *err, size_t errsz)
 	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
 	fcntl(fd, F_SETFD, FD_CLOEXEC);
 	return fd;
+}
+
+/* An inherited listening socket for the same address (seamless reload): listens again
+ * with the new backlog. Returns <fd>, or -1 (errno set, fd closed). */
+static int sock_reuse(int fd, int backlog)
+{
+	int e;
+
+	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) == 0 &&
+	    fcntl(fd, F_SETFD, FD_CLOEXEC) == 0 && listen(fd, backlog > 0 ? backlog : 1024) == 0)
+		return fd;
+	e = errno;
+	close(fd);
+	errno = e;
+	return -1;
 }
 
 /* A new listening socket for <li>; returns the fd or -1 (errno set). */
@@ -186,6 +202,9 @@ int listener_bind(struct listener *li, int backlog, char *err, size_t errsz)
 		} else {
 			if (i > 0 && !li_shardable(li)) /* an fd belongs to one group: dup it */
 				fd = fcntl(li->shards[0].fd, F_DUPFD_CLOEXEC, 0);
+			else if ((fd = lfds_take(&li->addr, li->addrlen, li->bind->v6only,
+						 plan[i].tgid)) >= 0)
+				fd = sock_reuse(fd, backlog); /* handed over by the old process */
 			else
 				fd = sock_listen(li, backlog);
 			if (fd < 0)

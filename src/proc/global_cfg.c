@@ -492,11 +492,6 @@ static int global_refuse_lua(struct cfg_ctx *ctx)
 	return cfg_not_supported(ctx, "Lua is not implemented yet");
 }
 
-static int global_refuse_mworker(struct cfg_ctx *ctx)
-{
-	return cfg_not_supported(ctx, "master-worker mode is not implemented yet");
-}
-
 /* Keywords that select what this proxy does anyway (no splicing, no fork, no setuid
  * helper, memory trimming left to libc): accepted, no argument.
  */
@@ -723,7 +718,6 @@ static const struct cfg_kw global_kws[] = {
 	{ "crt-base", CFG_SEC_GLOBAL, global_refuse_tls },
 	{ "lua-load", CFG_SEC_GLOBAL, global_refuse_lua },
 	{ "lua-prepend-path", CFG_SEC_GLOBAL, global_refuse_lua },
-	{ "master-worker", CFG_SEC_GLOBAL, global_refuse_mworker },
 	{ NULL, 0, NULL },
 };
 

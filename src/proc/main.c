@@ -22,9 +22,12 @@
 #include <cfg/cond.h>
 #include <cfg/lexer.h>
 #include <cli/cli.h>
+#include <conn/listener_fds.h>
 #include <proc/daemon.h>
 #include <proc/privs.h>
 #include <proc/global-t.h>
+#include <proc/mworker.h>
+#include <proc/sd_notify.h>
 #include <proc/runtime.h>
 #include <proc/version.h>
 #include <proxy/proxy.h>
@@ -45,6 +48,7 @@ struct main_opts {
 	const char *cond;      /* -cc EXPR */
 	const char *chdir;     /* -C DIR */
 	const char *localpeer; /* -L NAME */
+	const char *sockpair;  /* -x: stats socket of the old process, for its listeners */
 	long maxconn;	       /* -n: global maxconn, 0 = unset */
 	long maxpconn;	       /* -N: default frontend maxconn, 0 = unset */
 	long memmax_mb;	       /* -m: memory limit in MB, 0 = unset */
@@ -82,7 +86,10 @@ static void __attribute__((noreturn)) main_usage(const char *prog)
 		"        -dM, -dS, -dG, -dV, -dD, -dr, -de, -dp, -dR, -dL, -dK are accepted"
 		" and have no effect\n"
 		"        -sf/-st [pid ]* finishes/terminates old pids once ready.\n"
-		"        -W, -Ws, -S, -x (master-worker, seamless reload) are not supported yet.\n"
+		"        -x <unix_socket> get listening sockets from a unix socket\n"
+		"        -W master-worker mode.\n"
+		"        -Ws master-worker mode with systemd notify support.\n"
+		"        -S (master CLI) is not supported yet.\n"
 		"\n",
 		prog);
 	exit(1);
@@ -188,12 +195,14 @@ static void main_parse_opt(int argc, char **argv, int *i)
 		opts.localpeer = main_next_arg(argc, argv, i);
 	else if (strcmp(f, "-sf") == 0 || strcmp(f, "-st") == 0)
 		main_parse_old_pids(argc, argv, i);
-	else if (strcmp(f, "-W") == 0 || strcmp(f, "-Ws") == 0)
-		main_not_supported(f, "master-worker mode");
+	else if (strcmp(f, "-W") == 0)
+		mworker_mode = true;
+	else if (strcmp(f, "-Ws") == 0)
+		mworker_mode = sd_notify_mode = true;
 	else if (strcmp(f, "-S") == 0)
 		main_not_supported(f, "master CLI");
 	else if (strcmp(f, "-x") == 0)
-		main_not_supported(f, "listening sockets from a unix socket");
+		opts.sockpair = main_next_arg(argc, argv, i);
 	else
 		main_usage(argv[0]);
 }
@@ -360,8 +369,28 @@ static int main_limit_memory(void)
 /* Called by the runtime once every loop serves: releases the -D launcher, stops old pids. */
 static void main_ready(void)
 {
-	daemon_report_ready(global.debug);
+	if (!mworker_worker_ready()) /* a worker tells its master, which tells the launcher */
+		daemon_report_ready(global.debug);
 	daemon_signal_pids(opts.old_pids, opts.nb_old, opts.old_sig);
+}
+
+/* Seamless reload: the listening sockets of the old process, from the environment (a
+ * master's re-exec) and from -x. Returns 0, or -1 after an alert.
+ */
+static int main_inherit_sockets(void)
+{
+	char err[256];
+
+	if (lfds_import_env() < 0) {
+		ha_alert("Invalid %s in the environment.\n", LFDS_ENV);
+		return -1;
+	}
+	if (opts.sockpair && lfds_fetch(opts.sockpair, err, sizeof(err)) < 0) {
+		ha_warning("%s\n", err);
+		ha_alert("Failed to get the sockets from the old process!\n");
+		return -1;
+	}
+	return 0;
 }
 
 /* Everything after a successful check: returns the process exit status. */
@@ -371,17 +400,24 @@ static int main_start(void)
 
 	if (main_limit_memory() < 0 || runtime_prepare() < 0)
 		return 1;
-	if (global.pidfile && pidfile_open(global.pidfile) < 0)
+	/* a re-executed master keeps its pid, its pidfile and its daemon state */
+	if (global.pidfile && !mworker_reexec() && pidfile_open(global.pidfile) < 0)
 		return 1;
+	if (main_inherit_sockets() < 0)
+		goto out_pidfile;
 	/* the runtime API socket exists by the time the service ports answer */
 	if (cli_bind_all() < 0 || listeners_bind_all() < 0)
 		goto out_pidfile;
+	lfds_close_unclaimed(); /* sockets of binds the new config no longer has */
 	main_check_warnings();
-	if (global.daemon && daemon_start() < 0)
+	if (global.daemon && !mworker_reexec() && daemon_start() < 0)
 		goto out_pidfile;
 	if (pidfile_write() < 0)
 		goto out_pidfile;
-	/* every file is read and every socket bound: chroot and setuid before serving */
+	if (mworker_mode && mworker_start() < 0) /* the master does not return */
+		goto out_pidfile;
+	/* every file is read and every socket bound: chroot and setuid before serving (in
+	 * master-worker mode the worker only: the master keeps its privileges) */
 	if (proc_drop_privileges() < 0)
 		goto out_pidfile;
 	ret = runtime_run(main_ready);
@@ -397,6 +433,7 @@ int main(int argc, char **argv)
 {
 	int ret;
 
+	mworker_init(argc, argv); /* a master re-executed in wait mode stays there */
 	main_parse_args(argc, argv);
 	if (opts.version) {
 		version_print(opts.version > 1);

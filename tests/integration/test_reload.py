@@ -206,3 +206,96 @@ def test_idle_close_on_response_waits_for_the_next_request(tmp_path, port):
     finally:
         s.close()
         stop_pid_proc(p)
+
+
+XFER_CFG = """global
+    stats socket {sock} level admin expose-fd listeners
+""" + DEFAULTS + """frontend fe
+    bind 127.0.0.1:{port}
+    http-request return status 200 content-type text/plain string "ok"
+    http-response set-header X-Gen {gen}
+"""
+
+
+def test_sf_x_takeovers_lose_nothing(tmp_path, port):
+    """20 take-overs with -x (the listening socket itself is handed over, never closed)
+    and -sf, each with a changed config, while every request opens a new connection:
+    wrk sees no socket error (no refused connection) and no failed request."""
+    sock = tmp_path / "s.sock"
+    cfg = tmp_path / "x.cfg"
+    cfg.write_text(XFER_CFG.format(sock=sock, port=port, gen=0))
+    procs = [start(cfg)]
+    try:
+        assert wait_port(port, 10.0, procs[0])
+        w = wrk(port, 11, ["-H", "Connection: close"])
+        time.sleep(1.0)
+        for gen in range(1, 21):
+            cfg.write_text(XFER_CFG.format(sock=sock, port=port, gen=gen))
+            procs.append(start(cfg, ["-x", str(sock), "-sf", str(procs[-1].pid)]))
+            time.sleep(0.4)
+        n, out = wrk_result(w, 60)
+        for p in procs[:-1]:
+            assert exit_code(p, 15) == 0
+        assert procs[-1].poll() is None
+    finally:
+        for p in procs:
+            stop_pid_proc(p)
+    assert n > 1000, out
+    assert "Socket errors" not in out, out
+    assert "Non-2xx" not in out, out
+
+
+MW_CFG = DEFAULTS + """frontend fe
+    bind 127.0.0.1:{port}
+    default_backend be
+    http-response set-header X-Gen {gen}
+backend be
+    server ngx 127.0.0.1:{nport} weight {weight}
+"""
+
+
+@pytest.mark.ours
+def test_mworker_reloads_under_load_lose_nothing(tmp_path, nginx, port):
+    """20 master-worker reloads (SIGUSR2) 0.4 s apart, each with a changed config (server
+    weight, header value), while wrk keeps 20 connections busy: no socket error, no
+    failed request; every old worker leaves, the master and one worker remain.
+    (HAProxy 2.6: about 100 read errors over the 20 reloads.)"""
+    nport, _ = nginx()
+    cfg = tmp_path / "mw.cfg"
+    cfg.write_text(MW_CFG.format(port=port, nport=nport, gen=0, weight=1))
+    m = start(cfg, ["-W"])
+    try:
+        assert wait_port(port, 10.0, m)
+        w = wrk(port, 11)
+        time.sleep(1.0)
+        for gen in range(1, 21):
+            cfg.write_text(MW_CFG.format(port=port, nport=nport, gen=gen, weight=gen))
+            m.send_signal(signal.SIGUSR2)
+            time.sleep(0.4)
+        n, out = wrk_result(w, 60)
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline and len(mw_children(m.pid)) > 1:
+            time.sleep(0.1)
+        assert len(mw_children(m.pid)) == 1
+        assert m.poll() is None
+        m.send_signal(signal.SIGTERM)
+        assert m.wait(timeout=10) == 0
+    finally:
+        stop_pid_proc(m)
+    assert n > 1000, out
+    assert "Socket errors" not in out, out
+    assert "Non-2xx" not in out, out
+
+
+def mw_children(pid):
+    import os
+    out = []
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                with open("/proc/%s/stat" % d) as f:
+                    if int(f.read().rsplit(")", 1)[1].split()[1]) == pid:
+                        out.append(int(d))
+            except OSError:
+                pass
+    return out
