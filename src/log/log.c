@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include <base/atomic.h>
+#include <base/ev_report.h>
 #include <base/tinfo.h>
 #include <log/log.h>
 #include <proxy/proxy-t.h>
@@ -48,9 +49,12 @@ static void log_atfork_child(void)
 	log_pid = 0;
 }
 
+static void log_ev_send(const struct proxy *px, int level, const char *msg, size_t len);
+
 __attribute__((constructor)) static void log_init(void)
 {
 	pthread_atfork(NULL, NULL, log_atfork_child);
+	ev_log_hook = log_ev_send; /* runtime events reach the proxies' loggers */
 }
 
 static pid_t log_getpid(void)
@@ -345,6 +349,15 @@ void log_send(const struct list *loggers, int level, const char *tag, const char
 void log_send_px(const struct proxy *px, int level, const char *msg, size_t len, struct ist sd)
 {
 	log_send(&px->loggers, level, px->log_tag, msg, len, sd);
+}
+
+/* ev_report()'s way into the logs: the proxy's own loggers only, none falling back to the
+ * global ones (as 2.6: a backend without "log" logs no server event). */
+static void log_ev_send(const struct proxy *px, int level, const char *msg, size_t len)
+{
+	/* a proxy not made by the config parser (unit tests) has a zeroed list */
+	if (px->loggers.next && !list_empty(&px->loggers))
+		log_send_px(px, level, msg, len, (struct ist){ NULL, 0 });
 }
 
 void log_sendf(const struct proxy *px, int level, const char *fmt, ...)
