@@ -18,6 +18,7 @@
 #include <base/ev_report.h>
 #include <base/tinfo.h>
 #include <log/log.h>
+#include <log/ring.h>
 #include <proxy/proxy-t.h>
 
 struct list global_loggers = LIST_HEAD_INIT(global_loggers);
@@ -314,6 +315,10 @@ static void log_send_one(struct logger *lg, int level, const char *tag, const ch
 		mh.msg_iovlen = 3;
 		ret = sendmsg(fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL);
 		break;
+	case LOG_DST_RING:
+		/* stored without the newline: the ring's servers frame it their way */
+		ring_write(lg->ring, iov, 2);
+		return;
 	case LOG_DST_FD:
 		/* one writev: atomic on pipes up to PIPE_BUF, the fd is non-blocking */
 		ret = writev(lg->fd, iov, 3);
