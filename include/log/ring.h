@@ -75,6 +75,11 @@ struct ring *ring_find(const char *name);
  * ones to make room. Any thread; never blocks for long (a short copy under the lock). */
 void ring_write(struct ring *r, const struct iovec *iov, int n);
 
+/* Copies the message at (*seq, *off) into <dst> (at most <max> bytes) and moves the cursor
+ * to the next one; a cursor the writers overtook (or 0, 0) restarts at the oldest message.
+ * Returns the message's length (cut to max), or -1 when there is none. Any thread. */
+long ring_read(struct ring *r, uint64_t *seq, uint32_t *off, char *dst, uint32_t max);
+
 /* Thread 0: starts / stops feeding every ring's servers. 0 or -1. */
 int ring_thread_start(void);
 void ring_thread_stop(void);

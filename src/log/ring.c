@@ -95,10 +95,7 @@ void ring_write(struct ring *r, const struct iovec *iov, int n)
 			HA_ATOMIC_STORE(&r->wake_pending, 0);
 }
 
-/* Copies the message at (*seq, *off) into <dst> (at most <max> bytes) and moves the cursor
- * to the next one; a cursor the writers overtook restarts at the oldest message. Returns
- * the message's length (cut to max), or -1 when there is none. Any thread. */
-static long ring_read(struct ring *r, uint64_t *seq, uint32_t *off, char *dst, uint32_t max)
+long ring_read(struct ring *r, uint64_t *seq, uint32_t *off, char *dst, uint32_t max)
 {
 	uint32_t len;
 

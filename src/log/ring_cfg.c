@@ -265,7 +265,7 @@ struct ring *ring_for_tcp_target(struct cfg_ctx *ctx, const char *addr)
 
 /* Resolves the "ring@NAME" targets of <list>; the implicit rings take their logger's
  * format and length. Returns the errors printed. */
-static int ring_check_loggers(struct list *list)
+static int ring_check_loggers(struct list *list, const struct proxy *px)
 {
 	struct logger *lg;
 	int errs = 0;
@@ -275,8 +275,11 @@ static int ring_check_loggers(struct list *list)
 		if (lg->dst != LOG_DST_RING)
 			continue;
 		if (!lg->ring->declared) {
-			ha_alert("parsing [%s:%d] : log : unable to find sink '%s'.\n",
-				 lg->conf_file, lg->conf_line, lg->ring->id);
+			/* 2.6's words, given at startup (not by -c) there */
+			ha_alert("log server declared in %s%s%s in file '%s' at line %d uses "
+				 "unknown ring named '%s'.\n",
+				 px ? "proxy section '" : "global section", px ? px->id : "",
+				 px ? "'" : "", lg->conf_file, lg->conf_line, lg->ring->id);
 			errs++;
 			continue;
 		}
@@ -295,10 +298,10 @@ static int ring_check_loggers(struct list *list)
 
 int ring_cfg_check(void)
 {
-	int errs = ring_check_loggers(&global_loggers);
+	int errs = ring_check_loggers(&global_loggers, NULL);
 
 	for (struct proxy *px = proxies; px; px = px->next)
-		errs += ring_check_loggers(&px->loggers);
+		errs += ring_check_loggers(&px->loggers, px);
 	for (struct ring *r = rings; r; r = r->next) {
 		if (r->maxlen > (int)r->size - 4)
 			r->maxlen = (int)r->size - 4;
