@@ -59,7 +59,8 @@ void srv_report_no_server(const struct proxy *px)
 	char logtxt[512];
 
 	/* quoted on stderr, not in the logs (2.6) */
-	snprintf(logtxt, sizeof(logtxt), "%s %s has no server available!", proxy_type_str(px), px->id);
+	snprintf(logtxt, sizeof(logtxt), "%s %s has no server available!", proxy_type_str(px),
+		 px->id);
 	ev_report2(px, LOG_LVL_EMERG, EV_OUT_ALERT, logtxt, "%s '%s' has no server available!",
 		   proxy_type_str(px), px->id);
 }
@@ -79,15 +80,17 @@ void srv_set_state(struct server *s, enum srv_run_state st, const char *why, uin
 	sep = strncmp(why, "via ", 4) ? ", reason: " : " ";
 	if (st == SRV_RS_UP)
 		ev_report(s->px, LOG_LVL_NOTICE, EV_OUT_WARNING,
-			  "Server %s/%s is UP%s%s. %d active and %d backup servers online. 0 sessions "
+			  "Server %s/%s is UP%s%s. %d active and %d backup servers online. 0 "
+			  "sessions "
 			  "requeued, 0 total in queue.",
 			  s->px->id, s->id, sep, why, act, bck);
 	else
-		ev_report(s->px, st == SRV_RS_DOWN ? LOG_LVL_ALERT : LOG_LVL_NOTICE, EV_OUT_WARNING,
-			  "Server %s/%s is %s%s%s. %d active and %d backup servers left. %d sessions "
-			  "active, 0 requeued, 0 remaining in queue.",
-			  s->px->id, s->id, st == SRV_RS_DOWN ? "DOWN" : "stopping", sep, why, act, bck,
-			  HA_ATOMIC_LOAD_RLX(&s->cur_conns));
+		ev_report(
+			s->px, st == SRV_RS_DOWN ? LOG_LVL_ALERT : LOG_LVL_NOTICE, EV_OUT_WARNING,
+			"Server %s/%s is %s%s%s. %d active and %d backup servers left. %d sessions "
+			"active, 0 requeued, 0 remaining in queue.",
+			s->px->id, s->id, st == SRV_RS_DOWN ? "DOWN" : "stopping", sep, why, act,
+			bck, HA_ATOMIC_LOAD_RLX(&s->cur_conns));
 	if (st != SRV_RS_UP && !act && !bck)
 		srv_report_no_server(s->px);
 out:

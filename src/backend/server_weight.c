@@ -96,8 +96,8 @@ static void srv_ss_notice_done(const struct server *s)
 		if (!(o->flags & SRV_F_DISABLED) && srv_is_up(o))
 			(o->flags & SRV_F_BACKUP) ? bck++ : act++;
 	ev_report(s->px, LOG_LVL_NOTICE, EV_OUT_WARNING,
-		  "Server %s/%s is UP. %d active and %d backup servers online. 0 sessions requeued, "
-		  "0 total in queue.",
+		  "Server %s/%s is UP. %d active and %d backup servers online. 0 sessions "
+		  "requeued, 0 total in queue.",
 		  s->px->id, s->id, act, bck);
 }
 
@@ -200,8 +200,9 @@ void srv_set_maint(struct server *s, bool on, bool may_up, uint64_t now)
 	srv_count_online(s->px, &act, &bck);
 	if (on)
 		ev_report(s->px, LOG_LVL_ALERT, EV_OUT_WARNING,
-			  "Server %s/%s is going DOWN for maintenance. %d active and %d backup servers "
-			  "left. %d sessions active, 0 requeued, 0 remaining in queue.",
+			  "Server %s/%s is going DOWN for maintenance. %d active and %d "
+			  "backup servers left. %d sessions active, 0 requeued, 0 remaining in "
+			  "queue.",
 			  s->px->id, s->id, act, bck, HA_ATOMIC_LOAD_RLX(&s->cur_conns));
 	else
 		ev_report(s->px, may_up ? LOG_LVL_NOTICE : LOG_LVL_ALERT, EV_OUT_WARNING,

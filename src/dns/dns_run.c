@@ -206,8 +206,8 @@ static void dns_apply(struct dns_srv *d, const struct dns_result *res,
 			  "Server %s/%s ('%s') is UP/READY (resolves again).", s->px->id, s->id,
 			  d->hostname);
 		ev_report(s->px, LOG_LVL_NOTICE, EV_OUT_WARNING,
-			  "Server %s/%s administratively READY thanks to valid DNS answer.", s->px->id,
-			  s->id);
+			  "Server %s/%s administratively READY thanks to valid DNS answer.",
+			  s->px->id, s->id);
 	}
 }
 
@@ -222,10 +222,11 @@ static void dns_enter_maint(struct dns_srv *d, const char *why)
 	dns_addr_publish(&d->pub, &d->cur);
 	srv_set_dns_maint(s, true, SRV_RS_RMAINT, now_ms());
 	dns_count_usable(s->px, &act, &bck);
-	ev_report(s->px, LOG_LVL_ALERT, EV_OUT_WARNING,
-		  "Server %s/%s is going DOWN for maintenance (%s). %d active and %d backup servers "
-		  "left. %d sessions active, 0 requeued, 0 remaining in queue.",
-		  s->px->id, s->id, why, act, bck, HA_ATOMIC_LOAD_RLX(&s->cur_conns));
+	ev_report(
+		s->px, LOG_LVL_ALERT, EV_OUT_WARNING,
+		"Server %s/%s is going DOWN for maintenance (%s). %d active and %d backup servers "
+		"left. %d sessions active, 0 requeued, 0 remaining in queue.",
+		s->px->id, s->id, why, act, bck, HA_ATOMIC_LOAD_RLX(&s->cur_conns));
 	if (!act && !bck)
 		srv_report_no_server(s->px);
 }
