@@ -1,6 +1,6 @@
 /* The "log-forward" section, not built yet: refused on its section line with the reason,
- * its keywords skipped (one error, naming file:line), until the syslog receiver and parser
- * land.
+ * its keywords skipped (one error, naming file:line), until the receivers land (the parser
+ * of received messages is log/syslog_parse.c).
  */
 #include <cfg/cfg.h>
 
