@@ -86,7 +86,7 @@ def test_legacy_framing_format_maxlen_and_show_events(proxy, tmp_path):
     try:
         data = sink.read_until(lambda d: d.count(b"\n") >= 2).decode()
         lines = data.split("\n")
-        hdr = r"<%d>" + D3164 + r" localhost haproxy\[%d\]: " % p.pid
+        hdr = r"<%d>" + D3164 + r" localhost [\w.-]+\[%d\]: " % p.pid
         m = re.match(hdr % 129, lines[0])
         assert m, lines[0]
         assert lines[0][m.end():] == DOWN[:120 - m.end()]  # maxlen cuts header + text
@@ -124,7 +124,7 @@ def test_tcp_target_implicit_ring(proxy, tmp_path):
     p = proxy(conf)
     try:
         data = sink.read_until(lambda d: d.count(b"\n") >= 2).decode()
-        hdr = r"<%d>" + D3164 + r" haproxy\[%d\]: " % p.pid
+        hdr = r"<%d>" + D3164 + r" [\w.-]+\[%d\]: " % p.pid
         lines = data.split("\n")
         assert re.fullmatch(hdr % 145 + re.escape(DOWN), lines[0]), lines[0]
         assert re.fullmatch(hdr % 144 + re.escape(NOSRV), lines[1]), lines[1]
