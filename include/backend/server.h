@@ -77,6 +77,9 @@ void srv_set_state(struct server *s, enum srv_run_state st, const char *why, uin
  * for <after> (what the checks say). Same bookkeeping as srv_set_state(). */
 void srv_set_dns_maint(struct server *s, bool on, enum srv_run_state after, uint64_t now);
 /* (<why> NULL: nothing is printed, the caller says it.) */
+/* Reports that <px> has no usable server left: "[ALERT] ... backend 'be' has no server
+ * available!" on stderr and the same, unquoted, at emerg in its logs (2.6). */
+void srv_report_no_server(const struct proxy *px);
 
 /* Forced drain (<on>: effective weight 0) and maintenance (DOWN whatever the checks say;
  * leaving it, UP again when <may_up>), with 2.6's notices ("Server be/s enters drain

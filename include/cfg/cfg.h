@@ -17,6 +17,8 @@
 #define CFG_SEC_USERLIST 0x20
 #define CFG_SEC_HTTP_ERRORS 0x40
 #define CFG_SEC_RESOLVERS 0x400   /* dns/dns_cfg.c */
+#define CFG_SEC_RING     0x1000   /* log/ring_cfg.c */
+#define CFG_SEC_LOGFWD   0x2000   /* log/logfwd_cfg.c (refused: not supported yet) */
 #define CFG_SEC_PROXIES  (CFG_SEC_DEFAULTS | CFG_SEC_FRONTEND | CFG_SEC_BACKEND | CFG_SEC_LISTEN)
 
 #define CFG_MAX_ARGS 64

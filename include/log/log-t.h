@@ -11,6 +11,8 @@
 #include <sys/socket.h>
 #include <base/list.h>
 
+struct ring;
+
 /* syslog levels, as in <syslog.h> */
 #define LOG_LVL_EMERG 0
 #define LOG_LVL_ALERT 1
@@ -36,6 +38,7 @@ enum log_dst {
 	LOG_DST_UDP = 0, /* syslog over UDP (IPv4 or IPv6) */
 	LOG_DST_UNIX,	 /* a unix datagram socket ("/dev/log") */
 	LOG_DST_FD,	 /* stdout, stderr, fd@N: one write per message + "\n" */
+	LOG_DST_RING,	 /* ring@NAME, tcp@ADDR (an implicit ring): log/ring.h */
 };
 
 struct logger {
@@ -58,6 +61,7 @@ struct logger {
 	bool explicit_fmt;	   /* "format" was given (rfc3164 then always names a host) */
 	char *conf_file;	   /* where it was declared, for messages */
 	int conf_line;
+	struct ring *ring; /* LOG_DST_RING: shared, owned by the ring list (log/ring.h) */
 };
 
 #endif

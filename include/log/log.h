@@ -50,6 +50,8 @@ void log_list_free(struct list *list);
 /* Names of levels ("emerg".."debug") and facilities ("kern".."local7"); -1 if unknown. */
 int log_level_parse(const char *name);
 int log_facility_parse(const char *name);
+/* Header formats ("rfc3164".."raw"): enum log_fmt, -1 if unknown. */
+int log_fmt_parse(const char *name);
 extern const char *const log_level_names[8];
 
 #endif

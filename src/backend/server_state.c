@@ -1,13 +1,15 @@
 /* A server's run state (UP, DOWN, NOLB): the one function that changes it, used by health
  * checks and later by the runtime API. It publishes the state with an atomic store (read
  * by srv_usable() on every thread), keeps the counters "show stat" reports, and prints
- * HAProxy's notices to stderr, as one write each.
+ * HAProxy's notices (stderr and the backend's logs, base/ev_report.h).
  */
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include <backend/lb_load.h>
+#include <base/ev_report.h>
+#include <log/log-t.h>
 #include <backend/server.h>
 #include <proxy/proxy.h>
 #include <proxy/proxy_cfg.h>
@@ -52,12 +54,21 @@ void srv_set_dns_maint(struct server *s, bool on, enum srv_run_state after, uint
 	srv_state_store(s, old, on ? SRV_RS_RMAINT : (int)after, now);
 }
 
+void srv_report_no_server(const struct proxy *px)
+{
+	char logtxt[512];
+
+	/* quoted on stderr, not in the logs (2.6) */
+	snprintf(logtxt, sizeof(logtxt), "%s %s has no server available!", proxy_type_str(px),
+		 px->id);
+	ev_report2(px, LOG_LVL_EMERG, EV_OUT_ALERT, logtxt, "%s '%s' has no server available!",
+		   proxy_type_str(px), px->id);
+}
+
 void srv_set_state(struct server *s, enum srv_run_state st, const char *why, uint64_t now)
 {
 	int old = HA_ATOMIC_LOAD_RLX(&s->run_state), act, bck;
-	char msg[1024];
 	const char *sep;
-	int n;
 
 	if (old == (int)st || old == SRV_RS_RMAINT) /* dns/ owns the way out of RMAINT */
 		return;
@@ -68,24 +79,20 @@ void srv_set_state(struct server *s, enum srv_run_state st, const char *why, uin
 	/* a tracking server's <why> is "via be/srv", printed as such (2.6) */
 	sep = strncmp(why, "via ", 4) ? ", reason: " : " ";
 	if (st == SRV_RS_UP)
-		n = snprintf(msg, sizeof(msg),
-			     "[WARNING]  (%d) : Server %s/%s is UP%s%s. %d "
-			     "active and %d backup servers online. 0 sessions requeued, 0 total in "
-			     "queue.\n",
-			     (int)getpid(), s->px->id, s->id, sep, why, act, bck);
+		ev_report(s->px, LOG_LVL_NOTICE, EV_OUT_WARNING,
+			  "Server %s/%s is UP%s%s. %d active and %d backup servers online. 0 "
+			  "sessions "
+			  "requeued, 0 total in queue.",
+			  s->px->id, s->id, sep, why, act, bck);
 	else
-		n = snprintf(
-			msg, sizeof(msg),
-			"[WARNING]  (%d) : Server %s/%s is %s%s%s. "
-			"%d active and %d backup servers left. %d sessions active, 0 requeued, "
-			"0 remaining in queue.\n",
-			(int)getpid(), s->px->id, s->id, st == SRV_RS_DOWN ? "DOWN" : "stopping",
-			sep, why, act, bck, HA_ATOMIC_LOAD_RLX(&s->cur_conns));
-	if (n > 0)
-		fputs(msg, stderr);
+		ev_report(
+			s->px, st == SRV_RS_DOWN ? LOG_LVL_ALERT : LOG_LVL_NOTICE, EV_OUT_WARNING,
+			"Server %s/%s is %s%s%s. %d active and %d backup servers left. %d sessions "
+			"active, 0 requeued, 0 remaining in queue.",
+			s->px->id, s->id, st == SRV_RS_DOWN ? "DOWN" : "stopping", sep, why, act,
+			bck, HA_ATOMIC_LOAD_RLX(&s->cur_conns));
 	if (st != SRV_RS_UP && !act && !bck)
-		fprintf(stderr, "[ALERT]    (%d) : %s '%s' has no server available!\n",
-			(int)getpid(), proxy_type_str(s->px), s->px->id);
+		srv_report_no_server(s->px);
 out:
 	srv_propagate_state(s, st, now); /* servers tracking this one (server_weight.c) */
 }

@@ -9,6 +9,8 @@
 #include <backend/lb_load.h>
 #include <backend/lb_update.h>
 #include <backend/server.h>
+#include <base/ev_report.h>
+#include <log/log-t.h>
 #include <event/loop.h>
 #include <proxy/proxy.h>
 #include <proxy/proxy_cfg.h>
@@ -93,10 +95,10 @@ static void srv_ss_notice_done(const struct server *s)
 	for (const struct server *o = s->px->srv; o; o = o->next)
 		if (!(o->flags & SRV_F_DISABLED) && srv_is_up(o))
 			(o->flags & SRV_F_BACKUP) ? bck++ : act++;
-	fprintf(stderr,
-		"[WARNING]  (%d) : Server %s/%s is UP. %d active and %d backup servers online. "
-		"0 sessions requeued, 0 total in queue.\n",
-		(int)getpid(), s->px->id, s->id, act, bck);
+	ev_report(s->px, LOG_LVL_NOTICE, EV_OUT_WARNING,
+		  "Server %s/%s is UP. %d active and %d backup servers online. 0 sessions "
+		  "requeued, 0 total in queue.",
+		  s->px->id, s->id, act, bck);
 }
 
 /* One warm-up step of a server: next weight, next step until the ramp ends. */
@@ -175,15 +177,15 @@ void srv_set_drain(struct server *s, bool on, uint64_t now)
 	srv_recalc_eweight(s, now);
 	lb_update(s->px);
 	if (!on) {
-		fprintf(stderr, "[WARNING]  (%d) : Server %s/%s is UP (leaving forced drain).\n",
-			(int)getpid(), s->px->id, s->id);
+		ev_report(s->px, LOG_LVL_NOTICE, EV_OUT_WARNING,
+			  "Server %s/%s is UP (leaving forced drain).", s->px->id, s->id);
 		return;
 	}
 	srv_count_online(s->px, &act, &bck);
-	fprintf(stderr,
-		"[WARNING]  (%d) : Server %s/%s enters drain state. %d active and %d backup "
-		"servers online. 0 sessions requeued, 0 total in queue.\n",
-		(int)getpid(), s->px->id, s->id, act, bck);
+	ev_report(s->px, LOG_LVL_NOTICE, EV_OUT_WARNING,
+		  "Server %s/%s enters drain state. %d active and %d backup servers online. 0 "
+		  "sessions requeued, 0 total in queue.",
+		  s->px->id, s->id, act, bck);
 }
 
 void srv_set_maint(struct server *s, bool on, bool may_up, uint64_t now)
@@ -197,18 +199,15 @@ void srv_set_maint(struct server *s, bool on, bool may_up, uint64_t now)
 		srv_set_state(s, on ? SRV_RS_DOWN : SRV_RS_UP, NULL, now);
 	srv_count_online(s->px, &act, &bck);
 	if (on)
-		fprintf(stderr,
-			"[WARNING]  (%d) : Server %s/%s is going DOWN for maintenance. %d active "
-			"and %d backup servers left. %d sessions active, 0 requeued, 0 remaining "
-			"in "
-			"queue.\n",
-			(int)getpid(), s->px->id, s->id, act, bck,
-			HA_ATOMIC_LOAD_RLX(&s->cur_conns));
+		ev_report(s->px, LOG_LVL_ALERT, EV_OUT_WARNING,
+			  "Server %s/%s is going DOWN for maintenance. %d active and %d "
+			  "backup servers left. %d sessions active, 0 requeued, 0 remaining in "
+			  "queue.",
+			  s->px->id, s->id, act, bck, HA_ATOMIC_LOAD_RLX(&s->cur_conns));
 	else
-		fprintf(stderr,
-			"[WARNING]  (%d) : Server %s/%s is %s (leaving forced maintenance).\n",
-			(int)getpid(), s->px->id, s->id, may_up ? "UP/READY" : "DOWN");
+		ev_report(s->px, may_up ? LOG_LVL_NOTICE : LOG_LVL_ALERT, EV_OUT_WARNING,
+			  "Server %s/%s is %s (leaving forced maintenance).", s->px->id, s->id,
+			  may_up ? "UP/READY" : "DOWN");
 	if (on && !act && !bck)
-		fprintf(stderr, "[ALERT]    (%d) : %s '%s' has no server available!\n",
-			(int)getpid(), proxy_type_str(s->px), s->px->id);
+		srv_report_no_server(s->px);
 }

@@ -19,10 +19,12 @@
 #include <backend/lb_load.h>
 #include <backend/server.h>
 #include <base/atomic.h>
+#include <base/ev_report.h>
 #include <base/tinfo.h>
 #include <check/agent.h>
 #include <check/check-t.h>
 #include <check/check_http.h>
+#include <log/log-t.h>
 #include <event/loop.h>
 #include <proc/global-t.h>
 #include <proxy/proxy.h>
@@ -116,9 +118,8 @@ static void agent_apply(struct agent *a)
 		long w = (long)s->iweight * r.weight_pct / 100;
 
 		if (HA_ATOMIC_LOAD_RLX(&s->admin) & SRV_ADM_FDRAIN)
-			fprintf(stderr,
-				"[WARNING]  (%d) : Server %s/%s remains in forced drain mode.\n",
-				(int)getpid(), s->px->id, s->id);
+			ev_report(s->px, LOG_LVL_NOTICE, EV_OUT_WARNING,
+				  "Server %s/%s remains in forced drain mode.", s->px->id, s->id);
 		(void)srv_set_weight(s, w > 256 ? 256 : (int)w, now); /* static algos refuse it */
 	}
 	if (r.maxconn >= 0) {

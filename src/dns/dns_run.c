@@ -15,7 +15,9 @@
 #include <sys/random.h>
 
 #include <backend/server.h>
+#include <base/ev_report.h>
 #include <check/check-t.h>
+#include <log/log-t.h>
 #include <dns/dns.h>
 #include <dns/dns_addr.h>
 #include <dns/dns_msg.h>
@@ -184,9 +186,10 @@ static void dns_apply(struct dns_srv *d, const struct dns_result *res,
 		((struct sockaddr_in6 *)&ss)->sin6_port = htons((uint16_t)d->port);
 	}
 	if (!dns_same_addr(&ss, &d->cur)) {
-		fprintf(stderr, "[WARNING]  (%d) : %s/%s changed its IP from %s to %s by %s/%s.\n",
-			(int)getpid(), s->px->id, s->id, dns_ip_str(&d->cur, from, sizeof(from)),
-			dns_ip_str(&ss, to, sizeof(to)), d->res->id, ns->id);
+		ev_report(s->px, LOG_LVL_NOTICE, EV_OUT_WARNING,
+			  "%s/%s changed its IP from %s to %s by %s/%s.", s->px->id, s->id,
+			  dns_ip_str(&d->cur, from, sizeof(from)), dns_ip_str(&ss, to, sizeof(to)),
+			  d->res->id, ns->id);
 		d->cur = ss;
 		dns_addr_publish(&d->pub, &d->cur);
 	}
@@ -199,12 +202,12 @@ static void dns_apply(struct dns_srv *d, const struct dns_result *res,
 					  ? SRV_RS_DOWN
 					  : SRV_RS_UP,
 				  now_ms());
-		fprintf(stderr,
-			"[WARNING]  (%d) : Server %s/%s ('%s') is UP/READY (resolves "
-			"again).\n[WARNING]  (%d) : Server %s/%s administratively READY thanks to "
-			"valid DNS answer.\n",
-			(int)getpid(), s->px->id, s->id, d->hostname, (int)getpid(), s->px->id,
-			s->id);
+		ev_report(s->px, LOG_LVL_NOTICE, EV_OUT_WARNING,
+			  "Server %s/%s ('%s') is UP/READY (resolves again).", s->px->id, s->id,
+			  d->hostname);
+		ev_report(s->px, LOG_LVL_NOTICE, EV_OUT_WARNING,
+			  "Server %s/%s administratively READY thanks to valid DNS answer.",
+			  s->px->id, s->id);
 	}
 }
 
@@ -219,14 +222,13 @@ static void dns_enter_maint(struct dns_srv *d, const char *why)
 	dns_addr_publish(&d->pub, &d->cur);
 	srv_set_dns_maint(s, true, SRV_RS_RMAINT, now_ms());
 	dns_count_usable(s->px, &act, &bck);
-	fprintf(stderr,
-		"[WARNING]  (%d) : Server %s/%s is going DOWN for maintenance (%s). %d "
-		"active and %d backup servers left. %d sessions active, 0 requeued, 0 remaining in "
-		"queue.\n",
-		(int)getpid(), s->px->id, s->id, why, act, bck, HA_ATOMIC_LOAD_RLX(&s->cur_conns));
+	ev_report(
+		s->px, LOG_LVL_ALERT, EV_OUT_WARNING,
+		"Server %s/%s is going DOWN for maintenance (%s). %d active and %d backup servers "
+		"left. %d sessions active, 0 requeued, 0 remaining in queue.",
+		s->px->id, s->id, why, act, bck, HA_ATOMIC_LOAD_RLX(&s->cur_conns));
 	if (!act && !bck)
-		fprintf(stderr, "[ALERT]    (%d) : %s '%s' has no server available!\n",
-			(int)getpid(), proxy_type_str(s->px), s->px->id);
+		srv_report_no_server(s->px);
 }
 
 /* A failed resolution of <d> (<st>, or DNS_ST_INVALID for a timeout): maintenance once

@@ -15,8 +15,10 @@
 #include <unistd.h>
 
 #include <base/atomic.h>
+#include <base/ev_report.h>
 #include <base/tinfo.h>
 #include <log/log.h>
+#include <log/ring.h>
 #include <proxy/proxy-t.h>
 
 struct list global_loggers = LIST_HEAD_INIT(global_loggers);
@@ -48,9 +50,12 @@ static void log_atfork_child(void)
 	log_pid = 0;
 }
 
+static void log_ev_send(const struct proxy *px, int level, const char *msg, size_t len);
+
 __attribute__((constructor)) static void log_init(void)
 {
 	pthread_atfork(NULL, NULL, log_atfork_child);
+	ev_log_hook = log_ev_send; /* runtime events reach the proxies' loggers */
 }
 
 static pid_t log_getpid(void)
@@ -310,6 +315,10 @@ static void log_send_one(struct logger *lg, int level, const char *tag, const ch
 		mh.msg_iovlen = 3;
 		ret = sendmsg(fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL);
 		break;
+	case LOG_DST_RING:
+		/* stored without the newline: the ring's servers frame it their way */
+		ring_write(lg->ring, iov, 2);
+		return;
 	case LOG_DST_FD:
 		/* one writev: atomic on pipes up to PIPE_BUF, the fd is non-blocking */
 		ret = writev(lg->fd, iov, 3);
@@ -345,6 +354,15 @@ void log_send(const struct list *loggers, int level, const char *tag, const char
 void log_send_px(const struct proxy *px, int level, const char *msg, size_t len, struct ist sd)
 {
 	log_send(&px->loggers, level, px->log_tag, msg, len, sd);
+}
+
+/* ev_report()'s way into the logs: the proxy's own loggers only, none falling back to the
+ * global ones (as 2.6: a backend without "log" logs no server event). */
+static void log_ev_send(const struct proxy *px, int level, const char *msg, size_t len)
+{
+	/* a proxy not made by the config parser (unit tests) has a zeroed list */
+	if (px->loggers.next && !list_empty(&px->loggers))
+		log_send_px(px, level, msg, len, (struct ist){ NULL, 0 });
 }
 
 void log_sendf(const struct proxy *px, int level, const char *fmt, ...)

@@ -15,6 +15,7 @@
 #include <base/parse.h>
 #include <cfg/cfg.h>
 #include <log/log.h>
+#include <log/ring.h>
 #include <proxy/proxy-t.h>
 #include <proxy/proxy.h>
 
@@ -29,6 +30,14 @@ static const char *const log_fmt_names[] = {
 	[LOG_FMT_PRIO] = "priority",   [LOG_FMT_SHORT] = "short", [LOG_FMT_TIMED] = "timed",
 	[LOG_FMT_ISO] = "iso",	       [LOG_FMT_RAW] = "raw",
 };
+
+int log_fmt_parse(const char *name)
+{
+	for (size_t f = 0; f < sizeof(log_fmt_names) / sizeof(log_fmt_names[0]); f++)
+		if (strcmp(name, log_fmt_names[f]) == 0)
+			return (int)f;
+	return -1;
+}
 
 int log_level_parse(const char *name)
 {
@@ -196,13 +205,19 @@ static int log_parse_target(struct cfg_ctx *ctx, struct logger *lg, const char *
 		return 0;
 	}
 	if (strncmp(arg, "ring@", 5) == 0) {
-		cfg_alert(ctx, "log : '%s' : log rings are not supported yet.", arg);
-		return -1;
+		lg->dst = LOG_DST_RING;
+		lg->ring = ring_for_target(ctx, arg + 5);
+		return lg->ring ? 0 : -1;
 	}
 	if (strncmp(arg, "tcp@", 4) == 0 || strncmp(arg, "tcp4@", 5) == 0 ||
 	    strncmp(arg, "tcp6@", 5) == 0) {
-		cfg_alert(ctx, "log : '%s' : syslog over TCP is not supported yet.", arg);
-		return -1;
+		if (arg[3] != '@') {
+			snprintf(buf, sizeof(buf), "ipv%c@%s", arg[3], arg + 5);
+			a = buf;
+		}
+		lg->dst = LOG_DST_RING;
+		lg->ring = ring_for_tcp_target(ctx, a);
+		return lg->ring ? 0 : -1;
 	}
 	if (strncmp(arg, "unix@", 5) == 0)
 		a = arg + 5;

@@ -17,6 +17,7 @@
 #include <check/check_cfg.h>
 #include <backend/srv_state.h>
 #include <dns/dns.h>
+#include <log/ring.h>
 #include <cfg/cfg.h>
 #include <cfg/cfg_path.h>
 #include <cfg/cond.h>
@@ -318,7 +319,7 @@ static void main_load_config(void)
 	if (cfg_errors || userlist_cfg_check() > 0 || dns_cfg_check() > 0 ||
 	    proxy_check_all() > 0 || rules_check_all() > 0 || check_cfg_check_all() > 0 ||
 	    srv_track_check_all() > 0 || agent_check_all() > 0 || cfg_errors ||
-	    thread_cfg_check() > 0) {
+	    thread_cfg_check() > 0 || ring_cfg_check() > 0) {
 		ha_alert("Fatal errors found in configuration.\n");
 		exit(1);
 	}

@@ -14,6 +14,7 @@
 #include <sys/signalfd.h>
 #include <backend/server-t.h>
 #include <base/atomic.h>
+#include <base/ev_report.h>
 #include <base/pool.h>
 #include <cfg/cfg.h>
 #include <check/check.h>
@@ -22,12 +23,15 @@
 #include <conn/listener.h>
 #include <event/inbox.h>
 #include <event/loop.h>
+#include <log/log-t.h>
+#include <log/ring.h>
 #include <mux/h1.h>
 #include <proc/global-t.h>
 #include <proc/runtime.h>
 #include <proxy/proxy.h>
 #include <sample/regex.h>
 #include <sample/sample.h>
+#include <stats/counters.h>
 #include <thread/thread-t.h>
 
 static struct fd_handler sig_handler;     /* thread 0 only */
@@ -56,6 +60,24 @@ static void stop_item_run(struct inbox_item *it)
 	th_ctx->stopped = true;
 }
 
+/* "Proxy NAME stopped (cumulated conns: FE: N, BE: M)." for each proxy, in config order, on
+ * stderr and at warning in its logs, as 2.6 says it on a soft stop. */
+static void soft_report_proxies(void)
+{
+	for (const struct proxy *px = proxies; px; px = px->next) {
+		struct fe_counters fe = { 0 };
+		struct be_counters be = { 0 };
+
+		if (px->fe_cnt && (px->cap & PR_CAP_FE))
+			fe_counters_sum(px->fe_cnt, &fe);
+		if (px->be_cnt && (px->cap & PR_CAP_BE))
+			be_counters_sum(px->be_cnt, &be);
+		ev_report(px, LOG_LVL_WARNING, EV_OUT_WARNING,
+			  "Proxy %s stopped (cumulated conns: FE: %llu, BE: %llu).", px->id,
+			  (unsigned long long)fe.cum_conn, (unsigned long long)be.cum_sess);
+	}
+}
+
 /* This thread stops accepting; the last one to do so closes the listening sockets. */
 static void soft_item_run(struct inbox_item *it)
 {
@@ -65,8 +87,10 @@ static void soft_item_run(struct inbox_item *it)
 	if (tid == 0)
 		cli_stop();
 	listeners_thread_disable();
-	if (HA_ATOMIC_SUB(&threads_listening, 1) == 0)
+	if (HA_ATOMIC_SUB(&threads_listening, 1) == 0) {
 		listeners_close_all();
+		soft_report_proxies();
+	}
 }
 
 static void broadcast(struct inbox_item *items, void (*fn)(struct inbox_item *))
@@ -224,7 +248,8 @@ static int thread_start_loop(const sigset_t *set)
 	if (loop_init_thread() < 0 || inbox_init() < 0 || smp_trash_init_thread() < 0 ||
 	    regex_thread_init() < 0)
 		return -1;
-	if (tid == 0 && (signals_listen(set) < 0 || cli_start() < 0 || dns_thread_start() < 0))
+	if (tid == 0 && (signals_listen(set) < 0 || cli_start() < 0 || dns_thread_start() < 0 ||
+			 ring_thread_start() < 0))
 		return -1;
 	if (listeners_enable_thread() < 0)
 		return -1;
@@ -259,6 +284,7 @@ static void *thread_main(void *arg)
 	if (t == 0) {
 		cli_stop();
 		dns_thread_stop();
+		ring_thread_stop();
 	}
 	h1_release_all();
 	checks_thread_stop();
