@@ -14,6 +14,7 @@
 #include <conn/sockopt-t.h>
 #include <stats/counters-t.h>
 
+struct px_log;
 struct server;
 struct lb_ops;
 struct lb_load;
@@ -271,6 +272,10 @@ struct proxy {
 	 * defaults section at creation, and "log-tag" (NULL: the global one); owned */
 	struct list loggers;
 	char *log_tag;
+	/* per-stream log lines (log/log_strm.c): the log options and formats, owned; on a
+	 * frontend with loggers and a format, set at check time: the one test of stream_count */
+	struct px_log *strm_log;
+	struct px_log *log_conf;  /* what this section declared (log_strm.c), NULL if nothing */
 };
 
 struct switching_rule {

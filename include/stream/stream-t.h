@@ -175,6 +175,16 @@ struct stream {
 				    * (its inspect-delay runs on <tmr>) */
 	struct dns_req *dreq;     /* do-resolve: the resolution it waits for (dns/dns_req.h),
 				   * or NULL; released by the rule, or by stream_free */
+	/* logging (log/log_strm.c reads them; stream/ records them): ms dates of the steps
+	 * (now_ms, 0 while not reached), retries and the termination state */
+	uint64_t t_hdrs;          /* the request headers were complete */
+	uint64_t t_queue;         /* the server was assigned (queue left) */
+	uint64_t t_conn;          /* the back connection was established */
+	uint64_t t_rsp;           /* the response headers were received */
+	char term[2];             /* who ended it (C,S,P,L,R,I,D,c,s...) and in which phase
+				   * (R,Q,C,H,D,L,T), 0 for a normal end (stream_set_term) */
+	uint8_t redisp;           /* redispatched to another server (%rc shows '+') */
+	uint8_t retries;          /* connection retries done (%rc) */
 	uint16_t hdr_cap;         /* capacity of each table in <hdrs> */
 	char scratch[64];         /* X-Forwarded-For value and other small rewrites */
 	struct h1_hdr hdrs[];     /* 2 * hdr_cap entries: request table then response table */

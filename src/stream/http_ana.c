@@ -162,6 +162,7 @@ static int req_rule_reply(struct stream *s, struct proxy *px, enum act_return r,
 	case ACT_RET_DENY:
 		act_smp_ctx(&ctx, s, px, ACT_F_HTTP_REQ);
 		if (last->action && !strcmp(last->kw, "return")) {
+			stream_set_term(s, 'L');
 			CNT_INC(s->fe->fe_cnt, intercepted);
 			return stream_reply_http(s, last->arg.reply, &ctx);
 		}
@@ -170,6 +171,7 @@ static int req_rule_reply(struct stream *s, struct proxy *px, enum act_return r,
 			CNT_INC(px->be_cnt, denied_req);
 		if (unlikely(stk_tracking(s)))
 			stk_count_http(s, STK_DT_HTTP_ERR_CNT);
+		stream_set_term2(s, 'P', last->action && !strcmp(last->kw, "tarpit") ? 'T' : 'R');
 		return stream_reply_http(s, last->arg.reply, &ctx);
 	case ACT_RET_YIELD: /* the rule runs again on client data or at its deadline */
 		s->state = SS_REQ_RULE_WAIT;
@@ -182,6 +184,7 @@ static int req_rule_reply(struct stream *s, struct proxy *px, enum act_return r,
 	case ACT_RET_ABRT:
 		return stream_abort(s);
 	default: /* DONE: the action wrote its reply */
+		stream_set_term(s, 'L');
 		return stream_reply_done(s);
 	}
 }
@@ -394,6 +397,7 @@ int ana_wait_request(struct stream *s)
 			return stream_req_truncated(s); /* client gave up before a full request */
 		return 0;
 	}
+	s->t_hdrs = now_ms();
 	return ana_request(s);
 }
 
@@ -576,6 +580,7 @@ static int ana_response(struct stream *s)
 	enum xfer_mode mode;
 	int ret;
 
+	s->t_rsp = now_ms();
 	if (m->status == 101 && (s->req.flags & H1_MF_CONN_UPG))
 		tunnel = true;
 	else if ((s->req.flags & H1_MF_METH_CONNECT) && m->status >= 200 && m->status < 300)

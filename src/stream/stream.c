@@ -40,6 +40,37 @@ static uint16_t stream_hdr_cap;
 
 static void stream_process(struct stream *s);
 
+void (*stream_log_hook)(struct stream *s);
+
+void stream_set_term(struct stream *s, char who)
+{
+	char ph;
+
+	switch (s->state) {
+	case SS_QUEUED:
+		ph = 'Q';
+		break;
+	case SS_CONNECTING:
+	case SS_TURNAROUND:
+		ph = 'C';
+		break;
+	case SS_EXCHANGE:
+		ph = (s->flags & SF_RSP_HDRS_SENT) ? 'D' : 'H';
+		break;
+	case SS_TUNNEL:
+		ph = 'D';
+		break;
+	case SS_LOCAL_REPLY:
+	case SS_CLOSING:
+		ph = 'L';
+		break;
+	default:
+		ph = 'R';
+		break;
+	}
+	stream_set_term2(s, who, ph);
+}
+
 /* Adds the end of the exchange to the counters: the final status (none: "other") of a
  * counted request to the frontend and to the backend it chose; the client's bytes to the
  * frontend, the backend (a listen's own before it chose itself) and the last server. */
@@ -51,6 +82,8 @@ static void stream_count(struct stream *s)
 	struct be_counters *bc = NULL;
 	int cls = status_class(s->status);
 
+	if (unlikely(s->fe->strm_log != NULL)) /* the log line reads the bytes below */
+		stream_log_hook(s);
 	stream_req_consume(s);
 	if (s->be)
 		bc = CNT_GRP(s->be->be_cnt);
@@ -330,6 +363,7 @@ int stream_reply_error(struct stream *s, int status, bool close)
 
 int stream_reply_mux_error(struct stream *s, int status)
 {
+	stream_set_term(s, status == 408 ? 'c' : 'P');
 	stream_count_bad_req(s);
 	return stream_reply_page(s, status, true, true);
 }
@@ -337,12 +371,14 @@ int stream_reply_mux_error(struct stream *s, int status)
 int stream_req_truncated(struct stream *s)
 {
 	stream_count_bad_req(s);
+	stream_set_term(s, 'C');
 	s->status = 400; /* what HAProxy answers, and counts, to a closed connection */
 	return stream_abort(s);
 }
 
 int stream_cli_abort(struct stream *s)
 {
+	stream_set_term(s, 'C');
 	if (s->be) {
 		CNT_INC(s->be->be_cnt, cli_aborts);
 		if (s->srv)
@@ -355,6 +391,7 @@ int stream_cli_abort(struct stream *s)
  * broke it (counted as a response error too), not when it just went silent. */
 static int stream_srv_abort(struct stream *s, bool failed)
 {
+	stream_set_term(s, failed ? 'S' : 's');
 	CNT_INC(s->be->be_cnt, srv_aborts);
 	if (s->srv)
 		CNT_INC(s->srv->cnt, srv_aborts);
@@ -378,6 +415,8 @@ static int stream_server_reply(struct stream *s, int status)
 
 int stream_server_error(struct stream *s, int status)
 {
+	if (status >= 502 && status <= 504)
+		stream_set_term(s, status == 504 ? 's' : 'S');
 	if ((status == 502 || status == 504) && s->srv && unlikely(s->srv->observe))
 		srv_observe(s->srv, status == 502 ? HANA_HTTP_RSP : HANA_HTTP_READ_TO);
 	if (status == 502 || status == 504) {
@@ -440,6 +479,7 @@ static int stream_established(struct stream *s)
 	struct conn *f = s->front, *b = s->back;
 
 	timer_set(&b->tmr, 0);
+	s->t_conn = now_ms();
 	if (unlikely(s->be->rt_flags) && stream_route_request(s) < 0)
 		return stream_server_error(s, 500);
 	if (h1_write_request(&b->obuf, &s->req, req_conn_hdr(s)) < 0)
@@ -577,6 +617,7 @@ static bool stream_redispatch_now(const struct stream *s)
 /* A retry on the same server (<prev>, or none yet), counted in wretr as HAProxy does. */
 static void stream_count_retry(struct stream *s, struct server *prev)
 {
+	s->retries++;
 	CNT_INC(s->be->be_cnt, retries);
 	if (prev)
 		CNT_INC(prev->cnt, retries);
@@ -587,6 +628,7 @@ static int stream_redispatch(struct stream *s, struct server *prev)
 {
 	backend_release_slot(s);
 	s->srv = NULL;
+	s->redisp = 1;
 	return stream_assign_and_connect(s, prev, false);
 }
 
@@ -603,6 +645,7 @@ static int stream_conn_failed(struct stream *s)
 	if (--s->conn_retries < 0 || unlikely(!(be->retry_on & PR_RE_CONN_FAILED))) {
 		stream_count_conn_failed(s, prev);
 		backend_release_slot(s);
+		stream_set_term2(s, 'S', 'C');
 		return stream_reply_error(s, 503, false);
 	}
 	if (stream_redispatch_now(s))
@@ -736,6 +779,7 @@ static int stream_assign_and_connect(struct stream *s, struct server *avoid, boo
 			stream_count_redispatch(s, avoid, ret);
 		if (ret == ASSIGN_NOSRV || ret == ASSIGN_FULL) { /* FULL: its server's maxqueue */
 			stream_count_conn_failed(s, NULL);
+			stream_set_term2(s, 'S', 'C');
 			return stream_reply_error(s, 503, false);
 		}
 		if (ret == ASSIGN_QUEUED) {
@@ -747,6 +791,7 @@ static int stream_assign_and_connect(struct stream *s, struct server *avoid, boo
 			return 0;
 		}
 	}
+	s->t_queue = now_ms();
 	return stream_connect_now(s);
 }
 
@@ -1034,6 +1079,7 @@ static void stream_process(struct stream *s)
 static int stream_queue_expired(struct stream *s)
 {
 	stream_count_conn_failed(s, NULL);
+	stream_set_term2(s, 's', 'Q');
 	return stream_reply_error(s, 503, false);
 }
 
@@ -1082,8 +1128,10 @@ static void stream_timeout(struct stream *s, struct conn *c)
 			ret = stream_l7_retry(s);
 		else if (c && c == s->back)
 			ret = stream_server_error(s, 504);
-		else
+		else {
+			stream_set_term(s, 'c');
 			ret = stream_cli_abort(s);
+		}
 		break;
 	default:
 		ret = stream_abort(s);
