@@ -99,6 +99,7 @@ enum stream_state {
 #define SF_CK_RSP_DONE    0x800000 /* the persistence cookie of the response was handled */
 #define SF_L7_RETRY       0x1000000 /* retry-on: the request (SF_REQ_KEPT) may be sent again
 				     * until its response headers are accepted */
+#define SF_LOGGED         0x40000000 /* the log line was sent (or skipped) (log/log_strm.c) */
 
 /* stream->log_level: set-log-level, a syslog level (0..7) plus one */
 #define STRM_LOG_UNSET  0         /* the proxy's own level */
@@ -185,6 +186,7 @@ struct stream {
 				   * (R,Q,C,H,D,L,T), 0 for a normal end (stream_set_term) */
 	uint8_t redisp;           /* redispatched to another server (%rc shows '+') */
 	uint8_t retries;          /* connection retries done (%rc) */
+	struct ist log_rline;     /* the request line kept for %r (in <rw>), or empty */
 	uint16_t hdr_cap;         /* capacity of each table in <hdrs> */
 	char scratch[64];         /* X-Forwarded-For value and other small rewrites */
 	struct h1_hdr hdrs[];     /* 2 * hdr_cap entries: request table then response table */

@@ -132,9 +132,12 @@ static inline void stream_set_term2(struct stream *s, char who, char phase)
 	}
 }
 
-/* Called once at the end of each stream whose frontend logs streams (fe->strm_log set
- * at check time by log/log_strm.c): above the stream layer, hence a pointer. */
-extern void (*stream_log_hook)(struct stream *s);
+/* Called for each stream whose frontend logs streams (fe->strm_log set at check time by
+ * log/log_strm.c) at the events below: above the stream layer, hence a pointer. */
+#define STRM_LOG_EV_REQ 0 /* request headers parsed: the request line is kept */
+#define STRM_LOG_EV_RSP 1 /* response headers received (option logasap) */
+#define STRM_LOG_EV_END 2 /* end of the stream */
+extern void (*stream_log_hook)(struct stream *s, int ev);
 
 /* http_act_cfg.c: check phase of every rule of every proxy; returns the error count. */
 int rules_check_all(void);

@@ -317,9 +317,14 @@ static int lv_ac(char *out, size_t outsz, const struct smp_ctx *ctx, unsigned fl
 
 static int lv_sc(char *out, size_t outsz, const struct smp_ctx *ctx, unsigned flags)
 {
-	const struct server *srv = ctx->strm ? ctx->strm->srv : NULL;
+	const struct stream *s = ctx->strm;
+	const struct server *srv = s ? s->srv : NULL;
+	int n = srv ? HA_ATOMIC_LOAD_RLX(&srv->cur_conns) : 0;
 
-	return lv_num(out, outsz, flags, srv ? HA_ATOMIC_LOAD_RLX(&srv->cur_conns) : 0, false);
+	/* HAProxy logs once the stream released its slot */
+	if (srv && log_rctx.strm == s && (s->flags & SF_HAS_SLOT) && n > 0)
+		n--;
+	return lv_num(out, outsz, flags, n, false);
 }
 
 static int lv_sq(char *out, size_t outsz, const struct smp_ctx *ctx, unsigned flags)
@@ -334,6 +339,19 @@ static int lv_bq(char *out, size_t outsz, const struct smp_ctx *ctx, unsigned fl
 	const struct proxy *be = ctx->strm ? ctx->strm->be : NULL;
 
 	return lv_num(out, outsz, flags, be ? HA_ATOMIC_LOAD_RLX(&be->nb_queued) : 0, false);
+}
+
+/* %bc: the backend's streams (the frontend until one is chosen), this one excepted in
+ * its log line as HAProxy logs after releasing it */
+static int lv_bc(char *out, size_t outsz, const struct smp_ctx *ctx, unsigned flags)
+{
+	const struct stream *s = ctx->strm;
+	const struct proxy *px = s ? (s->be ? s->be : s->fe) : ctx->px;
+	int n = px ? HA_ATOMIC_LOAD_RLX(&px->beconn) : 0;
+
+	if (s && s->be && log_rctx.strm == s && n > 0)
+		n--;
+	return px ? lv_num(out, outsz, flags, n, false) : 0;
 }
 
 /* %rc: retries, '+' before it after a redispatch */
@@ -451,7 +469,11 @@ static int lv_r(char *out, size_t outsz, const struct smp_ctx *ctx, unsigned fla
 
 	if (!s)
 		return 0;
-	if (!s->t_hdrs || !m->meth.len)
+	if (s->log_rline.len)
+		return lv_str(out, outsz, s->log_rline.ptr, s->log_rline.len);
+	/* outside a log line: the request while it is there */
+	if (!s->t_hdrs || !m->meth.len || !s->req.hdr_len ||
+	    ((s->flags & SF_REQ_HDRS_SENT) && !(s->flags & SF_REQ_KEPT)))
 		return lv_str(out, outsz, "<BADREQ>", 8);
 	n = m->meth.len + 1 + m->uri.len + 10;
 	if (n > outsz)
@@ -463,6 +485,66 @@ static int lv_r(char *out, size_t outsz, const struct smp_ctx *ctx, unsigned fla
 	o += m->uri.len;
 	memcpy(out + o, (m->flags & H1_MF_VER_11) ? " HTTP/1.1" : " HTTP/1.0", 9);
 	return (int)(o + 9);
+}
+
+/* The request target: the request's own while it is there, else the one kept for the log
+ * line (empty when neither) */
+static struct ist lv_uri(const struct stream *s)
+{
+	struct ist l = s->log_rline;
+	const char *sp;
+
+	if (s->req.hdr_len && !((s->flags & SF_REQ_HDRS_SENT) && !(s->flags & SF_REQ_KEPT)))
+		return s->req.uri;
+	if (l.len < 10)
+		return ist2(NULL, 0);
+	sp = memchr(l.ptr, ' ', l.len - 9);
+	return sp ? ist2(sp + 1, (size_t)(l.ptr + l.len - 9 - (sp + 1))) : ist2(NULL, 0);
+}
+
+/* %HU %HP %HQ (with its '?') %HV, at any time of the stream */
+static int lv_uri_part(char *out, size_t outsz, const struct smp_ctx *ctx, int part)
+{
+	const struct stream *s = ctx->strm;
+	struct ist u;
+	const char *q;
+
+	if (!s || !s->t_hdrs)
+		return 0;
+	if (part == 3)
+		return lv_str(out, outsz, (s->req.flags & H1_MF_VER_11) ? "HTTP/1.1" : "HTTP/1.0", 8);
+	u = lv_uri(s);
+	if (!u.len)
+		return 0;
+	q = memchr(u.ptr, '?', u.len);
+	if (part == 1 && q)
+		u.len = (size_t)(q - u.ptr);
+	if (part == 2) {
+		if (!q)
+			return 0;
+		u = ist2(q, (size_t)(u.ptr + u.len - q));
+	}
+	return lv_str(out, outsz, u.ptr, u.len);
+}
+
+static int lv_HU(char *out, size_t outsz, const struct smp_ctx *ctx, unsigned flags)
+{
+	return lv_uri_part(out, outsz, ctx, 0);
+}
+
+static int lv_HP(char *out, size_t outsz, const struct smp_ctx *ctx, unsigned flags)
+{
+	return lv_uri_part(out, outsz, ctx, 1);
+}
+
+static int lv_HQ(char *out, size_t outsz, const struct smp_ctx *ctx, unsigned flags)
+{
+	return lv_uri_part(out, outsz, ctx, 2);
+}
+
+static int lv_HV(char *out, size_t outsz, const struct smp_ctx *ctx, unsigned flags)
+{
+	return lv_uri_part(out, outsz, ctx, 3);
 }
 
 /* Copies a captured value with control bytes as "#XX", as HAProxy escapes captures */
@@ -492,7 +574,7 @@ static int lv_cap_put(char *out, size_t outsz, size_t *o, struct ist v)
 static int lv_caps(char *out, size_t outsz, const struct smp_ctx *ctx, bool res, bool list)
 {
 	const struct stream *s = ctx->strm;
-	unsigned nb = s ? http_capture_nb(s, res) : 0;
+	unsigned nb = s && s->t_hdrs ? http_capture_nb(s, res) : 0;
 	size_t o = 0;
 
 	if (!nb)
@@ -577,12 +659,13 @@ static const struct lf_tag lv_num_tags[] = {
 	RT("Ti", lv_Ti),     RT("Tu", lv_Tt),	  RT("B", lv_B),       RT("U", lv_U),
 	RT("ts", lv_ts),     RT("tsc", lv_tsc),	  RT("ac", lv_ac),     RT("sc", lv_sc),
 	RT("rc", lv_rc),     RT("sq", lv_sq),	  RT("bq", lv_bq),     RT("rt", lv_rt),
-	RT("lc", lv_lc),     RT("sp", lv_sp),	  EX("bp", "bc_src_port"),
+	RT("lc", lv_lc),     RT("bc", lv_bc),     RT("sp", lv_sp),	  EX("bp", "bc_src_port"),
 	{ NULL, NULL, 0, NULL, NULL, NULL },
 };
 
 static const struct lf_tag lv_str_tags[] = {
 	RT("r", lv_r),	 RT("si", lv_si), EX("bi", "bc_src"), EX("HPO", "path"),
+	RT("HU", lv_HU), RT("HP", lv_HP), RT("HQ", lv_HQ),    RT("HV", lv_HV),
 	RT("CC", lv_CC), RT("CS", lv_CS), { NULL, NULL, 0, NULL, NULL, NULL },
 };
 

@@ -1,6 +1,7 @@
 /* The log-format variables that are known while a request is processed ("%ci", "%b",
- * "%HU"...), as sample expressions with HAProxy's presentation. Logging adds the timers,
- * byte counts and termination states when it lands.
+ * "%HU"...), as sample expressions with HAProxy's presentation. The timers, byte counts,
+ * termination states, %bc and the request's %HU %HP %HQ %HV (which the log line
+ * reads after the request left) are log/log_vars.c's.
  */
 #include <stdio.h>
 #include <unistd.h>
@@ -29,15 +30,6 @@ static int lf_tag_be(char *out, size_t outsz, const struct smp_ctx *ctx, unsigne
 		return 0;
 	n = snprintf(out, outsz, "%s", px->id);
 	return n < 0 || (size_t)n >= outsz ? -1 : n;
-}
-
-/* %bc: connections of that backend */
-static int lf_tag_bc(char *out, size_t outsz, const struct smp_ctx *ctx, unsigned flags)
-{
-	const struct stream *s = ctx->strm;
-	const struct proxy *px = s ? (s->be ? s->be : s->fe) : ctx->px;
-
-	return px ? lf_put_num(out, outsz, flags, HA_ATOMIC_LOAD_RLX(&px->beconn)) : 0;
 }
 
 /* %ST: the status sent to the client, or the server's while its response is processed */
@@ -69,14 +61,9 @@ static const struct lf_tag lf_req_tags[] = {
 	{ "s", NULL, 0, "srv_name", NULL, "<NOSRV>" },
 	TAG("H", "hostname"),
 	TAG("HM", "method"),
-	TAG("HP", "path"),
-	TAG("HU", "url"),
-	{ "HQ", NULL, 0, "query", "?", NULL },
-	{ "HV", NULL, 0, "req.ver", "HTTP/", NULL },
 	TAG("ID", "unique-id"),
 	{ "ST", lf_tag_status, 0, NULL, NULL, NULL },
 	TAG("fc", "fe_conn"),
-	{ "bc", lf_tag_bc, 0, NULL, NULL, NULL },
 	{ "pid", lf_tag_pid, 0, NULL, NULL, NULL },
 	{ NULL, NULL, 0, NULL, NULL, NULL },
 };

@@ -398,6 +398,8 @@ int ana_wait_request(struct stream *s)
 		return 0;
 	}
 	s->t_hdrs = now_ms();
+	if (unlikely(s->fe->strm_log != NULL)) /* the request line, for %r */
+		stream_log_hook(s, STRM_LOG_EV_REQ);
 	return ana_request(s);
 }
 
@@ -581,6 +583,8 @@ static int ana_response(struct stream *s)
 	int ret;
 
 	s->t_rsp = now_ms();
+	if (unlikely(s->fe->strm_log != NULL)) /* option logasap */
+		stream_log_hook(s, STRM_LOG_EV_RSP);
 	if (m->status == 101 && (s->req.flags & H1_MF_CONN_UPG))
 		tunnel = true;
 	else if ((s->req.flags & H1_MF_METH_CONNECT) && m->status >= 200 && m->status < 300)

@@ -40,7 +40,7 @@ static uint16_t stream_hdr_cap;
 
 static void stream_process(struct stream *s);
 
-void (*stream_log_hook)(struct stream *s);
+void (*stream_log_hook)(struct stream *s, int ev);
 
 void stream_set_term(struct stream *s, char who)
 {
@@ -83,7 +83,7 @@ static void stream_count(struct stream *s)
 	int cls = status_class(s->status);
 
 	if (unlikely(s->fe->strm_log != NULL)) /* the log line reads the bytes below */
-		stream_log_hook(s);
+		stream_log_hook(s, STRM_LOG_EV_END);
 	stream_req_consume(s);
 	if (s->be)
 		bc = CNT_GRP(s->be->be_cnt);
