@@ -387,12 +387,12 @@ static uint32_t log_opts_of(const struct proxy *px)
 static int log_compile(struct proxy *px, struct logline_fmt *f, const char *str, const char *file,
 		       int line)
 {
-	struct smp_parse_ctx pc = { file, line, px, 0, NULL };
+	struct smp_parse_ctx pc = { file, line, px, SMP_VAL_LOG_END, "log-format" };
 	char err[256];
 
 	if (log_fmt_compile(f, str, &pc, err, sizeof(err)) == 0)
 		return 0;
-	ha_alert("parsing [%s:%d] : failed to parse log-format : %s.", file, line, err);
+	ha_alert("Parsing [%s:%d]: failed to parse log-format : %s.", file, line, err);
 	return 1;
 }
 

@@ -354,6 +354,18 @@ static int lv_bc(char *out, size_t outsz, const struct smp_ctx *ctx, unsigned fl
 	return px ? lv_num(out, outsz, flags, n, false) : 0;
 }
 
+/* %ST: the status sent to the client, or the server's while its response is processed;
+ * -1 in a log line when there was none (as HAProxy), nothing elsewhere */
+static int lv_ST(char *out, size_t outsz, const struct smp_ctx *ctx, unsigned flags)
+{
+	const struct stream *s = ctx->strm;
+	int st = !s ? 0 : s->status ? s->status : s->rsp.hdr_len ? s->rsp.status : 0;
+
+	if (!st && s && log_rctx.strm == s)
+		st = -1;
+	return st ? lv_num(out, outsz, 0, st, false) : 0; /* never in hex, as HAProxy */
+}
+
 /* %rc: retries, '+' before it after a redispatch */
 static int lv_rc(char *out, size_t outsz, const struct smp_ctx *ctx, unsigned flags)
 {
@@ -659,7 +671,7 @@ static const struct lf_tag lv_num_tags[] = {
 	RT("Ti", lv_Ti),     RT("Tu", lv_Tt),	  RT("B", lv_B),       RT("U", lv_U),
 	RT("ts", lv_ts),     RT("tsc", lv_tsc),	  RT("ac", lv_ac),     RT("sc", lv_sc),
 	RT("rc", lv_rc),     RT("sq", lv_sq),	  RT("bq", lv_bq),     RT("rt", lv_rt),
-	RT("lc", lv_lc),     RT("bc", lv_bc),     RT("sp", lv_sp),	  EX("bp", "bc_src_port"),
+	RT("lc", lv_lc),     RT("bc", lv_bc),	  RT("ST", lv_ST),     RT("sp", lv_sp),	  EX("bp", "bc_src_port"),
 	{ NULL, NULL, 0, NULL, NULL, NULL },
 };
 
@@ -686,7 +698,7 @@ static bool lv_in(const struct lf_tag *t, const struct lf_tag *tbl, size_t n)
 enum log_tag_kind log_tag_kind(const struct lf_tag *t)
 {
 	/* the numeric tags of the request tag table (sample/logfmt_tags.c) */
-	static const char *const num_names[] = { "cp", "fp", "ST", "fc", "bc", "pid" };
+	static const char *const num_names[] = { "cp", "fp", "fc", "pid" };
 
 	if (lv_in(t, lv_num_tags, sizeof(lv_num_tags) / sizeof(lv_num_tags[0])))
 		return LOG_TK_NUM;

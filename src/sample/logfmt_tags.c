@@ -1,6 +1,6 @@
 /* The log-format variables that are known while a request is processed ("%ci", "%b",
  * "%HU"...), as sample expressions with HAProxy's presentation. The timers, byte counts,
- * termination states, %bc and the request's %HU %HP %HQ %HV (which the log line
+ * termination states, %ST, %bc and the request's %HU %HP %HQ %HV (which the log line
  * reads after the request left) are log/log_vars.c's.
  */
 #include <stdio.h>
@@ -32,15 +32,6 @@ static int lf_tag_be(char *out, size_t outsz, const struct smp_ctx *ctx, unsigne
 	return n < 0 || (size_t)n >= outsz ? -1 : n;
 }
 
-/* %ST: the status sent to the client, or the server's while its response is processed */
-static int lf_tag_status(char *out, size_t outsz, const struct smp_ctx *ctx, unsigned flags)
-{
-	const struct stream *s = ctx->strm;
-	int st = !s ? 0 : s->status ? s->status : s->rsp.hdr_len ? s->rsp.status : 0;
-
-	return st ? lf_put_num(out, outsz, flags, st) : 0;
-}
-
 static int lf_tag_pid(char *out, size_t outsz, const struct smp_ctx *ctx, unsigned flags)
 {
 	return lf_put_num(out, outsz, flags, getpid());
@@ -62,7 +53,6 @@ static const struct lf_tag lf_req_tags[] = {
 	TAG("H", "hostname"),
 	TAG("HM", "method"),
 	TAG("ID", "unique-id"),
-	{ "ST", lf_tag_status, 0, NULL, NULL, NULL },
 	TAG("fc", "fe_conn"),
 	{ "pid", lf_tag_pid, 0, NULL, NULL, NULL },
 	{ NULL, NULL, 0, NULL, NULL, NULL },
