@@ -54,10 +54,10 @@ struct pxl_line {
 };
 
 struct px_log {
-	uint32_t opts;	   /* PXL_* given (or negated) in this section */
-	uint32_t opts_set; /* PXL_* this section set either way */
-	uint8_t fmt;	   /* enum pxl_fmt, when fmt_set */
-	bool fmt_set;	   /* a format line/option was given in this section */
+	uint32_t opts;		  /* PXL_* given (or negated) in this section */
+	uint32_t opts_set;	  /* PXL_* this section set either way */
+	uint8_t fmt;		  /* enum pxl_fmt, when fmt_set */
+	bool fmt_set;		  /* a format line/option was given in this section */
 	struct pxl_line fmt_line; /* where the format was given; its text for log-format */
 	struct pxl_line sd;	  /* log-format-sd */
 	struct pxl_line err;	  /* error-log-format (kept: only TLS errors use it in 2.6) */

@@ -17,11 +17,12 @@ int log_strm_check_all(void);
 
 /* Compiles <str> into <f> for a log line. 0, or -1 with a message in err. */
 struct smp_parse_ctx;
-int log_fmt_compile(struct logline_fmt *f, const char *str, const struct smp_parse_ctx *pc, char *err,
-		    size_t errsz);
+int log_fmt_compile(struct logline_fmt *f, const char *str, const struct smp_parse_ctx *pc,
+		    char *err, size_t errsz);
 void log_fmt_free(struct logline_fmt *f);
 /* Renders <f> for <ctx> into out[0..outsz) with HAProxy's separators; what does not fit is
  * cut. Returns the length. Loop thread. */
-size_t log_fmt_render(const struct logline_fmt *f, const struct smp_ctx *ctx, char *out, size_t outsz);
+size_t log_fmt_render(const struct logline_fmt *f, const struct smp_ctx *ctx, char *out,
+		      size_t outsz);
 
 #endif

@@ -98,6 +98,8 @@ enum pr_mode {
 #define PR_RS_CAPTURE    0x10 /* captures to take (capture keywords, capture.req.* fetches) */
 #define PR_RS_UNIQUE_ID  0x20 /* unique-id-header to add */
 #define PR_RS_PERSIST    0x40 /* use-server, force-persist or ignore-persist rules */
+#define PR_RS_LOG        0x80 /* the frontend logs streams (strm_log): request line kept,
+				* logasap (log/log_strm.c) */
 
 #define PR_O_HTTP_MODE_MASK (PR_O_HTTP_KAL | PR_O_HTTP_SCL | PR_O_HTTP_CLO)
 

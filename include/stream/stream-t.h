@@ -179,7 +179,7 @@ struct stream {
 	/* logging (log/log_strm.c reads them; stream/ records them): ms dates of the steps
 	 * (now_ms, 0 while not reached), retries and the termination state */
 	uint64_t t_hdrs;          /* the request headers were complete */
-	uint64_t t_queue;         /* the server was assigned (queue left) */
+	uint64_t t_queue;         /* the queue was left (0: never queued) */
 	uint64_t t_conn;          /* the back connection was established */
 	uint64_t t_rsp;           /* the response headers were received */
 	char term[2];             /* who ended it (C,S,P,L,R,I,D,c,s...) and in which phase

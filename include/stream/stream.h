@@ -138,6 +138,8 @@ static inline void stream_set_term2(struct stream *s, char who, char phase)
 #define STRM_LOG_EV_RSP 1 /* response headers received (option logasap) */
 #define STRM_LOG_EV_END 2 /* end of the stream */
 extern void (*stream_log_hook)(struct stream *s, int ev);
+/* Calls it, out of the request path's way (cold: a config without logging never does). */
+__attribute__((cold, noinline)) void stream_log_event(struct stream *s, int ev);
 
 /* http_act_cfg.c: check phase of every rule of every proxy; returns the error count. */
 int rules_check_all(void);

@@ -30,8 +30,9 @@ static const char fmt_http[] = "%ci:%cp [%tr] %ft %b/%s %TR/%Tw/%Tc/%Tr/%Ta %ST 
  * until TLS exists */
 static const char fmt_https[] = "%ci:%cp [%tr] %ft %b/%s %TR/%Tw/%Tc/%Tr/%Ta %ST %B %CC %CS %tsc "
 				"%ac/%fc/%bc/%sc/%rc %sq/%bq %hr %hs %{+Q}r 0/-/-/-/0 -/-/-";
-static const char fmt_clf[] = "%{+Q}o %{-Q}ci - - [%trg] %r %ST %B \"\" \"\" %cp %ms %ft %b %s "
-			      "%TR %Tw %Tc %Tr %Ta %tsc %ac %fc %bc %sc %rc %sq %bq %CC %CS %hrl %hsl";
+static const char fmt_clf[] =
+	"%{+Q}o %{-Q}ci - - [%trg] %r %ST %B \"\" \"\" %cp %ms %ft %b %s "
+	"%TR %Tw %Tc %Tr %Ta %tsc %ac %fc %bc %sc %rc %sq %bq %CC %CS %hrl %hsl";
 static const char fmt_tcp[] = "%ci:%cp [%t] %ft %b/%s %Tw/%Tc/%Tt %B %ts "
 			      "%ac/%fc/%bc/%sc/%rc %sq/%bq";
 
@@ -92,8 +93,8 @@ static int log_split_text(struct logline_fmt *f, int *cap, struct ist t)
 	return 0;
 }
 
-int log_fmt_compile(struct logline_fmt *f, const char *str, const struct smp_parse_ctx *pc, char *err,
-		    size_t errsz)
+int log_fmt_compile(struct logline_fmt *f, const char *str, const struct smp_parse_ctx *pc,
+		    char *err, size_t errsz)
 {
 	int cap = 0;
 
@@ -140,7 +141,8 @@ static int log_node_value(const struct lf_node *n, const struct smp_ctx *ctx, ch
 	return lf_render(&e, ctx, out, room);
 }
 
-size_t log_fmt_render(const struct logline_fmt *f, const struct smp_ctx *ctx, char *out, size_t outsz)
+size_t log_fmt_render(const struct logline_fmt *f, const struct smp_ctx *ctx, char *out,
+		      size_t outsz)
 {
 	bool sp = true; /* a separator is written only after something else */
 	size_t o = 0;
@@ -231,7 +233,8 @@ static int log_set_fmt(struct cfg_ctx *ctx, enum pxl_fmt fmt, const char *kw, co
 	struct px_log *pl;
 
 	if (log_backend_only(ctx->px)) {
-		cfg_warn(ctx, "backend '%s' : '%s' directive is ignored in backends.", ctx->px->id, kw);
+		cfg_warn(ctx, "backend '%s' : '%s' directive is ignored in backends.", ctx->px->id,
+			 kw);
 		return 0;
 	}
 	pl = log_conf_get(ctx->px);
@@ -265,7 +268,7 @@ static int log_opt(struct cfg_ctx *ctx, int a, bool neg)
 	struct px_log *pl;
 
 	if (!strcmp(name, "httplog") || !strcmp(name, "httpslog") || !strcmp(name, "tcplog")) {
-		enum pxl_fmt fmt = name[0] == 't' ? PXL_FMT_TCP
+		enum pxl_fmt fmt = name[0] == 't'   ? PXL_FMT_TCP
 				   : name[4] == 's' ? PXL_FMT_HTTPS
 						    : PXL_FMT_HTTP;
 		char kw[32];
@@ -285,6 +288,12 @@ static int log_opt(struct cfg_ctx *ctx, int a, bool neg)
 	}
 	if (arg) {
 		cfg_alert(ctx, "'option %s' does not take any argument.", name);
+		return -1;
+	}
+	if (!strcmp(name, "log-health-checks")) {
+		cfg_alert(ctx,
+			  "'option log-health-checks' is not supported yet (the health-check log "
+			  "lines are not implemented yet)");
 		return -1;
 	}
 	for (size_t i = 0; i < sizeof(log_opt_bits) / sizeof(log_opt_bits[0]); i++) {
@@ -551,7 +560,8 @@ static void log_strm_hook(struct stream *s, int ev)
 	log_rctx_set(s, !at_end);
 	len = log_fmt_render(&pl->line, &ctx, log_buf, sizeof(log_buf));
 	if (pl->sdfmt.nb)
-		sd = ist2(log_sd_buf, log_fmt_render(&pl->sdfmt, &ctx, log_sd_buf, sizeof(log_sd_buf)));
+		sd = ist2(log_sd_buf,
+			  log_fmt_render(&pl->sdfmt, &ctx, log_sd_buf, sizeof(log_sd_buf)));
 	log_rctx.strm = NULL;
 	log_send_px(s->fe, level, log_buf, len, sd);
 }

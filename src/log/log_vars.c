@@ -131,7 +131,7 @@ static void lv_2d(char *p, int v)
 /* ---- dates, cached per second per thread ---- */
 
 static const char mon_names[12][4] = { "Jan", "Feb", "Mar", "Apr", "May", "Jun",
-					"Jul", "Aug", "Sep", "Oct", "Nov", "Dec" };
+				       "Jul", "Aug", "Sep", "Oct", "Nov", "Dec" };
 
 struct lv_date_cache {
 	time_t sec;   /* the second these strings are for, -1: none */
@@ -258,10 +258,14 @@ static int64_t lv_timer(const struct stream *s, enum lv_timer t)
 	case LV_TR:
 	case LV_TQ: /* Th + Ti + TR: the handshake and idle times are 0 here */
 		return TR;
-	case LV_TW:
-		return s->t_queue && s->t_hdrs ? (int64_t)(s->t_queue - s->t_hdrs) : -1;
+	case LV_TW: /* 0 for a stream that went to a server without queueing */
+		if (s->t_queue && s->t_hdrs)
+			return (int64_t)(s->t_queue - s->t_hdrs);
+		return s->t_conn || s->srv || s->term[1] == 'C' ? 0 : -1;
 	case LV_TC:
-		return s->t_conn && s->t_queue ? (int64_t)(s->t_conn - s->t_queue) : -1;
+		if (!s->t_conn)
+			return -1;
+		return (int64_t)(s->t_conn - (s->t_queue ? s->t_queue : s->t_hdrs));
 	case LV_TRSP:
 		return s->t_rsp && s->t_conn ? (int64_t)(s->t_rsp - s->t_conn) : -1;
 	case LV_TA:
@@ -404,7 +408,8 @@ static int lv_term(char *out, size_t outsz, const struct smp_ctx *ctx, bool cook
 		return 2;
 	if (s->be && s->be->ck) {
 		out[2] = s->ck_state < sizeof(ck_req_chars) - 1 ? ck_req_chars[s->ck_state] : '-';
-		out[3] = s->ck_state == CK_VALID ? '-' : s->status && s->srv ? 'I' : '-';
+		/* 4th: the server got a cookie inserted (I) or none was set (N) */
+		out[3] = s->ck_state != CK_VALID && s->t_rsp && s->srv ? 'I' : 'N';
 	} else {
 		out[2] = out[3] = '-';
 	}
@@ -524,7 +529,8 @@ static int lv_uri_part(char *out, size_t outsz, const struct smp_ctx *ctx, int p
 	if (!s || !s->t_hdrs)
 		return 0;
 	if (part == 3)
-		return lv_str(out, outsz, (s->req.flags & H1_MF_VER_11) ? "HTTP/1.1" : "HTTP/1.0", 8);
+		return lv_str(out, outsz, (s->req.flags & H1_MF_VER_11) ? "HTTP/1.1" : "HTTP/1.0",
+			      8);
 	u = lv_uri(s);
 	if (!u.len)
 		return 0;
@@ -664,25 +670,44 @@ static int lv_CS(char *out, size_t outsz, const struct smp_ctx *ctx, unsigned fl
 /* clang-format on */
 
 static const struct lf_tag lv_num_tags[] = {
-	RT("t", lv_t),	     RT("tr", lv_t),	  RT("T", lv_tgmt),    RT("trg", lv_tgmt),
-	RT("Tl", lv_tlocal), RT("trl", lv_tlocal), RT("Ts", lv_Ts),	RT("ms", lv_ms),
-	RT("TR", lv_TR),     RT("Tw", lv_Tw),	  RT("Tc", lv_Tc),     RT("Tr", lv_Tr),
-	RT("Ta", lv_Ta),     RT("Tt", lv_Tt),	  RT("Tq", lv_Tq),     RT("Th", lv_Th),
-	RT("Ti", lv_Ti),     RT("Tu", lv_Tt),	  RT("B", lv_B),       RT("U", lv_U),
-	RT("ts", lv_ts),     RT("tsc", lv_tsc),	  RT("ac", lv_ac),     RT("sc", lv_sc),
-	RT("rc", lv_rc),     RT("sq", lv_sq),	  RT("bq", lv_bq),     RT("rt", lv_rt),
-	RT("lc", lv_lc),     RT("bc", lv_bc),	  RT("ST", lv_ST),     RT("sp", lv_sp),	  EX("bp", "bc_src_port"),
-	{ NULL, NULL, 0, NULL, NULL, NULL },
+	RT("t", lv_t),		 RT("tr", lv_t),
+	RT("T", lv_tgmt),	 RT("trg", lv_tgmt),
+	RT("Tl", lv_tlocal),	 RT("trl", lv_tlocal),
+	RT("Ts", lv_Ts),	 RT("ms", lv_ms),
+	RT("TR", lv_TR),	 RT("Tw", lv_Tw),
+	RT("Tc", lv_Tc),	 RT("Tr", lv_Tr),
+	RT("Ta", lv_Ta),	 RT("Tt", lv_Tt),
+	RT("Tq", lv_Tq),	 RT("Th", lv_Th),
+	RT("Ti", lv_Ti),	 RT("Tu", lv_Tt),
+	RT("B", lv_B),		 RT("U", lv_U),
+	RT("ts", lv_ts),	 RT("tsc", lv_tsc),
+	RT("ac", lv_ac),	 RT("sc", lv_sc),
+	RT("rc", lv_rc),	 RT("sq", lv_sq),
+	RT("bq", lv_bq),	 RT("rt", lv_rt),
+	RT("lc", lv_lc),	 RT("bc", lv_bc),
+	RT("ST", lv_ST),	 RT("sp", lv_sp),
+	EX("bp", "bc_src_port"), { NULL, NULL, 0, NULL, NULL, NULL },
 };
 
 static const struct lf_tag lv_str_tags[] = {
-	RT("r", lv_r),	 RT("si", lv_si), EX("bi", "bc_src"), EX("HPO", "path"),
-	RT("HU", lv_HU), RT("HP", lv_HP), RT("HQ", lv_HQ),    RT("HV", lv_HV),
-	RT("CC", lv_CC), RT("CS", lv_CS), { NULL, NULL, 0, NULL, NULL, NULL },
+	RT("r", lv_r),
+	RT("si", lv_si),
+	EX("bi", "bc_src"),
+	EX("HPO", "path"),
+	RT("HU", lv_HU),
+	RT("HP", lv_HP),
+	RT("HQ", lv_HQ),
+	RT("HV", lv_HV),
+	RT("CC", lv_CC),
+	RT("CS", lv_CS),
+	{ NULL, NULL, 0, NULL, NULL, NULL },
 };
 
 static const struct lf_tag lv_opt_tags[] = {
-	RT("hr", lv_hr), RT("hs", lv_hs), RT("hrl", lv_hrl), RT("hsl", lv_hsl),
+	RT("hr", lv_hr),
+	RT("hs", lv_hs),
+	RT("hrl", lv_hrl),
+	RT("hsl", lv_hsl),
 	{ NULL, NULL, 0, NULL, NULL, NULL },
 };
 

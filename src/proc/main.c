@@ -303,9 +303,9 @@ static void main_load_config(void)
 		cfg_load_path(opts.cfg_paths[i]);
 	/* userlists first: the proxies' rules may need their groups */
 	if (cfg_errors || userlist_cfg_check() > 0 || dns_cfg_check() > 0 ||
-	    proxy_check_all() > 0 || log_strm_check_all() > 0 || rules_check_all() > 0 || check_cfg_check_all() > 0 ||
-	    srv_track_check_all() > 0 || agent_check_all() > 0 || cfg_errors ||
-	    thread_cfg_check() > 0) {
+	    proxy_check_all() > 0 || log_strm_check_all() > 0 || rules_check_all() > 0 ||
+	    check_cfg_check_all() > 0 || srv_track_check_all() > 0 || agent_check_all() > 0 ||
+	    cfg_errors || thread_cfg_check() > 0) {
 		ha_alert("Fatal errors found in configuration.\n");
 		exit(1);
 	}

@@ -333,8 +333,12 @@ static inline __attribute__((always_inline)) int ana_request_http(struct stream 
 		CNT_INC(fe->fe_cnt, intercepted);
 		return stream_reply_error(s, http_monitor_status(s), false);
 	}
-	if (unlikely(fe->rule_sets & PR_RS_CAPTURE))
-		http_capture_request(s);
+	if (unlikely(fe->rule_sets & (PR_RS_CAPTURE | PR_RS_LOG))) {
+		if (fe->rule_sets & PR_RS_CAPTURE)
+			http_capture_request(s);
+		if (fe->rule_sets & PR_RS_LOG) /* the request line, for %r */
+			stream_log_event(s, STRM_LOG_EV_REQ);
+	}
 	s->ana_stage = ANA_FE_RULES;
 	if ((fe->options & PR_O_BUF_REQ) && !s->reqx.done) {
 		/* the rules see the whole body (req.body...): wait for it first */
@@ -398,8 +402,6 @@ int ana_wait_request(struct stream *s)
 		return 0;
 	}
 	s->t_hdrs = now_ms();
-	if (unlikely(s->fe->strm_log != NULL)) /* the request line, for %r */
-		stream_log_hook(s, STRM_LOG_EV_REQ);
 	return ana_request(s);
 }
 
@@ -583,8 +585,6 @@ static int ana_response(struct stream *s)
 	int ret;
 
 	s->t_rsp = now_ms();
-	if (unlikely(s->fe->strm_log != NULL)) /* option logasap */
-		stream_log_hook(s, STRM_LOG_EV_RSP);
 	if (m->status == 101 && (s->req.flags & H1_MF_CONN_UPG))
 		tunnel = true;
 	else if ((s->req.flags & H1_MF_METH_CONNECT) && m->status >= 200 && m->status < 300)
@@ -623,8 +623,12 @@ static int ana_response(struct stream *s)
 	/* the framing is known before the rules: wait-for-body reads it */
 	h1_xfer_init(&s->rspx, mode, m->body_len);
 	s->rsp_ver = (m->flags & H1_MF_VER_11) ? 11 : 10;
-	if (unlikely(s->fe->rule_sets & PR_RS_CAPTURE))
-		http_capture_response(s);
+	if (unlikely(s->fe->rule_sets & (PR_RS_CAPTURE | PR_RS_LOG))) {
+		if (s->fe->rule_sets & PR_RS_CAPTURE)
+			http_capture_response(s);
+		if (s->fe->rule_sets & PR_RS_LOG) /* option logasap */
+			stream_log_event(s, STRM_LOG_EV_RSP);
+	}
 	s->rsp_set = 0;
 	return ana_rsp_rules(s);
 }

@@ -42,6 +42,11 @@ static void stream_process(struct stream *s);
 
 void (*stream_log_hook)(struct stream *s, int ev);
 
+void stream_log_event(struct stream *s, int ev)
+{
+	stream_log_hook(s, ev);
+}
+
 void stream_set_term(struct stream *s, char who)
 {
 	char ph;
@@ -83,7 +88,7 @@ static void stream_count(struct stream *s)
 	int cls = status_class(s->status);
 
 	if (unlikely(s->fe->strm_log != NULL)) /* the log line reads the bytes below */
-		stream_log_hook(s, STRM_LOG_EV_END);
+		stream_log_event(s, STRM_LOG_EV_END);
 	stream_req_consume(s);
 	if (s->be)
 		bc = CNT_GRP(s->be->be_cnt);
@@ -479,7 +484,6 @@ static int stream_established(struct stream *s)
 	struct conn *f = s->front, *b = s->back;
 
 	timer_set(&b->tmr, 0);
-	s->t_conn = now_ms();
 	if (unlikely(s->be->rt_flags) && stream_route_request(s) < 0)
 		return stream_server_error(s, 500);
 	if (h1_write_request(&b->obuf, &s->req, req_conn_hdr(s)) < 0)
@@ -498,7 +502,7 @@ static int stream_established(struct stream *s)
 	s->flags |= SF_REQ_HDRS_SENT;
 	if (s->reqx.done)
 		s->flags |= SF_REQ_DONE;
-	b->last_act = now_ms();
+	s->t_conn = b->last_act = now_ms(); /* t_conn: the log's %Tc */
 	s->state = SS_EXCHANGE;
 	return 1;
 }
@@ -791,7 +795,6 @@ static int stream_assign_and_connect(struct stream *s, struct server *avoid, boo
 			return 0;
 		}
 	}
-	s->t_queue = now_ms();
 	return stream_connect_now(s);
 }
 
@@ -1078,6 +1081,7 @@ static void stream_process(struct stream *s)
 /* timeout queue: 503, counted as a connection error of the backend. */
 static int stream_queue_expired(struct stream *s)
 {
+	s->t_queue = now_ms(); /* %Tw: the time spent in the queue */
 	stream_count_conn_failed(s, NULL);
 	stream_set_term2(s, 's', 'Q');
 	return stream_reply_error(s, 503, false);
@@ -1155,8 +1159,10 @@ static void stream_wake_cb(struct inbox_item *it)
 		stream_continue(s, stream_cli_abort(s));
 	else if (s->flags & SF_QUEUE_EXPIRED)
 		stream_continue(s, stream_queue_expired(s));
-	else if (s->state == SS_QUEUED)
+	else if (s->state == SS_QUEUED) {
+		s->t_queue = now_ms(); /* %Tw: the time spent in the queue */
 		stream_continue(s, stream_assign_and_connect(s, NULL, true));
+	}
 }
 
 static int stream_start(struct conn *front)
