@@ -188,7 +188,8 @@ struct stream {
 	uint8_t retries;          /* connection retries done (%rc) */
 	struct ist log_rline;     /* the request line kept for %r (in <rw>), or empty */
 	uint16_t hdr_cap;         /* capacity of each table in <hdrs> */
-	char scratch[64];         /* X-Forwarded-For value and other small rewrites */
+	char scratch[64];         /* X-Forwarded-For value and other small rewrites (not zeroed
+				   * at the stream's start: written before it is read) */
 	struct h1_hdr hdrs[];     /* 2 * hdr_cap entries: request table then response table */
 };
 

@@ -1171,7 +1171,8 @@ static int stream_start(struct conn *front)
 
 	if (!s)
 		return -1;
-	memset(s, 0, offsetof(struct stream, hdrs));
+	/* all but the scratch area, which is written before it is read */
+	memset(s, 0, offsetof(struct stream, scratch));
 	s->front = front;
 	s->fe = front->px;
 	s->hdr_cap = stream_hdr_cap;
