@@ -87,8 +87,6 @@ static void stream_count(struct stream *s)
 	struct be_counters *bc = NULL;
 	int cls = status_class(s->status);
 
-	if (unlikely(s->fe->strm_log != NULL)) /* the log line reads the bytes below */
-		stream_log_event(s, STRM_LOG_EV_END);
 	stream_req_consume(s);
 	if (s->be)
 		bc = CNT_GRP(s->be->be_cnt);
@@ -198,6 +196,8 @@ static int stream_end(struct stream *s)
 	bool kal = !(s->flags & SF_FRONT_CLOSE) && (s->flags & SF_REQ_DONE) &&
 		   !(f->flags & (CO_FL_RD_EOF | CO_FL_ERROR | CO_FL_WR_ERR)) && !th_ctx->stopping;
 
+	if (unlikely(s->fe->strm_log != NULL)) /* before stream_count takes the bytes */
+		stream_log_event(s, STRM_LOG_EV_END);
 	stream_count(s);
 	if (b) {
 		b->strm = NULL;
@@ -221,6 +221,8 @@ int stream_abort(struct stream *s)
 
 	s->flags &= ~SF_L7_RETRY; /* the kept request goes with the stream */
 
+	if (unlikely(s->fe->strm_log != NULL)) /* before stream_count takes the bytes */
+		stream_log_event(s, STRM_LOG_EV_END);
 	stream_count(s);
 	stream_drop_back(s);
 	stream_free(s);
