@@ -475,6 +475,56 @@ static int lv_sp(char *out, size_t outsz, const struct smp_ctx *ctx, unsigned fl
 	return lv_port(out, outsz, s->back ? &s->back->peer : &s->srv->addr, flags);
 }
 
+/* %ci %cp: the client's address and port ("unix" on a unix socket) */
+static const struct conn *lv_cli(const struct smp_ctx *ctx)
+{
+	return ctx->strm ? ctx->strm->front : ctx->conn;
+}
+
+static int lv_ci(char *out, size_t outsz, const struct smp_ctx *ctx, unsigned flags)
+{
+	const struct conn *c = lv_cli(ctx);
+
+	return c ? lv_ip(out, outsz, &c->peer) : 0;
+}
+
+static int lv_cp(char *out, size_t outsz, const struct smp_ctx *ctx, unsigned flags)
+{
+	const struct conn *c = lv_cli(ctx);
+
+	return c ? lv_port(out, outsz, &c->peer, flags) : 0;
+}
+
+/* %f %ft: the frontend; %fc: its connections */
+static const struct proxy *lv_fe(const struct smp_ctx *ctx)
+{
+	return ctx->strm ? ctx->strm->fe : ctx->conn ? ctx->conn->px : NULL;
+}
+
+static int lv_f(char *out, size_t outsz, const struct smp_ctx *ctx, unsigned flags)
+{
+	const struct proxy *fe = lv_fe(ctx);
+
+	return fe ? lv_str(out, outsz, fe->id, strlen(fe->id)) : 0;
+}
+
+static int lv_fc(char *out, size_t outsz, const struct smp_ctx *ctx, unsigned flags)
+{
+	const struct proxy *fe = lv_fe(ctx);
+
+	return fe ? lv_num(out, outsz, flags, HA_ATOMIC_LOAD_RLX(&fe->feconn), false) : 0;
+}
+
+/* %s: the server, "<NOSRV>" without one */
+static int lv_s(char *out, size_t outsz, const struct smp_ctx *ctx, unsigned flags)
+{
+	const struct server *srv = ctx->strm ? ctx->strm->srv : NULL;
+
+	if (!srv)
+		return lv_str(out, outsz, "<NOSRV>", 7);
+	return lv_str(out, outsz, srv->id, strlen(srv->id));
+}
+
 /* ---- request line, captures ---- */
 
 /* %r: the request line as received, "<BADREQ>" when none could be parsed */
@@ -670,37 +720,26 @@ static int lv_CS(char *out, size_t outsz, const struct smp_ctx *ctx, unsigned fl
 /* clang-format on */
 
 static const struct lf_tag lv_num_tags[] = {
-	RT("t", lv_t),		 RT("tr", lv_t),
-	RT("T", lv_tgmt),	 RT("trg", lv_tgmt),
-	RT("Tl", lv_tlocal),	 RT("trl", lv_tlocal),
-	RT("Ts", lv_Ts),	 RT("ms", lv_ms),
-	RT("TR", lv_TR),	 RT("Tw", lv_Tw),
-	RT("Tc", lv_Tc),	 RT("Tr", lv_Tr),
-	RT("Ta", lv_Ta),	 RT("Tt", lv_Tt),
-	RT("Tq", lv_Tq),	 RT("Th", lv_Th),
-	RT("Ti", lv_Ti),	 RT("Tu", lv_Tt),
-	RT("B", lv_B),		 RT("U", lv_U),
-	RT("ts", lv_ts),	 RT("tsc", lv_tsc),
-	RT("ac", lv_ac),	 RT("sc", lv_sc),
-	RT("rc", lv_rc),	 RT("sq", lv_sq),
-	RT("bq", lv_bq),	 RT("rt", lv_rt),
-	RT("lc", lv_lc),	 RT("bc", lv_bc),
-	RT("ST", lv_ST),	 RT("sp", lv_sp),
-	EX("bp", "bc_src_port"), { NULL, NULL, 0, NULL, NULL, NULL },
+	RT("t", lv_t),	    RT("tr", lv_t),	     RT("T", lv_tgmt),
+	RT("trg", lv_tgmt), RT("Tl", lv_tlocal),     RT("trl", lv_tlocal),
+	RT("Ts", lv_Ts),    RT("ms", lv_ms),	     RT("TR", lv_TR),
+	RT("Tw", lv_Tw),    RT("Tc", lv_Tc),	     RT("Tr", lv_Tr),
+	RT("Ta", lv_Ta),    RT("Tt", lv_Tt),	     RT("Tq", lv_Tq),
+	RT("Th", lv_Th),    RT("Ti", lv_Ti),	     RT("Tu", lv_Tt),
+	RT("B", lv_B),	    RT("U", lv_U),	     RT("ts", lv_ts),
+	RT("tsc", lv_tsc),  RT("ac", lv_ac),	     RT("sc", lv_sc),
+	RT("rc", lv_rc),    RT("sq", lv_sq),	     RT("bq", lv_bq),
+	RT("rt", lv_rt),    RT("lc", lv_lc),	     RT("bc", lv_bc),
+	RT("cp", lv_cp),    RT("fc", lv_fc),	     RT("ST", lv_ST),
+	RT("sp", lv_sp),    EX("bp", "bc_src_port"), { NULL, NULL, 0, NULL, NULL, NULL },
 };
 
 static const struct lf_tag lv_str_tags[] = {
-	RT("r", lv_r),
-	RT("si", lv_si),
-	EX("bi", "bc_src"),
-	EX("HPO", "path"),
-	RT("HU", lv_HU),
-	RT("HP", lv_HP),
-	RT("HQ", lv_HQ),
-	RT("HV", lv_HV),
-	RT("CC", lv_CC),
-	RT("CS", lv_CS),
-	{ NULL, NULL, 0, NULL, NULL, NULL },
+	RT("ci", lv_ci),    RT("f", lv_f),     RT("ft", lv_f),
+	RT("s", lv_s),	    RT("r", lv_r),     RT("si", lv_si),
+	EX("bi", "bc_src"), EX("HPO", "path"), RT("HU", lv_HU),
+	RT("HP", lv_HP),    RT("HQ", lv_HQ),   RT("HV", lv_HV),
+	RT("CC", lv_CC),    RT("CS", lv_CS),   { NULL, NULL, 0, NULL, NULL, NULL },
 };
 
 static const struct lf_tag lv_opt_tags[] = {
@@ -723,7 +762,7 @@ static bool lv_in(const struct lf_tag *t, const struct lf_tag *tbl, size_t n)
 enum log_tag_kind log_tag_kind(const struct lf_tag *t)
 {
 	/* the numeric tags of the request tag table (sample/logfmt_tags.c) */
-	static const char *const num_names[] = { "cp", "fp", "fc", "pid" };
+	static const char *const num_names[] = { "fp", "pid" };
 
 	if (lv_in(t, lv_num_tags, sizeof(lv_num_tags) / sizeof(lv_num_tags[0])))
 		return LOG_TK_NUM;

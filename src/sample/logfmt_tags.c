@@ -1,6 +1,7 @@
 /* The log-format variables that are known while a request is processed ("%ci", "%b",
  * "%HU"...), as sample expressions with HAProxy's presentation. The timers, byte counts,
- * termination states, %ST, %bc and the request's %HU %HP %HQ %HV (which the log line
+ * termination states, %ci %cp %f %ft %s %fc %ST %bc (written directly: they are in
+ * every log line) and the request's %HU %HP %HQ %HV (which the log line
  * reads after the request left) are log/log_vars.c's.
  */
 #include <stdio.h>
@@ -42,18 +43,12 @@ static int lf_tag_pid(char *out, size_t outsz, const struct smp_ctx *ctx, unsign
 /* clang-format on */
 
 static const struct lf_tag lf_req_tags[] = {
-	TAG("ci", "src"),
-	TAG("cp", "src_port"),
 	TAG("fi", "dst"),
 	TAG("fp", "dst_port"),
-	TAG("f", "fe_name"),
-	TAG("ft", "fe_name"),
 	{ "b", lf_tag_be, 0, NULL, NULL, NULL },
-	{ "s", NULL, 0, "srv_name", NULL, "<NOSRV>" },
 	TAG("H", "hostname"),
 	TAG("HM", "method"),
 	TAG("ID", "unique-id"),
-	TAG("fc", "fe_conn"),
 	{ "pid", lf_tag_pid, 0, NULL, NULL, NULL },
 	{ NULL, NULL, 0, NULL, NULL, NULL },
 };
