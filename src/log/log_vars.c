@@ -428,12 +428,28 @@ static int lv_tsc(char *out, size_t outsz, const struct smp_ctx *ctx, unsigned f
 
 /* ---- addresses ---- */
 
+/* a.b.c.d by hand: inet_ntop goes through sprintf */
+static int lv_ipv4(char *out, size_t outsz, const struct sockaddr_in *sin)
+{
+	const uint8_t *b = (const uint8_t *)&sin->sin_addr;
+	size_t o = 0;
+
+	if (outsz < 16)
+		return -1;
+	for (int i = 0; i < 4; i++) {
+		if (i)
+			out[o++] = '.';
+		o += (size_t)log_put_u64(out + o, b[i]);
+	}
+	return (int)o;
+}
+
 static int lv_ip(char *out, size_t outsz, const struct sockaddr_storage *ss)
 {
 	const void *a;
 
 	if (ss->ss_family == AF_INET)
-		a = &((const struct sockaddr_in *)ss)->sin_addr;
+		return lv_ipv4(out, outsz, (const struct sockaddr_in *)ss);
 	else if (ss->ss_family == AF_INET6)
 		a = &((const struct sockaddr_in6 *)ss)->sin6_addr;
 	else if (ss->ss_family == AF_UNIX)
@@ -513,6 +529,15 @@ static int lv_fc(char *out, size_t outsz, const struct smp_ctx *ctx, unsigned fl
 	const struct proxy *fe = lv_fe(ctx);
 
 	return fe ? lv_num(out, outsz, flags, HA_ATOMIC_LOAD_RLX(&fe->feconn), false) : 0;
+}
+
+/* %b: the backend, the frontend itself until one is chosen (as HAProxy shows it) */
+static int lv_b(char *out, size_t outsz, const struct smp_ctx *ctx, unsigned flags)
+{
+	const struct stream *s = ctx->strm;
+	const struct proxy *px = s ? (s->be ? s->be : s->fe) : ctx->px;
+
+	return px ? lv_str(out, outsz, px->id, strlen(px->id)) : 0;
 }
 
 /* %s: the server, "<NOSRV>" without one */
@@ -735,11 +760,10 @@ static const struct lf_tag lv_num_tags[] = {
 };
 
 static const struct lf_tag lv_str_tags[] = {
-	RT("ci", lv_ci),    RT("f", lv_f),     RT("ft", lv_f),
-	RT("s", lv_s),	    RT("r", lv_r),     RT("si", lv_si),
-	EX("bi", "bc_src"), EX("HPO", "path"), RT("HU", lv_HU),
-	RT("HP", lv_HP),    RT("HQ", lv_HQ),   RT("HV", lv_HV),
-	RT("CC", lv_CC),    RT("CS", lv_CS),   { NULL, NULL, 0, NULL, NULL, NULL },
+	RT("ci", lv_ci),   RT("b", lv_b),   RT("f", lv_f),   RT("ft", lv_f),
+	RT("s", lv_s),	   RT("r", lv_r),   RT("si", lv_si), EX("bi", "bc_src"),
+	EX("HPO", "path"), RT("HU", lv_HU), RT("HP", lv_HP), RT("HQ", lv_HQ),
+	RT("HV", lv_HV),   RT("CC", lv_CC), RT("CS", lv_CS), { NULL, NULL, 0, NULL, NULL, NULL },
 };
 
 static const struct lf_tag lv_opt_tags[] = {

@@ -1,6 +1,6 @@
 /* The log-format variables that are known while a request is processed ("%ci", "%b",
  * "%HU"...), as sample expressions with HAProxy's presentation. The timers, byte counts,
- * termination states, %ci %cp %f %ft %s %fc %ST %bc (written directly: they are in
+ * termination states, %ci %cp %f %ft %b %s %fc %ST %bc (written directly: they are in
  * every log line) and the request's %HU %HP %HQ %HV (which the log line
  * reads after the request left) are log/log_vars.c's.
  */
@@ -20,19 +20,6 @@ static int lf_put_num(char *out, size_t outsz, unsigned flags, long long v)
 	return n < 0 || (size_t)n >= outsz ? -1 : n;
 }
 
-/* %b: the backend, the frontend itself until one is chosen (as HAProxy shows it) */
-static int lf_tag_be(char *out, size_t outsz, const struct smp_ctx *ctx, unsigned flags)
-{
-	const struct stream *s = ctx->strm;
-	const struct proxy *px = s ? (s->be ? s->be : s->fe) : ctx->px;
-	int n;
-
-	if (!px)
-		return 0;
-	n = snprintf(out, outsz, "%s", px->id);
-	return n < 0 || (size_t)n >= outsz ? -1 : n;
-}
-
 static int lf_tag_pid(char *out, size_t outsz, const struct smp_ctx *ctx, unsigned flags)
 {
 	return lf_put_num(out, outsz, flags, getpid());
@@ -45,7 +32,6 @@ static int lf_tag_pid(char *out, size_t outsz, const struct smp_ctx *ctx, unsign
 static const struct lf_tag lf_req_tags[] = {
 	TAG("fi", "dst"),
 	TAG("fp", "dst_port"),
-	{ "b", lf_tag_be, 0, NULL, NULL, NULL },
 	TAG("H", "hostname"),
 	TAG("HM", "method"),
 	TAG("ID", "unique-id"),
