@@ -64,6 +64,7 @@ struct px_log {
 
 	/* a frontend that logs streams (check time) */
 	uint32_t eff_opts; /* PXL_* with the defaults' */
+	bool fast_http;	   /* the default httplog line: log_httplog_render() */
 	struct logline_fmt line;
 	struct logline_fmt sdfmt; /* nb == 0: none */
 };

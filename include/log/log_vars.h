@@ -7,6 +7,7 @@
 #define LOG_LOG_VARS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sample/logfmt-t.h>
 
@@ -35,6 +36,11 @@ enum log_tag_kind {
 	LOG_TK_OPT,	/* captures lists: nothing when there is none */
 };
 enum log_tag_kind log_tag_kind(const struct lf_tag *t);
+
+/* The line of "option httplog" written directly (the same text as its compiled format);
+ * SIZE_MAX when it does not fit in outsz (the compiled format then cuts it). */
+struct smp_ctx;
+size_t log_httplog_render(const struct smp_ctx *ctx, char *out, size_t outsz);
 
 /* Writes <v> in decimal at out (at least 21 bytes of room asked); returns the length. */
 int log_put_u64(char *out, uint64_t v);

@@ -5,6 +5,7 @@
  * at the end of each stream of a frontend that logs (or at its response headers with
  * logasap), which renders the line and hands it to log_send_px().
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -298,6 +299,7 @@ static int log_strm_check_px(struct proxy *px)
 	if (sd && log_compile(px, &pl->sdfmt, sd->str, sd->file, sd->line))
 		return 1;
 	pl->eff_opts = log_opts_of(px);
+	pl->fast_http = fmt == PXL_FMT_HTTP;
 	px->strm_log = pl;
 	stream_log_hook = log_strm_hook;
 	return 0;
@@ -412,7 +414,9 @@ static void log_strm_hook(struct stream *s, int ev)
 	if (s->log_level != STRM_LOG_UNSET)
 		level = s->log_level - 1;
 	log_rctx_set(s, !at_end);
-	len = log_fmt_render(&pl->line, &ctx, log_buf, sizeof(log_buf));
+	len = pl->fast_http ? log_httplog_render(&ctx, log_buf, sizeof(log_buf)) : SIZE_MAX;
+	if (len == SIZE_MAX)
+		len = log_fmt_render(&pl->line, &ctx, log_buf, sizeof(log_buf));
 	if (pl->sdfmt.nb)
 		sd = ist2(log_sd_buf,
 			  log_fmt_render(&pl->sdfmt, &ctx, log_sd_buf, sizeof(log_sd_buf)));

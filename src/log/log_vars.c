@@ -5,6 +5,7 @@
  * (%hr %hrl %hs %hsl %CC %CS). Integers and dates are written by hand (no snprintf).
  */
 #include <arpa/inet.h>
+#include <stdint.h>
 #include <string.h>
 #include <time.h>
 
@@ -737,6 +738,94 @@ static int lv_CC(char *out, size_t outsz, const struct smp_ctx *ctx, unsigned fl
 static int lv_CS(char *out, size_t outsz, const struct smp_ctx *ctx, unsigned flags)
 {
 	return lv_ck(out, outsz, ctx, true);
+}
+
+/* ---- the default httplog line, written directly ---- */
+
+/* clang-format off */
+#define HL_TAG(fn)                                                                       \
+	do {                                                                             \
+		int n_ = fn(out + o, outsz - o, ctx, 0);                                 \
+		if (n_ < 0 || (!n_ && o >= outsz))                                       \
+			return SIZE_MAX;                                                 \
+		if (!n_)                                                                 \
+			out[o++] = '-';                                                  \
+		o += (size_t)n_;                                                         \
+	} while (0)
+#define HL_LIT(str)                                                                      \
+	do {                                                                             \
+		if (sizeof(str) - 1 > outsz - o)                                         \
+			return SIZE_MAX;                                                 \
+		memcpy(out + o, str, sizeof(str) - 1);                                   \
+		o += sizeof(str) - 1;                                                    \
+	} while (0)
+#define HL_OPT(fn)                                                                       \
+	do {                                                                             \
+		int n_ = fn(out + o, outsz - o, ctx, 0);                                 \
+		if (n_ < 0)                                                              \
+			return SIZE_MAX;                                                 \
+		o += (size_t)n_;                                                         \
+		if (n_)                                                                  \
+			HL_LIT(" ");                                                     \
+	} while (0)
+/* clang-format on */
+
+size_t log_httplog_render(const struct smp_ctx *ctx, char *out, size_t outsz)
+{
+	size_t o = 0;
+
+	HL_TAG(lv_ci);
+	HL_LIT(":");
+	HL_TAG(lv_cp);
+	HL_LIT(" [");
+	HL_TAG(lv_t);
+	HL_LIT("] ");
+	HL_TAG(lv_f);
+	HL_LIT(" ");
+	HL_TAG(lv_b);
+	HL_LIT("/");
+	HL_TAG(lv_s);
+	HL_LIT(" ");
+	HL_TAG(lv_TR);
+	HL_LIT("/");
+	HL_TAG(lv_Tw);
+	HL_LIT("/");
+	HL_TAG(lv_Tc);
+	HL_LIT("/");
+	HL_TAG(lv_Tr);
+	HL_LIT("/");
+	HL_TAG(lv_Ta);
+	HL_LIT(" ");
+	HL_TAG(lv_ST);
+	HL_LIT(" ");
+	HL_TAG(lv_B);
+	HL_LIT(" ");
+	HL_TAG(lv_CC);
+	HL_LIT(" ");
+	HL_TAG(lv_CS);
+	HL_LIT(" ");
+	HL_TAG(lv_tsc);
+	HL_LIT(" ");
+	HL_TAG(lv_ac);
+	HL_LIT("/");
+	HL_TAG(lv_fc);
+	HL_LIT("/");
+	HL_TAG(lv_bc);
+	HL_LIT("/");
+	HL_TAG(lv_sc);
+	HL_LIT("/");
+	HL_TAG(lv_rc);
+	HL_LIT(" ");
+	HL_TAG(lv_sq);
+	HL_LIT("/");
+	HL_TAG(lv_bq);
+	HL_LIT(" ");
+	HL_OPT(lv_hr);
+	HL_OPT(lv_hs);
+	HL_LIT("\"");
+	HL_TAG(lv_r);
+	HL_LIT("\"");
+	return o;
 }
 
 /* clang-format off */

@@ -2,6 +2,8 @@
  * bytes, termination state, retries, request line), HAProxy's separators, +Q/+X and %o,
  * logasap's '+', and cutting a line that does not fit.
  */
+#include <arpa/inet.h>
+#include <stdint.h>
 #include <string.h>
 
 #include <conn/connection-t.h>
@@ -123,4 +125,52 @@ TEST(log_line_cut)
 	line_is(__FILE__, __LINE__, "%{+Q}b", 3, "");
 	line_is(__FILE__, __LINE__, "%ST", 1, "");
 	line_is(__FILE__, __LINE__, "abc", 0, "");
+}
+
+/* The direct httplog writer gives the compiled format's text, and fails rather than cut */
+static void httplog_same(const char *file, int line)
+{
+	static const char fmt[] = "%ci:%cp [%tr] %ft %b/%s %TR/%Tw/%Tc/%Tr/%Ta %ST %B %CC %CS %tsc "
+				  "%ac/%fc/%bc/%sc/%rc %sq/%bq %hr %hs %{+Q}r";
+	struct smp_ctx ctx = { &strm, &front, &fe, 0 };
+	struct logline_fmt f;
+	char a[512], b[512], err[256];
+	size_t na, nb;
+
+	if (log_fmt_compile(&f, fmt, NULL, err, sizeof(err)) < 0) {
+		test_fail(file, line, "httplog format: %s", err);
+		return;
+	}
+	na = log_fmt_render(&f, &ctx, a, sizeof(a));
+	nb = log_httplog_render(&ctx, b, sizeof(b));
+	if (na != nb || memcmp(a, b, na))
+		test_fail(file, line, "httplog: compiled '%.*s', direct '%.*s'", (int)na, a,
+			  nb == SIZE_MAX ? 0 : (int)nb, b);
+	for (size_t cut = 0; cut < na; cut++)
+		if (log_httplog_render(&ctx, b, cut) != SIZE_MAX)
+			test_fail(file, line, "httplog: wrote a line in %zu bytes of %zu", cut, na);
+	log_fmt_free(&f);
+}
+
+TEST(log_line_httplog_direct)
+{
+	struct sockaddr_in *sin = (struct sockaddr_in *)&front.peer;
+
+	reset();
+	httplog_same(__FILE__, __LINE__);
+	sin->sin_family = AF_INET;
+	sin->sin_addr.s_addr = htonl(0x7f000001);
+	sin->sin_port = htons(40958);
+	strm.t_hdrs = 1001;
+	strm.t_conn = 1003;
+	strm.t_rsp = 1010;
+	strm.status = 200;
+	strm.log_rline = IST("GET /x HTTP/1.1");
+	front.bytes_out = 500;
+	httplog_same(__FILE__, __LINE__);
+	strm.term[0] = 'S';
+	strm.term[1] = 'C';
+	strm.retries = 3;
+	strm.redisp = 1;
+	httplog_same(__FILE__, __LINE__);
 }
