@@ -15,7 +15,8 @@
 # CALLGRIND (1; 0 skips it), THREADS_BENCH (1; 0 skips the 2-thread part), RPS_BENCH (1; 0
 # skips the wrk runs), IDLE_BENCH (1; 0 skips the idle part), IDLE_CONNS (3000), IDLE_RUNS
 # (3), LB_BENCH (1; 0 skips leastconn/random(2)/source and the ns-per-pick micro-benchmark
-# bench/lb_pick), LB_PAIRS (3), CLOSE_BENCH (1; 0
+# bench/lb_pick), LB_PAIRS (3), LOG_BENCH (1; 0 skips the "option httplog" to a UDP sink
+# part, ours vs theirs: req/s and CPU per request), LOG_PAIRS (3), CLOSE_BENCH (1; 0
 # skips the connection close mode part), CLOSE_PAIRS (3),
 # RULES_BENCH (1; 0 skips the rules and large-list lookups part), RULES_CG_REQUESTS
 # (5000). Results are also written under bench/out/. With 2+ CPUs it then runs nbthread 2, ours
@@ -264,6 +265,37 @@ if [ "${LB_BENCH:-1}" != 0 ]; then
 		echo
 		"$ROOT/bench/lb_pick" | tee "$OUT/lb-pick-$(date +%Y%m%d-%H%M%S).txt"
 	fi
+fi
+
+# --- logging ------------------------------------------------------------------------
+# The same load with "option httplog" sent to a UDP syslog sink on 127.0.0.1:PORT+9 (a
+# python receiver that only counts), LOG_PAIRS (3) alternating pairs: req/s and CPU per
+# request, ours vs theirs (LOG_BENCH=0 skips it).
+if [ "${LOG_BENCH:-1}" != 0 ]; then
+	LOG_SINK_PORT=$((PORT + 9))
+	python3 -c 'import socket, sys, time
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1", int(sys.argv[1])))
+s.settimeout(1.0); end = time.monotonic() + 3600
+while time.monotonic() < end:
+    try: s.recv(65536)
+    except socket.timeout: pass' "$LOG_SINK_PORT" &
+	LOG_SINK_PID=$!
+	write_cfg "$TMP/proxy-log.cfg" 1
+	sed -i -e "s|^\tnbthread 1|\tnbthread 1\n\tlog 127.0.0.1:$LOG_SINK_PORT local0|" \
+		-e 's|^\tmode http|\tmode http\n\tlog global\n\toption httplog|' "$TMP/proxy-log.cfg"
+	"$OURS" -c -q -f "$TMP/proxy-log.cfg" || die "$OURS rejects the httplog config"
+	"$THEIRS" -c -q -f "$TMP/proxy-log.cfg" || die "$THEIRS rejects the httplog config"
+	echo
+	echo "option httplog to a UDP sink: ours vs theirs, same load, ${LOG_PAIRS:-3} pairs"
+	SAVED_RESULTS=$RESULTS
+	RESULTS=$TMP/results-log.tsv
+	: >"$RESULTS"
+	ab_pairs "${LOG_PAIRS:-3}" "$TMP/proxy-log.cfg"
+	python3 "$ROOT/bench/summary.py" "$RESULTS"
+	cat "$RESULTS" >>"$OUT/log-$(date +%Y%m%d-%H%M%S).tsv"
+	RESULTS=$SAVED_RESULTS
+	kill -TERM "$LOG_SINK_PID" 2>/dev/null || true
+	wait "$LOG_SINK_PID" 2>/dev/null || true
 fi
 
 # --- connection close mode ------------------------------------------------------------

@@ -14,6 +14,7 @@
 #include <conn/sockopt-t.h>
 #include <stats/counters-t.h>
 
+struct px_log;
 struct server;
 struct lb_ops;
 struct lb_load;
@@ -97,6 +98,8 @@ enum pr_mode {
 #define PR_RS_CAPTURE    0x10 /* captures to take (capture keywords, capture.req.* fetches) */
 #define PR_RS_UNIQUE_ID  0x20 /* unique-id-header to add */
 #define PR_RS_PERSIST    0x40 /* use-server, force-persist or ignore-persist rules */
+#define PR_RS_LOG        0x80 /* the frontend logs streams (strm_log): request line kept,
+				* logasap (log/log_strm.c) */
 
 #define PR_O_HTTP_MODE_MASK (PR_O_HTTP_KAL | PR_O_HTTP_SCL | PR_O_HTTP_CLO)
 
@@ -271,6 +274,10 @@ struct proxy {
 	 * defaults section at creation, and "log-tag" (NULL: the global one); owned */
 	struct list loggers;
 	char *log_tag;
+	/* per-stream log lines (log/log_strm.c): the log options and formats, owned; on a
+	 * frontend with loggers and a format, set at check time: the one test of stream_count */
+	struct px_log *strm_log;
+	struct px_log *log_conf;  /* what this section declared (log_strm.c), NULL if nothing */
 };
 
 struct switching_rule {

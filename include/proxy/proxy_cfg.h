@@ -108,5 +108,7 @@ extern int (*proxy_httpchk_hook)(struct cfg_ctx *ctx, int a, bool neg);
 /* Set by check/: parses "[no] option tcp-check|ssl-hello-chk|redis-check|smtpchk|
  * mysql-check|pgsql-check|ldap-check ..." with args[a] the option name. */
 extern int (*proxy_chkopt_hook)(struct cfg_ctx *ctx, int a, bool neg);
+/* Set by log/ (log_strm.c): the logging options (httplog, tcplog, dontlognull...). */
+extern int (*proxy_logopt_hook)(struct cfg_ctx *ctx, int a, bool neg);
 
 #endif

@@ -4,6 +4,9 @@
 #ifndef STREAM_HTTP_CAPTURE_H
 #define STREAM_HTTP_CAPTURE_H
 
+#include <stdbool.h>
+#include <base/ist.h>
+
 struct proxy;
 struct stream;
 
@@ -16,6 +19,12 @@ void http_capture_request(struct stream *s);
 void http_capture_response(struct stream *s);
 /* Frees what <s> captured (end of the stream). */
 void http_capture_free(struct stream *s);
+/* For the log line (%hr %hs %CC %CS): the slots <s>'s frontend declares on one side
+ * (<res>: the response's), what slot <idx> holds (empty when nothing was taken), and the
+ * captured cookie ("name=value", empty when none). */
+unsigned http_capture_nb(const struct stream *s, bool res);
+struct ist http_capture_get(const struct stream *s, bool res, unsigned idx);
+struct ist http_capture_cookie(const struct stream *s, bool res);
 /* Computes where each slot of <px> lives in a stream's capture area. Check time. */
 void http_capture_layout(struct proxy *px);
 

@@ -99,6 +99,7 @@ enum stream_state {
 #define SF_CK_RSP_DONE    0x800000 /* the persistence cookie of the response was handled */
 #define SF_L7_RETRY       0x1000000 /* retry-on: the request (SF_REQ_KEPT) may be sent again
 				     * until its response headers are accepted */
+#define SF_LOGGED         0x40000000 /* the log line was sent (or skipped) (log/log_strm.c) */
 
 /* stream->log_level: set-log-level, a syslog level (0..7) plus one */
 #define STRM_LOG_UNSET  0         /* the proxy's own level */
@@ -175,8 +176,20 @@ struct stream {
 				    * (its inspect-delay runs on <tmr>) */
 	struct dns_req *dreq;     /* do-resolve: the resolution it waits for (dns/dns_req.h),
 				   * or NULL; released by the rule, or by stream_free */
+	/* logging (log/log_strm.c reads them; stream/ records them): ms dates of the steps
+	 * (now_ms, 0 while not reached), retries and the termination state */
+	uint64_t t_hdrs;          /* the request headers were complete */
+	uint64_t t_queue;         /* the queue was left (0: never queued) */
+	uint64_t t_conn;          /* the back connection was established */
+	uint64_t t_rsp;           /* the response headers were received */
+	char term[2];             /* who ended it (C,S,P,L,R,I,D,c,s...) and in which phase
+				   * (R,Q,C,H,D,L,T), 0 for a normal end (stream_set_term) */
+	uint8_t redisp;           /* redispatched to another server (%rc shows '+') */
+	uint8_t retries;          /* connection retries done (%rc) */
+	struct ist log_rline;     /* the request line kept for %r (in <rw>), or empty */
 	uint16_t hdr_cap;         /* capacity of each table in <hdrs> */
-	char scratch[64];         /* X-Forwarded-For value and other small rewrites */
+	char scratch[64];         /* X-Forwarded-For value and other small rewrites (not zeroed
+				   * at the stream's start: written before it is read) */
 	struct h1_hdr hdrs[];     /* 2 * hdr_cap entries: request table then response table */
 };
 

@@ -120,6 +120,27 @@ int stream_rw_render(struct stream *s, const struct lf_expr *lf, const struct sm
 int act_check_hdr_name(const char *name, bool del, char *err, size_t errsz);
 int act_set_name(struct ist *dst, const char *name, char *err, size_t errsz);
 
+/* Records who ended the exchange (<who>: C, S, P, L, R, I, D, c, s...) with the phase the
+ * stream is in, unless an earlier cause was recorded (the log's termination state). */
+void stream_set_term(struct stream *s, char who);
+/* The same with an explicit phase (T: tarpit). */
+static inline void stream_set_term2(struct stream *s, char who, char phase)
+{
+	if (!s->term[0]) {
+		s->term[0] = who;
+		s->term[1] = phase;
+	}
+}
+
+/* Called for each stream whose frontend logs streams (fe->strm_log set at check time by
+ * log/log_strm.c) at the events below: above the stream layer, hence a pointer. */
+#define STRM_LOG_EV_REQ 0 /* request headers parsed: the request line is kept */
+#define STRM_LOG_EV_RSP 1 /* response headers received (option logasap) */
+#define STRM_LOG_EV_END 2 /* end of the stream */
+extern void (*stream_log_hook)(struct stream *s, int ev);
+/* Calls it, out of the request path's way (cold: a config without logging never does). */
+__attribute__((cold, noinline)) void stream_log_event(struct stream *s, int ev);
+
 /* http_act_cfg.c: check phase of every rule of every proxy; returns the error count. */
 int rules_check_all(void);
 

@@ -315,6 +315,7 @@ void (*proxy_rules_free_hook)(struct proxy *px);
 void (*proxy_check_free_hook)(struct proxy *px);
 void (*proxy_dns_free_hook)(struct proxy *px);
 void (*proxy_log_free_hook)(struct proxy *px);
+void (*proxy_strm_log_free_hook)(struct proxy *px);
 void (*proxy_no_log_hook)(struct proxy *px);
 
 /* Frees <px> and everything it owns. lb_ctx belongs to the LB code and must have been
@@ -339,6 +340,8 @@ static void proxy_free(struct proxy *px)
 		proxy_dns_free_hook(px);
 	if (proxy_log_free_hook)
 		proxy_log_free_hook(px);
+	if (proxy_strm_log_free_hook) /* log/log_strm.c: log formats and options */
+		proxy_strm_log_free_hook(px);
 	for (srv = px->srv; srv; srv = next) {
 		next = srv->next;
 		free(srv->id);

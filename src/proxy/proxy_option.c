@@ -305,11 +305,14 @@ static int pxopt_htx(struct cfg_ctx *ctx, int a, bool neg)
 	return 0;
 }
 
+int (*proxy_logopt_hook)(struct cfg_ctx *ctx, int a, bool neg);
+
+/* option httplog|tcplog|dontlognull...: parsed by log/ (log_strm.c). */
 static int pxopt_logging(struct cfg_ctx *ctx, int a, bool neg)
 {
-	cfg_warn(ctx, "logging is not supported yet: '%soption %s' has no effect.",
-		 neg ? "no " : "", ctx->args[a]);
-	return 0;
+	if (!proxy_logopt_hook)
+		return cfg_not_supported(ctx, "logging is not linked in");
+	return proxy_logopt_hook(ctx, a, neg);
 }
 
 int (*proxy_httpchk_hook)(struct cfg_ctx *ctx, int a, bool neg);
@@ -368,11 +371,11 @@ static const struct pxopt pxopts[] = {
 	{ "httplog", FEBE, pxopt_logging },
 	{ "httpslog", FEBE, pxopt_logging },
 	{ "tcplog", FEBE, pxopt_logging },
-	{ "dontlognull", FEBE, pxopt_logging },
-	{ "dontlog-normal", FEBE, pxopt_logging },
-	{ "log-separate-errors", FEBE, pxopt_logging },
-	{ "logasap", FEBE, pxopt_logging },
-	{ "log-health-checks", FEBE, pxopt_logging },
+	{ "dontlognull", PR_CAP_FE, pxopt_logging },
+	{ "dontlog-normal", PR_CAP_FE, pxopt_logging },
+	{ "log-separate-errors", PR_CAP_FE, pxopt_logging },
+	{ "logasap", PR_CAP_FE, pxopt_logging },
+	{ "log-health-checks", PR_CAP_BE, pxopt_logging },
 	{ NULL, 0, NULL },
 };
 

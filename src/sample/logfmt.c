@@ -183,11 +183,12 @@ int lf_compile(struct lf_expr *lf, const char *str, const struct smp_parse_ctx *
 	       size_t errsz)
 {
 	const char *p = str;
+	uint8_t dflt = 0; /* "%{...}o": the flags every following variable starts from */
 
 	memset(lf, 0, sizeof(*lf));
 	while (*p) {
 		const char *pct = strchr(p, '%');
-		uint8_t flags = 0;
+		uint8_t flags = dflt;
 
 		if (!pct)
 			return lf_add_text(lf, p, strlen(p), err, errsz) < 0 ? lf_fail(lf) : 0;
@@ -202,6 +203,11 @@ int lf_compile(struct lf_expr *lf, const char *str, const struct smp_parse_ctx *
 		}
 		if (*p == '{' && lf_parse_flags(&p, &flags, err, errsz) < 0)
 			return lf_fail(lf);
+		if (p[0] == 'o' && !((p[1] | 0x20) >= 'a' && (p[1] | 0x20) <= 'z')) {
+			dflt = flags; /* %o itself writes nothing */
+			p++;
+			continue;
+		}
 		if (lf_parse_var(lf, &p, flags, pc, err, errsz) < 0)
 			return lf_fail(lf);
 	}

@@ -1,6 +1,8 @@
 /* The log-format variables that are known while a request is processed ("%ci", "%b",
- * "%HU"...), as sample expressions with HAProxy's presentation. Logging adds the timers,
- * byte counts and termination states when it lands.
+ * "%HU"...), as sample expressions with HAProxy's presentation. The timers, byte counts,
+ * termination states, %ci %cp %f %ft %b %s %fc %ST %bc (written directly: they are in
+ * every log line) and the request's %HU %HP %HQ %HV (which the log line
+ * reads after the request left) are log/log_vars.c's.
  */
 #include <stdio.h>
 #include <unistd.h>
@@ -18,37 +20,6 @@ static int lf_put_num(char *out, size_t outsz, unsigned flags, long long v)
 	return n < 0 || (size_t)n >= outsz ? -1 : n;
 }
 
-/* %b: the backend, the frontend itself until one is chosen (as HAProxy shows it) */
-static int lf_tag_be(char *out, size_t outsz, const struct smp_ctx *ctx, unsigned flags)
-{
-	const struct stream *s = ctx->strm;
-	const struct proxy *px = s ? (s->be ? s->be : s->fe) : ctx->px;
-	int n;
-
-	if (!px)
-		return 0;
-	n = snprintf(out, outsz, "%s", px->id);
-	return n < 0 || (size_t)n >= outsz ? -1 : n;
-}
-
-/* %bc: connections of that backend */
-static int lf_tag_bc(char *out, size_t outsz, const struct smp_ctx *ctx, unsigned flags)
-{
-	const struct stream *s = ctx->strm;
-	const struct proxy *px = s ? (s->be ? s->be : s->fe) : ctx->px;
-
-	return px ? lf_put_num(out, outsz, flags, HA_ATOMIC_LOAD_RLX(&px->beconn)) : 0;
-}
-
-/* %ST: the status sent to the client, or the server's while its response is processed */
-static int lf_tag_status(char *out, size_t outsz, const struct smp_ctx *ctx, unsigned flags)
-{
-	const struct stream *s = ctx->strm;
-	int st = !s ? 0 : s->status ? s->status : s->rsp.hdr_len ? s->rsp.status : 0;
-
-	return st ? lf_put_num(out, outsz, flags, st) : 0;
-}
-
 static int lf_tag_pid(char *out, size_t outsz, const struct smp_ctx *ctx, unsigned flags)
 {
 	return lf_put_num(out, outsz, flags, getpid());
@@ -59,24 +30,11 @@ static int lf_tag_pid(char *out, size_t outsz, const struct smp_ctx *ctx, unsign
 /* clang-format on */
 
 static const struct lf_tag lf_req_tags[] = {
-	TAG("ci", "src"),
-	TAG("cp", "src_port"),
 	TAG("fi", "dst"),
 	TAG("fp", "dst_port"),
-	TAG("f", "fe_name"),
-	TAG("ft", "fe_name"),
-	{ "b", lf_tag_be, 0, NULL, NULL, NULL },
-	{ "s", NULL, 0, "srv_name", NULL, "<NOSRV>" },
 	TAG("H", "hostname"),
 	TAG("HM", "method"),
-	TAG("HP", "path"),
-	TAG("HU", "url"),
-	{ "HQ", NULL, 0, "query", "?", NULL },
-	{ "HV", NULL, 0, "req.ver", "HTTP/", NULL },
 	TAG("ID", "unique-id"),
-	{ "ST", lf_tag_status, 0, NULL, NULL, NULL },
-	TAG("fc", "fe_conn"),
-	{ "bc", lf_tag_bc, 0, NULL, NULL, NULL },
 	{ "pid", lf_tag_pid, 0, NULL, NULL, NULL },
 	{ NULL, NULL, 0, NULL, NULL, NULL },
 };

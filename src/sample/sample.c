@@ -435,10 +435,10 @@ struct use_name {
 __thread const struct h1_msg *smp_check_rsp;
 
 static const struct use_name use_names[] = {
-	{ SMP_USE_L6REQ, SMP_VAL_REQ_CNT | SMP_VAL_HRQ_HDR | SMP_VAL_LOG_END,
-	  "request buffer contents" },
-	{ SMP_USE_HRQHV, SMP_VAL_REQ_CNT | SMP_VAL_HRQ_HDR | SMP_VAL_LOG_END,
-	  "HTTP request headers" },
+	/* the request's bytes are gone when the log line is written (HAProxy's log formats
+	 * refuse "path", "req.hdr"...) */
+	{ SMP_USE_L6REQ, SMP_VAL_REQ_CNT | SMP_VAL_HRQ_HDR, "request buffer contents" },
+	{ SMP_USE_HRQHV, SMP_VAL_REQ_CNT | SMP_VAL_HRQ_HDR, "HTTP request headers" },
 	{ SMP_USE_HRQBO, SMP_VAL_REQ_CNT | SMP_VAL_HRQ_HDR, "HTTP request body" },
 	{ SMP_USE_BKEND,
 	  SMP_VAL_BE | SMP_VAL_RES_CNT | SMP_VAL_HRS_HDR | SMP_VAL_LOG_END | SMP_VAL_CHECK,

@@ -163,6 +163,7 @@ static int req_rule_reply(struct stream *s, struct proxy *px, enum act_return r,
 	case ACT_RET_DENY:
 		act_smp_ctx(&ctx, s, px, ACT_F_HTTP_REQ);
 		if (last->action && !strcmp(last->kw, "return")) {
+			stream_set_term(s, 'L');
 			CNT_INC(s->fe->fe_cnt, intercepted);
 			return stream_reply_http(s, last->arg.reply, &ctx);
 		}
@@ -171,6 +172,7 @@ static int req_rule_reply(struct stream *s, struct proxy *px, enum act_return r,
 			CNT_INC(px->be_cnt, denied_req);
 		if (unlikely(stk_tracking(s)))
 			stk_count_http(s, STK_DT_HTTP_ERR_CNT);
+		stream_set_term2(s, 'P', last->action && !strcmp(last->kw, "tarpit") ? 'T' : 'R');
 		return stream_reply_http(s, last->arg.reply, &ctx);
 	case ACT_RET_YIELD: /* the rule runs again on client data or at its deadline */
 		s->state = SS_REQ_RULE_WAIT;
@@ -183,6 +185,7 @@ static int req_rule_reply(struct stream *s, struct proxy *px, enum act_return r,
 	case ACT_RET_ABRT:
 		return stream_abort(s);
 	default: /* DONE: the action wrote its reply */
+		stream_set_term(s, 'L');
 		return stream_reply_done(s);
 	}
 }
@@ -331,8 +334,12 @@ static inline __attribute__((always_inline)) int ana_request_http(struct stream 
 		CNT_INC(fe->fe_cnt, intercepted);
 		return stream_reply_error(s, http_monitor_status(s), false);
 	}
-	if (unlikely(fe->rule_sets & PR_RS_CAPTURE))
-		http_capture_request(s);
+	if (unlikely(fe->rule_sets & (PR_RS_CAPTURE | PR_RS_LOG))) {
+		if (fe->rule_sets & PR_RS_CAPTURE)
+			http_capture_request(s);
+		if (fe->rule_sets & PR_RS_LOG) /* the request line, for %r */
+			stream_log_event(s, STRM_LOG_EV_REQ);
+	}
 	s->ana_stage = ANA_FE_RULES;
 	if ((fe->options & PR_O_BUF_REQ) && !s->reqx.done) {
 		/* the rules see the whole body (req.body...): wait for it first */
@@ -395,6 +402,7 @@ int ana_wait_request(struct stream *s)
 			return stream_req_truncated(s); /* client gave up before a full request */
 		return 0;
 	}
+	s->t_hdrs = now_ms();
 	return ana_request(s);
 }
 
@@ -577,6 +585,7 @@ static int ana_response(struct stream *s)
 	enum xfer_mode mode;
 	int ret;
 
+	s->t_rsp = now_ms();
 	if (m->status == 101 && (s->req.flags & H1_MF_CONN_UPG))
 		tunnel = true;
 	else if ((s->req.flags & H1_MF_METH_CONNECT) && m->status >= 200 && m->status < 300)
@@ -615,8 +624,12 @@ static int ana_response(struct stream *s)
 	/* the framing is known before the rules: wait-for-body reads it */
 	h1_xfer_init(&s->rspx, mode, m->body_len);
 	s->rsp_ver = (m->flags & H1_MF_VER_11) ? 11 : 10;
-	if (unlikely(s->fe->rule_sets & PR_RS_CAPTURE))
-		http_capture_response(s);
+	if (unlikely(s->fe->rule_sets & (PR_RS_CAPTURE | PR_RS_LOG))) {
+		if (s->fe->rule_sets & PR_RS_CAPTURE)
+			http_capture_response(s);
+		if (s->fe->rule_sets & PR_RS_LOG) /* option logasap */
+			stream_log_event(s, STRM_LOG_EV_RSP);
+	}
 	s->rsp_set = 0;
 	return ana_rsp_rules(s);
 }

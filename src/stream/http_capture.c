@@ -95,6 +95,29 @@ void http_capture_free(struct stream *s)
 	s->caps = NULL;
 }
 
+unsigned http_capture_nb(const struct stream *s, bool res)
+{
+	const struct px_rules_ext *x = px_ext(s->fe);
+
+	return !x ? 0 : res ? x->nb_res_cap : x->nb_req_cap;
+}
+
+struct ist http_capture_get(const struct stream *s, bool res, unsigned idx)
+{
+	const struct strm_caps *c = s->caps;
+
+	if (!c || idx >= (res ? c->nb_res : c->nb_req))
+		return ist2(NULL, 0);
+	return res ? c->res[idx] : c->req[idx];
+}
+
+struct ist http_capture_cookie(const struct stream *s, bool res)
+{
+	const struct strm_caps *c = s->caps;
+
+	return !c ? ist2(NULL, 0) : res ? c->cookie_res : c->cookie_req;
+}
+
 /* Copies at most <max> bytes of <v> to <dst> and points <view> at them. */
 static void cap_store(struct ist *view, char *dst, uint32_t max, struct ist v)
 {

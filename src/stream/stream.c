@@ -41,6 +41,42 @@ static uint16_t stream_hdr_cap;
 
 static void stream_process(struct stream *s);
 
+void (*stream_log_hook)(struct stream *s, int ev);
+
+void stream_log_event(struct stream *s, int ev)
+{
+	stream_log_hook(s, ev);
+}
+
+void stream_set_term(struct stream *s, char who)
+{
+	char ph;
+
+	switch (s->state) {
+	case SS_QUEUED:
+		ph = 'Q';
+		break;
+	case SS_CONNECTING:
+	case SS_TURNAROUND:
+		ph = 'C';
+		break;
+	case SS_EXCHANGE:
+		ph = (s->flags & SF_RSP_HDRS_SENT) ? 'D' : 'H';
+		break;
+	case SS_TUNNEL:
+		ph = 'D';
+		break;
+	case SS_LOCAL_REPLY:
+	case SS_CLOSING:
+		ph = 'L';
+		break;
+	default:
+		ph = 'R';
+		break;
+	}
+	stream_set_term2(s, who, ph);
+}
+
 /* Adds the end of the exchange to the counters: the final status (none: "other") of a
  * counted request to the frontend and to the backend it chose; the client's bytes to the
  * frontend, the backend (a listen's own before it chose itself) and the last server. */
@@ -162,6 +198,8 @@ static int stream_end(struct stream *s)
 		   !(f->flags & (CO_FL_RD_EOF | CO_FL_ERROR | CO_FL_WR_ERR)) &&
 		   !(th_ctx->stopping && stop_close_due((uintptr_t)f));
 
+	if (unlikely(s->fe->strm_log != NULL)) /* before stream_count takes the bytes */
+		stream_log_event(s, STRM_LOG_EV_END);
 	stream_count(s);
 	if (b) {
 		b->strm = NULL;
@@ -185,6 +223,8 @@ int stream_abort(struct stream *s)
 
 	s->flags &= ~SF_L7_RETRY; /* the kept request goes with the stream */
 
+	if (unlikely(s->fe->strm_log != NULL)) /* before stream_count takes the bytes */
+		stream_log_event(s, STRM_LOG_EV_END);
 	stream_count(s);
 	stream_drop_back(s);
 	stream_free(s);
@@ -332,6 +372,7 @@ int stream_reply_error(struct stream *s, int status, bool close)
 
 int stream_reply_mux_error(struct stream *s, int status)
 {
+	stream_set_term(s, status == 408 ? 'c' : 'P');
 	stream_count_bad_req(s);
 	return stream_reply_page(s, status, true, true);
 }
@@ -339,12 +380,14 @@ int stream_reply_mux_error(struct stream *s, int status)
 int stream_req_truncated(struct stream *s)
 {
 	stream_count_bad_req(s);
+	stream_set_term(s, 'C');
 	s->status = 400; /* what HAProxy answers, and counts, to a closed connection */
 	return stream_abort(s);
 }
 
 int stream_cli_abort(struct stream *s)
 {
+	stream_set_term(s, 'C');
 	if (s->be) {
 		CNT_INC(s->be->be_cnt, cli_aborts);
 		if (s->srv)
@@ -357,6 +400,7 @@ int stream_cli_abort(struct stream *s)
  * broke it (counted as a response error too), not when it just went silent. */
 static int stream_srv_abort(struct stream *s, bool failed)
 {
+	stream_set_term(s, failed ? 'S' : 's');
 	CNT_INC(s->be->be_cnt, srv_aborts);
 	if (s->srv)
 		CNT_INC(s->srv->cnt, srv_aborts);
@@ -380,6 +424,8 @@ static int stream_server_reply(struct stream *s, int status)
 
 int stream_server_error(struct stream *s, int status)
 {
+	if (status >= 502 && status <= 504)
+		stream_set_term(s, status == 504 ? 's' : 'S');
 	if ((status == 502 || status == 504) && s->srv && unlikely(s->srv->observe))
 		srv_observe(s->srv, status == 502 ? HANA_HTTP_RSP : HANA_HTTP_READ_TO);
 	if (status == 502 || status == 504) {
@@ -460,7 +506,7 @@ static int stream_established(struct stream *s)
 	s->flags |= SF_REQ_HDRS_SENT;
 	if (s->reqx.done)
 		s->flags |= SF_REQ_DONE;
-	b->last_act = now_ms();
+	s->t_conn = b->last_act = now_ms(); /* t_conn: the log's %Tc */
 	s->state = SS_EXCHANGE;
 	return 1;
 }
@@ -579,6 +625,7 @@ static bool stream_redispatch_now(const struct stream *s)
 /* A retry on the same server (<prev>, or none yet), counted in wretr as HAProxy does. */
 static void stream_count_retry(struct stream *s, struct server *prev)
 {
+	s->retries++;
 	CNT_INC(s->be->be_cnt, retries);
 	if (prev)
 		CNT_INC(prev->cnt, retries);
@@ -589,6 +636,7 @@ static int stream_redispatch(struct stream *s, struct server *prev)
 {
 	backend_release_slot(s);
 	s->srv = NULL;
+	s->redisp = 1;
 	return stream_assign_and_connect(s, prev, false);
 }
 
@@ -605,6 +653,7 @@ static int stream_conn_failed(struct stream *s)
 	if (--s->conn_retries < 0 || unlikely(!(be->retry_on & PR_RE_CONN_FAILED))) {
 		stream_count_conn_failed(s, prev);
 		backend_release_slot(s);
+		stream_set_term2(s, 'S', 'C');
 		return stream_reply_error(s, 503, false);
 	}
 	if (stream_redispatch_now(s))
@@ -738,6 +787,7 @@ static int stream_assign_and_connect(struct stream *s, struct server *avoid, boo
 			stream_count_redispatch(s, avoid, ret);
 		if (ret == ASSIGN_NOSRV || ret == ASSIGN_FULL) { /* FULL: its server's maxqueue */
 			stream_count_conn_failed(s, NULL);
+			stream_set_term2(s, 'S', 'C');
 			return stream_reply_error(s, 503, false);
 		}
 		if (ret == ASSIGN_QUEUED) {
@@ -1035,7 +1085,9 @@ static void stream_process(struct stream *s)
 /* timeout queue: 503, counted as a connection error of the backend. */
 static int stream_queue_expired(struct stream *s)
 {
+	s->t_queue = now_ms(); /* %Tw: the time spent in the queue */
 	stream_count_conn_failed(s, NULL);
+	stream_set_term2(s, 's', 'Q');
 	return stream_reply_error(s, 503, false);
 }
 
@@ -1084,8 +1136,10 @@ static void stream_timeout(struct stream *s, struct conn *c)
 			ret = stream_l7_retry(s);
 		else if (c && c == s->back)
 			ret = stream_server_error(s, 504);
-		else
+		else {
+			stream_set_term(s, 'c');
 			ret = stream_cli_abort(s);
+		}
 		break;
 	default:
 		ret = stream_abort(s);
@@ -1109,8 +1163,10 @@ static void stream_wake_cb(struct inbox_item *it)
 		stream_continue(s, stream_cli_abort(s));
 	else if (s->flags & SF_QUEUE_EXPIRED)
 		stream_continue(s, stream_queue_expired(s));
-	else if (s->state == SS_QUEUED)
+	else if (s->state == SS_QUEUED) {
+		s->t_queue = now_ms(); /* %Tw: the time spent in the queue */
 		stream_continue(s, stream_assign_and_connect(s, NULL, true));
+	}
 }
 
 static int stream_start(struct conn *front)
@@ -1119,7 +1175,8 @@ static int stream_start(struct conn *front)
 
 	if (!s)
 		return -1;
-	memset(s, 0, offsetof(struct stream, hdrs));
+	/* all but the scratch area, which is written before it is read */
+	memset(s, 0, offsetof(struct stream, scratch));
 	s->front = front;
 	s->fe = front->px;
 	s->hdr_cap = stream_hdr_cap;

@@ -450,8 +450,8 @@ TEST(proxy_cfg_balance_and_misc)
 	PXT_HAS(&r, "t.cfg:11] : 'stats' is not supported yet (the stats page is not "
 		"implemented yet)");
 	PXT_HAS(&r, "[WARNING]  (");
-	PXT_HAS(&r, "t.cfg:16] : logging is not supported yet: 'option httplog' has no effect.");
-	PXT_HAS(&r, "t.cfg:17] : logging is not supported yet: 'no option httplog' has no effect.");
+	PXT_HAS(&r, "t.cfg:16] : backend 'be' : 'option httplog' directive is ignored in backends.");
+	PXT_HAS(&r, "t.cfg:17] : backend 'be' : 'option httplog' directive is ignored in backends.");
 	PXT_HAS(&r, "t.cfg:18] : 'option http-use-htx' is deprecated and ignored.");
 	PXT_HAS(&r, "t.cfg:20] : unknown option 'foo'.");
 	PXT_HAS(&r, "t.cfg:21] : negation/default is not supported for option 'forwardfor'.");
