@@ -249,6 +249,49 @@ static size_t log_header(const struct logger *lg, int level, const char *tag, st
 	return (size_t)(p - hdr);
 }
 
+/* The last header each thread built, reused while nothing in it changes: same format,
+ * facility, level, tag and pid, same second, and a format without sub-second time. One
+ * entry is enough for the usual single target; a miss only costs the build. */
+struct log_hdr_cache {
+	int fmt; /* enum log_fmt + 1 (explicit_fmt in bit 8), 0: empty */
+	int facility;
+	const char *tag;
+	pid_t pid;
+	int level;
+	time_t sec;
+	size_t len;
+	char hdr[LOG_HDR_MAX];
+};
+
+static __thread struct log_hdr_cache log_hc;
+
+static size_t log_header_cached(const struct logger *lg, int level, const char *tag, struct ist sd,
+				const struct timespec *ts, const char **hp)
+{
+	struct log_hdr_cache *c = &log_hc;
+	int fmt = (int)lg->fmt + 1 + (lg->explicit_fmt ? 256 : 0);
+	pid_t pid;
+
+	if (lg->fmt == LOG_FMT_RFC5424 || lg->fmt == LOG_FMT_TIMED || lg->fmt == LOG_FMT_ISO) {
+		c->fmt = 0; /* the buffer is reused below */
+		*hp = c->hdr;
+		return log_header(lg, level, tag, sd, c->hdr, ts);
+	}
+	pid = log_getpid();
+	if (c->fmt != fmt || c->facility != lg->facility || c->level != level ||
+	    c->sec != ts->tv_sec || c->tag != tag || c->pid != pid) {
+		c->len = log_header(lg, level, tag, sd, c->hdr, ts);
+		c->fmt = fmt;
+		c->facility = lg->facility;
+		c->level = level;
+		c->sec = ts->tv_sec;
+		c->tag = tag;
+		c->pid = pid;
+	}
+	*hp = c->hdr;
+	return c->len;
+}
+
 /* The thread's datagram socket for <family>, made on first use. -1 if none. */
 static int log_sock(int family)
 {
@@ -277,7 +320,7 @@ static bool log_sampled(struct logger *lg)
 static void log_send_one(struct logger *lg, int level, const char *tag, const char *msg, size_t len,
 			 struct ist sd, const struct timespec *ts)
 {
-	char hdr[LOG_HDR_MAX];
+	const char *hp;
 	struct iovec iov[3];
 	struct msghdr mh;
 	size_t hlen, max = (size_t)lg->maxlen;
@@ -286,14 +329,14 @@ static void log_send_one(struct logger *lg, int level, const char *tag, const ch
 
 	if (level < lg->minlevel)
 		level = lg->minlevel;
-	hlen = log_header(lg, level, tag, sd, hdr, ts);
+	hlen = log_header_cached(lg, level, tag, sd, ts, &hp);
 	/* header and text are cut to "len" (the final newline comes after, as in 2.6): a
 	 * message is cut, never split */
 	if (hlen > max)
 		hlen = max;
 	if (hlen + len > max)
 		len = max - hlen;
-	iov[0].iov_base = hdr;
+	iov[0].iov_base = (void *)hp;
 	iov[0].iov_len = hlen;
 	iov[1].iov_base = (void *)msg;
 	iov[1].iov_len = len;

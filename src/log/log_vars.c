@@ -63,18 +63,54 @@ static const struct log_rctx *lv_rctx(const struct stream *s)
 
 /* ---- number writers ---- */
 
+/* "00".."99": integers are written two digits at a time */
+static const char lv_d2[201] =
+	"0001020304050607080910111213141516171819202122232425262728293031323334"
+	"3536373839404142434445464748495051525354555657585960616263646566676869"
+	"707172737475767778798081828384858687888990919293949596979899";
+
+/* Writes <v> (< 10^9) in decimal, two digits at a time from the end. */
+static int lv_put_u32(char *out, uint32_t v)
+{
+	int n = 1 + (v >= 10) + (v >= 100) + (v >= 1000) + (v >= 10000) + (v >= 100000) +
+		(v >= 1000000) + (v >= 10000000) + (v >= 100000000);
+	char *p = out + n;
+
+	while (v >= 100) {
+		uint32_t r = v % 100;
+
+		v /= 100;
+		p -= 2;
+		p[0] = lv_d2[2 * r];
+		p[1] = lv_d2[2 * r + 1];
+	}
+	if (v >= 10) {
+		p[-2] = lv_d2[2 * v];
+		p[-1] = lv_d2[2 * v + 1];
+	} else {
+		p[-1] = (char)('0' + v);
+	}
+	return n;
+}
+
 int log_put_u64(char *out, uint64_t v)
 {
-	char tmp[24];
-	int n = 0;
+	int n;
 
-	do {
-		tmp[n++] = (char)('0' + v % 10);
+	if (v < 10) { /* most timers and counts */
+		out[0] = (char)('0' + v);
+		return 1;
+	}
+	if (v < 1000000000)
+		return lv_put_u32(out, (uint32_t)v);
+	/* the high part, then 9 digits */
+	n = log_put_u64(out, v / 1000000000);
+	v %= 1000000000;
+	for (int i = 8; i >= 0; i--) {
+		out[n + i] = (char)('0' + v % 10);
 		v /= 10;
-	} while (v);
-	for (int i = 0; i < n; i++)
-		out[i] = tmp[n - 1 - i];
-	return n;
+	}
+	return n + 9;
 }
 
 static int lv_hex(char *out, size_t outsz, uint64_t v)
@@ -137,10 +173,11 @@ static const char mon_names[12][4] = { "Jan", "Feb", "Mar", "Apr", "May", "Jun",
 struct lv_date_cache {
 	time_t sec;   /* the second these strings are for, -1: none */
 	char str[32]; /* "dd/Mmm/yyyy:HH:MM:SS" */
+	size_t len;   /* of str */
 	char tz[8];   /* " +hhmm" */
 };
 
-static _Thread_local struct lv_date_cache lv_local = { -1, "", "" }, lv_gmt = { -1, "", "" };
+static _Thread_local struct lv_date_cache lv_local = { -1, "", 0, "" }, lv_gmt = { -1, "", 0, "" };
 
 static const struct lv_date_cache *lv_date(time_t sec, bool gmt)
 {
@@ -169,6 +206,7 @@ static const struct lv_date_cache *lv_date(time_t sec, bool gmt)
 	p[5] = ':';
 	lv_2d(p + 6, tm.tm_sec);
 	p[8] = 0;
+	c->len = (size_t)(p + 8 - c->str);
 	off = gmt ? 0 : tm.tm_gmtoff;
 	c->tz[0] = ' ';
 	c->tz[1] = off < 0 ? '-' : '+';
@@ -193,10 +231,13 @@ static int lv_date_tag(char *out, size_t outsz, const struct smp_ctx *ctx, bool 
 		return 0;
 	w = lv_rctx(ctx->strm)->accept_wall_ms;
 	c = lv_date((time_t)(w / 1000), gmt);
-	o = strlen(c->str);
+	o = c->len;
 	if (outsz < o + 8)
 		return -1;
-	memcpy(out, c->str, o);
+	if (o == 20) /* a 4-digit year: a fixed-size copy */
+		memcpy(out, c->str, 20);
+	else
+		memcpy(out, c->str, o);
 	if (ms) {
 		out[o++] = '.';
 		out[o++] = (char)('0' + w % 1000 / 100);
@@ -429,6 +470,13 @@ static int lv_tsc(char *out, size_t outsz, const struct smp_ctx *ctx, unsigned f
 
 /* ---- addresses ---- */
 
+/* The last IPv4 address written by this thread: clients send many requests in a row. */
+static _Thread_local struct {
+	uint32_t addr;
+	int len; /* 0: none */
+	char str[16];
+} lv_ipv4_last;
+
 /* a.b.c.d by hand: inet_ntop goes through sprintf */
 static int lv_ipv4(char *out, size_t outsz, const struct sockaddr_in *sin)
 {
@@ -437,11 +485,18 @@ static int lv_ipv4(char *out, size_t outsz, const struct sockaddr_in *sin)
 
 	if (outsz < 16)
 		return -1;
+	if (lv_ipv4_last.len && lv_ipv4_last.addr == sin->sin_addr.s_addr) {
+		memcpy(out, lv_ipv4_last.str, 16);
+		return lv_ipv4_last.len;
+	}
 	for (int i = 0; i < 4; i++) {
 		if (i)
 			out[o++] = '.';
 		o += (size_t)log_put_u64(out + o, b[i]);
 	}
+	memcpy(lv_ipv4_last.str, out, 16);
+	lv_ipv4_last.addr = sin->sin_addr.s_addr;
+	lv_ipv4_last.len = (int)o;
 	return (int)o;
 }
 
@@ -742,90 +797,200 @@ static int lv_CS(char *out, size_t outsz, const struct smp_ctx *ctx, unsigned fl
 
 /* ---- the default httplog line, written directly ---- */
 
-/* clang-format off */
-#define HL_TAG(fn)                                                                       \
-	do {                                                                             \
-		int n_ = fn(out + o, outsz - o, ctx, 0);                                 \
-		if (n_ < 0 || (!n_ && o >= outsz))                                       \
-			return SIZE_MAX;                                                 \
-		if (!n_)                                                                 \
-			out[o++] = '-';                                                  \
-		o += (size_t)n_;                                                         \
-	} while (0)
-#define HL_LIT(str)                                                                      \
-	do {                                                                             \
-		if (sizeof(str) - 1 > outsz - o)                                         \
-			return SIZE_MAX;                                                 \
-		memcpy(out + o, str, sizeof(str) - 1);                                   \
-		o += sizeof(str) - 1;                                                    \
-	} while (0)
-#define HL_OPT(fn)                                                                       \
-	do {                                                                             \
-		int n_ = fn(out + o, outsz - o, ctx, 0);                                 \
-		if (n_ < 0)                                                              \
-			return SIZE_MAX;                                                 \
-		o += (size_t)n_;                                                         \
-		if (n_)                                                                  \
-			HL_LIT(" ");                                                     \
-	} while (0)
-/* clang-format on */
+/* Writes <v> as a number, '-' before a negative one ('+' first when <plus>). */
+static char *hl_num(char *p, int64_t v, bool plus)
+{
+	if (plus)
+		*p++ = '+';
+	if (v < 0) {
+		*p++ = '-';
+		v = -v;
+	}
+	if (v < 10) { /* most timers and counts: no call */
+		*p = (char)('0' + v);
+		return p + 1;
+	}
+	if (v < 100) {
+		p[0] = lv_d2[2 * v];
+		p[1] = lv_d2[2 * v + 1];
+		return p + 2;
+	}
+	return p + log_put_u64(p, (uint64_t)v);
+}
 
+/* An id (proxy, server) or "-" when empty; <p> has room (checked by the caller). Names
+ * are short: a byte loop is cheaper than a call to memcpy. */
+static char *hl_id(char *p, const char *id, size_t len)
+{
+	if (!len) {
+		*p++ = '-';
+		return p;
+	}
+	if (len > 32) {
+		memcpy(p, id, len);
+		return p + len;
+	}
+	for (size_t i = 0; i < len; i++)
+		p[i] = id[i];
+	return p + len;
+}
+
+/* %cp of an inet client (other families go through lv_port) */
+static char *hl_port(char *p, const struct sockaddr_storage *ss)
+{
+	if (ss->ss_family == AF_INET)
+		return p + log_put_u64(p, ntohs(((const struct sockaddr_in *)ss)->sin_port));
+	if (ss->ss_family == AF_INET6)
+		return p + log_put_u64(p, ntohs(((const struct sockaddr_in6 *)ss)->sin6_port));
+	return NULL;
+}
+
+/* A variable-length field through its tag function: "-" when it writes nothing, NULL when
+ * it does not fit. <opt>: nothing (and no space) when empty, else a space after it. */
+static char *hl_var(char *p, char *end, const struct smp_ctx *ctx,
+		    int (*fn)(char *, size_t, const struct smp_ctx *, unsigned), bool opt)
+{
+	int n = fn(p, (size_t)(end - p), ctx, 0);
+
+	if (n < 0 || p + n + 1 > end)
+		return NULL;
+	if (!n)
+		return opt ? p : (*p = '-', p + 1);
+	p += n;
+	if (opt)
+		*p++ = ' ';
+	return p;
+}
+
+/* The room the fixed fields take at most: an IPv6 address and port, the date, ten
+ * timers and counters of at most 21 chars, the status, the termination state and the
+ * separators. */
+#define HL_FIXED_MAX 400
+
+/* option httplog's line, "%ci:%cp [%tr] %ft %b/%s %TR/%Tw/%Tc/%Tr/%Ta %ST %B %CC %CS %tsc
+ * %ac/%fc/%bc/%sc/%rc %sq/%bq %hr %hs %{+Q}r", written field by field for the stream of
+ * log_rctx (the generic rendering of that format gives the same bytes: unit tests). */
 size_t log_httplog_render(const struct smp_ctx *ctx, char *out, size_t outsz)
 {
-	size_t o = 0;
+	const struct stream *s = ctx->strm;
+	const struct proxy *fe, *be;
+	const struct server *srv;
+	size_t flen, blen, slen;
+	char *p = out, *end = out + outsz, *q;
+	const struct lv_date_cache *dc;
+	uint64_t w;
+	bool caps;
+	int n;
 
-	HL_TAG(lv_ci);
-	HL_LIT(":");
-	HL_TAG(lv_cp);
-	HL_LIT(" [");
-	HL_TAG(lv_t);
-	HL_LIT("] ");
-	HL_TAG(lv_f);
-	HL_LIT(" ");
-	HL_TAG(lv_b);
-	HL_LIT("/");
-	HL_TAG(lv_s);
-	HL_LIT(" ");
-	HL_TAG(lv_TR);
-	HL_LIT("/");
-	HL_TAG(lv_Tw);
-	HL_LIT("/");
-	HL_TAG(lv_Tc);
-	HL_LIT("/");
-	HL_TAG(lv_Tr);
-	HL_LIT("/");
-	HL_TAG(lv_Ta);
-	HL_LIT(" ");
-	HL_TAG(lv_ST);
-	HL_LIT(" ");
-	HL_TAG(lv_B);
-	HL_LIT(" ");
-	HL_TAG(lv_CC);
-	HL_LIT(" ");
-	HL_TAG(lv_CS);
-	HL_LIT(" ");
-	HL_TAG(lv_tsc);
-	HL_LIT(" ");
-	HL_TAG(lv_ac);
-	HL_LIT("/");
-	HL_TAG(lv_fc);
-	HL_LIT("/");
-	HL_TAG(lv_bc);
-	HL_LIT("/");
-	HL_TAG(lv_sc);
-	HL_LIT("/");
-	HL_TAG(lv_rc);
-	HL_LIT(" ");
-	HL_TAG(lv_sq);
-	HL_LIT("/");
-	HL_TAG(lv_bq);
-	HL_LIT(" ");
-	HL_OPT(lv_hr);
-	HL_OPT(lv_hs);
-	HL_LIT("\"");
-	HL_TAG(lv_r);
-	HL_LIT("\"");
-	return o;
+	if (!s || log_rctx.strm != s)
+		return SIZE_MAX;
+	fe = s->fe;
+	be = s->be ? s->be : s->fe;
+	srv = s->srv;
+	flen = strlen(fe->id);
+	blen = strlen(be->id);
+	slen = srv ? strlen(srv->id) : 7;
+	if (outsz < HL_FIXED_MAX + flen + blen + slen)
+		return SIZE_MAX;
+
+	n = lv_ip(p, 64, &s->front->peer);
+	p = n > 0 ? p + n : (*p = '-', p + 1);
+	*p++ = ':';
+	if ((q = hl_port(p, &s->front->peer))) {
+		p = q;
+	} else {
+		n = lv_port(p, 24, &s->front->peer, 0);
+		p = n > 0 ? p + n : (*p = '-', p + 1);
+	}
+	*p++ = ' ';
+	*p++ = '[';
+	w = log_rctx.accept_wall_ms; /* %tr: lv_date_tag() inline */
+	dc = lv_date((time_t)(w / 1000), false);
+	if (dc->len == 20)
+		memcpy(p, dc->str, 20);
+	else
+		memcpy(p, dc->str, dc->len);
+	p += dc->len;
+	w %= 1000;
+	p[0] = '.';
+	p[1] = (char)('0' + w / 100);
+	p[2] = lv_d2[2 * (w % 100)];
+	p[3] = lv_d2[2 * (w % 100) + 1];
+	p += 4;
+	*p++ = ']';
+	*p++ = ' ';
+	p = hl_id(p, fe->id, flen);
+	*p++ = ' ';
+	p = hl_id(p, be->id, blen);
+	*p++ = '/';
+	p = hl_id(p, srv ? srv->id : "<NOSRV>", slen);
+	*p++ = ' ';
+	/* the timers of lv_timer(), inline */
+	p = hl_num(p, s->t_hdrs ? (int64_t)(s->t_hdrs - s->req_start) : -1, false);
+	*p++ = '/';
+	p = hl_num(p,
+		   s->t_queue && s->t_hdrs		   ? (int64_t)(s->t_queue - s->t_hdrs)
+		   : s->t_conn || srv || s->term[1] == 'C' ? 0
+							   : -1,
+		   false);
+	*p++ = '/';
+	p = hl_num(p, s->t_conn ? (int64_t)(s->t_conn - (s->t_queue ? s->t_queue : s->t_hdrs)) : -1,
+		   false);
+	*p++ = '/';
+	p = hl_num(p, s->t_rsp && s->t_conn ? (int64_t)(s->t_rsp - s->t_conn) : -1, false);
+	*p++ = '/';
+	p = hl_num(p, (int64_t)(log_rctx.end_ms - s->req_start), log_rctx.logasap);
+	*p++ = ' ';
+	n = s->status ? s->status : s->rsp.hdr_len ? s->rsp.status : -1;
+	p = hl_num(p, n ? n : -1, false);
+	*p++ = ' ';
+	p = hl_num(p, (int64_t)s->front->bytes_out, log_rctx.logasap);
+	*p++ = ' ';
+	/* without captures (the usual case), %CC %CS are "-" and %hr %hs write nothing */
+	caps = s->caps || http_capture_nb(s, false) || http_capture_nb(s, true);
+	if (!caps) {
+		*p++ = '-';
+		*p++ = ' ';
+		*p++ = '-';
+	} else if (!(p = hl_var(p, end, ctx, lv_CC, false)) || (*p++ = ' ', false) ||
+		   !(p = hl_var(p, end, ctx, lv_CS, false)) || end - p < HL_FIXED_MAX / 2) {
+		return SIZE_MAX;
+	}
+	*p++ = ' ';
+	p += lv_term(p, 4, ctx, true);
+	*p++ = ' ';
+	p = hl_num(p, HA_ATOMIC_LOAD_RLX(&actconn), false);
+	*p++ = '/';
+	p = hl_num(p, HA_ATOMIC_LOAD_RLX(&fe->feconn), false);
+	*p++ = '/';
+	n = HA_ATOMIC_LOAD_RLX(&be->beconn);
+	p = hl_num(p, s->be && n > 0 ? n - 1 : n, false); /* HAProxy logs after releasing it */
+	*p++ = '/';
+	n = srv ? HA_ATOMIC_LOAD_RLX(&srv->cur_conns) : 0;
+	p = hl_num(p, srv && (s->flags & SF_HAS_SLOT) && n > 0 ? n - 1 : n, false);
+	*p++ = '/';
+	p = hl_num(p, s->retries, s->redisp);
+	*p++ = ' ';
+	p = hl_num(p, srv ? HA_ATOMIC_LOAD_RLX(&srv->queued) : 0, false);
+	*p++ = '/';
+	p = hl_num(p, s->be ? HA_ATOMIC_LOAD_RLX(&s->be->nb_queued) : 0, false);
+	*p++ = ' ';
+	if (caps &&
+	    (!(p = hl_var(p, end, ctx, lv_hr, true)) || !(p = hl_var(p, end, ctx, lv_hs, true))))
+		return SIZE_MAX;
+	if (end - p < 3)
+		return SIZE_MAX;
+	*p++ = '"';
+	if (s->log_rline.len) {
+		if ((size_t)(end - p) < s->log_rline.len + 1)
+			return SIZE_MAX;
+		memcpy(p, s->log_rline.ptr, s->log_rline.len);
+		p += s->log_rline.len;
+	} else if (!(p = hl_var(p, end - 1, ctx, lv_r, false))) {
+		return SIZE_MAX;
+	}
+	*p++ = '"';
+	return (size_t)(p - out);
 }
 
 /* clang-format off */
