@@ -42,6 +42,12 @@ int cli_listeners(void);
 /* "stats socket" lines of the configuration (bound or not). */
 int cli_configured(void);
 
+/* Master-worker: the worker's end of its socketpair with the master (called in the
+ * worker after the fork, before the threads start). The master sends one connected
+ * socket per forwarded command over it; each is served as an admin-level session.
+ */
+void cli_master_link_set(int fd);
+
 /* Time the process started (wall clock, seconds) and its uptime in milliseconds. */
 long long cli_start_time(void);
 unsigned long long cli_uptime_ms(void);

@@ -424,6 +424,25 @@ static struct cli_sess *cli_sess_new(struct cli_bind *b, int fd)
 	return s;
 }
 
+int cli_sess_adopt(struct cli_bind *b, int fd)
+{
+	struct cli_sess *s = cli_sess_new(b, fd);
+
+	if (!s || fd_register(&s->h) < 0) {
+		if (s) {
+			free(s->in.area);
+			free(s->out.area);
+			free(s);
+		}
+		return -1;
+	}
+	cli_nbsess++;
+	HA_ATOMIC_STORE_RLX(&cli_cum_sess, cli_cum_sess + 1);
+	cli_arm_timer(s);
+	cli_sess_run(s);
+	return 0;
+}
+
 static void cli_accept_iocb(struct fd_handler *h, uint32_t events)
 {
 	struct cli_bind *b = container_of(h, struct cli_bind, h);
@@ -581,6 +600,8 @@ int cli_start(void)
 {
 	cli_stopped = false;
 	cli_listeners_poll(true);
+	if (cli_master_link_start() < 0) /* master-worker: the master CLI's link */
+		return -1;
 	for (struct cli_bind *b = cli_binds; b; b = b->next)
 		if (b->h.fd >= 0 && !b->polled)
 			return -1;
