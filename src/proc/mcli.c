@@ -496,8 +496,10 @@ static bool mcli_run_cmd(struct mcli_sess *s, char *cmd)
 		w[n++] = t;
 	if (!n)
 		return true;
-	if (strcmp(w[0], "quit") == 0)
+	if (strcmp(w[0], "quit") == 0) {
+		mcli_prompt(s); /* 2.6 prints the prompt once more before closing */
 		return false;
+	}
 	if (strcmp(w[0], "prompt") == 0) {
 		s->prompt = !s->prompt;
 		return true;
