@@ -28,6 +28,7 @@
 #include <proc/global-t.h>
 #include <proc/mcli.h>
 #include <proc/mworker.h>
+#include <proc/program.h>
 #include <proc/sd_notify.h>
 #include <proc/runtime.h>
 #include <proc/version.h>
@@ -312,8 +313,8 @@ static void main_load_config(void)
 	/* userlists first: the proxies' rules may need their groups */
 	if (cfg_errors || userlist_cfg_check() > 0 || dns_cfg_check() > 0 ||
 	    proxy_check_all() > 0 || rules_check_all() > 0 || check_cfg_check_all() > 0 ||
-	    srv_track_check_all() > 0 || agent_check_all() > 0 || cfg_errors ||
-	    thread_cfg_check() > 0) {
+	    srv_track_check_all() > 0 || agent_check_all() > 0 ||
+	    program_cfg_check(mworker_mode) > 0 || cfg_errors || thread_cfg_check() > 0) {
 		ha_alert("Fatal errors found in configuration.\n");
 		exit(1);
 	}

@@ -24,6 +24,7 @@
 #include <cfg/cfg.h>
 #include <proc/mcli.h>
 #include <proc/mworker.h>
+#include <proc/program.h>
 #include <proc/version.h>
 
 #define MCLI_ENV "HAPX_MCLI"	     /* "START:RELOADS:FAILED" */
@@ -368,6 +369,29 @@ static void mcli_uptime(char *buf, size_t sz, long long since)
 		 (int)(up / 60 % 60), (int)(up % 60));
 }
 
+/* The "# programs" lines: the name in the type column, no version. */
+static void mcli_show_programs(struct mcli_sess *s)
+{
+	const struct program_proc *p;
+	char up[32];
+	int n, old = 0;
+
+	p = program_procs(&n);
+	for (int pass = 0; pass < 2; pass++) {
+		if (pass && old)
+			mcli_out(s, "# old programs\n");
+		for (int i = 0; i < n; i++) {
+			if (p[i].current == (pass == 1)) {
+				old += !p[i].current;
+				continue;
+			}
+			mcli_uptime(up, sizeof(up), p[i].start);
+			mcli_out(s, "%-15d %-15s %-15d %-15s %-15s\n", (int)p[i].pid, p[i].name,
+				 p[i].reloads, up, "-");
+		}
+	}
+}
+
 /* "show proc", in 2.6's layout. */
 static void mcli_show_proc(struct mcli_sess *s)
 {
@@ -401,6 +425,7 @@ static void mcli_show_proc(struct mcli_sess *s)
 			 k[i].reloads, up, HAPROXY_COMPAT_VERSION);
 	}
 	mcli_out(s, "# programs\n");
+	mcli_show_programs(s);
 }
 
 /* ---- commands ---- */

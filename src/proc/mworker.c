@@ -28,6 +28,7 @@
 #include <proc/global-t.h>
 #include <proc/mcli.h>
 #include <proc/mworker.h>
+#include <proc/program.h>
 #include <proc/sd_notify.h>
 #include <time.h>
 
@@ -91,6 +92,7 @@ static void mw_exec(bool wait_mode)
 	}
 	setenv(MW_ENV_KIDS, buf, 1);
 	mcli_export_env(); /* the master CLI's sockets and counters */
+	program_export_env();
 	if (!wait_mode && lfds_export(lf, sizeof(lf)) == 0 && lf[0])
 		setenv(LFDS_ENV, lf, 1);
 	else if (mw_lfds_saved) {
@@ -145,6 +147,7 @@ void mworker_init(int argc, char **argv)
 	mw_parse_kids(getenv(MW_ENV_KIDS));
 	unsetenv(MW_ENV_KIDS);
 	mcli_import_env();
+	program_import_env();
 	s = getenv(LFDS_ENV);
 	if (s && !(mw_lfds_saved = strdup(s)))
 		ha_alert("Out of memory.\n");
@@ -187,6 +190,7 @@ static void mw_status(int st, int *code, const char **what)
 
 static void mw_signal_all(int sig, bool old_only)
 {
+	program_signal(sig, old_only);
 	for (int i = 0; i < nkids; i++)
 		if (!old_only || !kids[i].current)
 			kill(kids[i].pid, sig);
@@ -202,6 +206,7 @@ static void mw_worker_ready(struct mworker_proc *k)
 		daemon_report_ready(global.debug);
 		sd_notifyf("READY=1\nMAINPID=%d\nSTATUS=Ready.\n", (int)getpid());
 	}
+	program_signal(SIGUSR1, true); /* as 2.6: old programs get what old workers get */
 	for (int i = 0; i < nkids; i++) {
 		if (kids[i].current)
 			continue;
@@ -225,9 +230,11 @@ static void mw_reap(void)
 
 		for (i = 0; i < nkids && kids[i].pid != pid; i++)
 			;
-		if (i == nkids)
-			continue; /* not a worker */
 		mw_status(st, &code, &what);
+		if (i == nkids) {
+			program_reaped(pid, code, what);
+			continue; /* not a worker */
+		}
 		if (kids[i].current) {
 			if (code == 0 || mw_stopping)
 				ha_warning("Current worker (%d) exited with code %d (%s)\n",
@@ -238,6 +245,7 @@ static void mw_reap(void)
 			if (!mw_stopping) {
 				ha_alert("exit-on-failure: killing every processes with SIGTERM\n");
 				mw_signal_all(SIGTERM, true);
+				program_signal(SIGTERM, false);
 				mw_stopping = true;
 				mw_exit_code = code;
 			}
@@ -289,7 +297,7 @@ static void __attribute__((noreturn)) mw_loop(void)
 		struct signalfd_siginfo si;
 		int n = 0, nready;
 
-		if (!nkids) {
+		if (!nkids && !program_count()) {
 			ha_warning("All workers exited. Exiting... (%d)\n", mw_exit_code);
 			pidfile_remove();
 			exit(mw_exit_code);
@@ -341,6 +349,7 @@ static void __attribute__((noreturn)) mw_loop(void)
 				ha_notice("Reloading HAProxy\n");
 				mw_notify_reloading();
 				mcli_reloading();
+				program_reloading();
 				for (int i = 0; i < nkids; i++)
 					kids[i].reloads++; /* failed reloads count too, as 2.6 */
 				close(sfd);
@@ -365,6 +374,7 @@ int mworker_start(void)
 		ha_alert("Cannot fork the worker: too many workers or no pipe.\n");
 		return -1;
 	}
+	program_start_all(); /* before the worker, as 2.6 */
 	/* the master CLI's link to this worker, created before the fork */
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, link) < 0) {
 		ha_alert("Cannot fork the worker: no socketpair: %s.\n", strerror(errno));
@@ -472,34 +482,3 @@ static const struct cfg_kw mw_cfg_kws[] = {
 };
 
 CFG_REGISTER_KEYWORDS(mw_cfg_kws)
-
-/* "program" sections are refused on their first line; their keywords then stay silent. */
-#define MW_SEC_PROGRAM 0x40000000u /* local to this file: nothing else parses them */
-
-static int mw_program_begin(struct cfg_ctx *ctx)
-{
-	cfg_alert(ctx, "'program' sections are not supported yet (programs started by the "
-		       "master are not implemented).");
-	return -1;
-}
-
-static int mw_program_kw(struct cfg_ctx *ctx)
-{
-	return 0; /* the section line already failed */
-}
-
-static const struct cfg_section mw_program_section = { "program", MW_SEC_PROGRAM,
-						       mw_program_begin };
-
-static const struct cfg_kw mw_program_kws[] = {
-	{ "command", MW_SEC_PROGRAM, mw_program_kw }, { "user", MW_SEC_PROGRAM, mw_program_kw },
-	{ "group", MW_SEC_PROGRAM, mw_program_kw },   { "option", MW_SEC_PROGRAM, mw_program_kw },
-	{ "no", MW_SEC_PROGRAM, mw_program_kw },      { NULL, 0, NULL },
-};
-
-CFG_REGISTER_KEYWORDS(mw_program_kws)
-
-__attribute__((constructor)) static void mw_register_program(void)
-{
-	cfg_register_section(&mw_program_section);
-}
