@@ -126,7 +126,12 @@ def proc_table(text):
 
 def wait_cli(m):
     assert wait_for(lambda: os.path.exists(m.sock), 10)
-    assert wait_for(lambda: len(proc_table(m.cli("show proc")).get("workers", [])) == 1, 10)
+
+    def ready():
+        out = m.cli("show proc")
+        return out.startswith("#<PID>") and len(proc_table(out).get("workers", [])) == 1
+
+    assert wait_for(ready, 10)
 
 
 def test_show_proc_layout_and_forwarding(tmp_path):
@@ -322,3 +327,94 @@ def test_mworker_user_chroot_reload(tmp_path):
     finally:
         m.stop()
     assert not children(m.pid)
+
+
+# ---- program sections ----
+
+def prog_cfg(port, tmp_path, keep=True, body="v1"):
+    """Two programs: "sleeper" (replaced on reload) and "keeper" (kept unless <keep> is
+    false). Each writes a marker so the test knows its pid is the real command."""
+    return (cfg(port, body) + "program sleeper\n    command sleep 1001\n"
+            "program keeper\n    command sleep 1002\n" +
+            ("    no option start-on-reload\n" if keep else ""))
+
+
+def programs(m):
+    out = m.cli("show proc")
+    return proc_table(out).get("programs", []) if out.startswith("#<PID>") else []
+
+
+def cmdline(pid):
+    try:
+        with open("/proc/%d/cmdline" % pid, "rb") as f:
+            return f.read().replace(b"\0", b" ").decode().strip()
+    except OSError:
+        return ""
+
+
+def test_program_refused_without_master_worker(tmp_path):
+    c = tmp_path / "a.cfg"
+    c.write_text(prog_cfg(my_port(), tmp_path))
+    r = subprocess.run([HAPROXY_BIN, "-c", "-f", str(c)], capture_output=True, text=True,
+                       timeout=10)
+    assert r.returncode == 1
+    assert "Can't use a 'program' section without master worker mode." in r.stderr
+    r = subprocess.run([HAPROXY_BIN, "-W", "-c", "-f", str(c)], capture_output=True,
+                       text=True, timeout=10)
+    assert r.returncode == 0
+
+
+def test_programs_started_restarted_kept_and_stopped(tmp_path):
+    port = my_port()
+    m = MW(tmp_path, prog_cfg(port, tmp_path))
+    left = []
+    try:
+        assert wait_port(port, 10.0, m.p)
+        wait_cli(m)
+        assert wait_for(lambda: len(programs(m)) == 2, 10)
+        p1 = {t: pid for pid, t, _ in programs(m)}
+        assert set(p1) == {"sleeper", "keeper"}
+        assert cmdline(p1["sleeper"]) == "sleep 1001"
+        assert cmdline(p1["keeper"]) == "sleep 1002"
+        assert "New program 'sleeper' (%d) forked" % p1["sleeper"] in m.stderr()
+        os.kill(m.pid, signal.SIGUSR2)
+        assert wait_for(lambda: "1 [failed: 0]" in m.cli("show proc"), 10)
+        assert wait_for(lambda: "Former program 'sleeper' (%d) exited" % p1["sleeper"]
+                        in m.stderr(), 10)
+        p2 = {t: (pid, rel) for pid, t, rel in programs(m)}
+        assert p2["sleeper"][0] != p1["sleeper"] and p2["sleeper"][1] == "0"
+        if not IS_REF:  # 2.6.12 loses a "no option start-on-reload" program on reload
+            assert p2["keeper"] == (p1["keeper"], "1")
+        # a program that exits is logged, not restarted; the master keeps serving
+        os.kill(p2["sleeper"][0], signal.SIGTERM)
+        assert wait_for(lambda: "Current program 'sleeper' (%d) exited with code 143"
+                        % p2["sleeper"][0] in m.stderr(), 10)
+        assert "sleeper" not in [t for _, t, _ in programs(m)]
+        assert m.p.poll() is None and get(port) == "v1"
+        left = [pid for pid, _, _ in programs(m)]
+        os.kill(m.pid, signal.SIGTERM)
+        assert m.p.wait(timeout=10) == 0
+        assert wait_for(lambda: all(not cmdline(p) for p in left), 5)
+    finally:
+        m.stop()
+        for p in left:
+            try:
+                os.kill(p, signal.SIGKILL)
+            except OSError:
+                pass
+
+
+def test_program_replaced_without_keep(tmp_path):
+    port = my_port()
+    m = MW(tmp_path, prog_cfg(port, tmp_path, keep=False))
+    try:
+        wait_cli(m)
+        assert wait_for(lambda: len(programs(m)) == 2, 10)
+        p1 = {t: pid for pid, t, _ in programs(m)}
+        m.cli("reload")
+        assert wait_for(lambda: "1 [failed: 0]" in m.cli("show proc"), 10)
+        assert wait_for(lambda: len(programs(m)) == 2 and
+                        not set(p1.values()) & {p for p, _, _ in programs(m)}, 10)
+        assert wait_for(lambda: all(not cmdline(p) for p in p1.values()), 5)
+    finally:
+        m.stop()
