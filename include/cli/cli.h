@@ -48,6 +48,12 @@ int cli_configured(void);
  */
 void cli_master_link_set(int fd);
 
+/* Master re-exec: appends ",FD:0" entries (LFDS_ENV format) for the bound inet "stats
+ * socket"s to the NUL-terminated list in out[0..outsz) and clears their FD_CLOEXEC; the
+ * new image adopts them instead of binding again. Returns 0, or -1 when it does not fit.
+ */
+int cli_export_fds(char *out, size_t outsz);
+
 /* Time the process started (wall clock, seconds) and its uptime in milliseconds. */
 long long cli_start_time(void);
 unsigned long long cli_uptime_ms(void);

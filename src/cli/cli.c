@@ -22,6 +22,7 @@
 #include <base/compiler.h>
 #include <cfg/cfg.h>
 #include <cli/cli.h>
+#include <conn/listener_fds.h>
 #include <event/loop.h>
 #include "cli_int.h"
 
@@ -560,6 +561,15 @@ static int cli_bind_one(struct cli_bind *b)
 			return 0;
 		goto out_alert;
 	}
+	/* an inet socket a previous master image passed through its re-exec: the old worker
+	 * still holds it, so binding again would fail */
+	if (fam != AF_UNIX && (fd = lfds_take(&b->addr, b->addrlen, false, 0)) >= 0 &&
+	    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) == 0 &&
+	    fcntl(fd, F_SETFD, FD_CLOEXEC) == 0) {
+		b->h.fd = fd;
+		b->h.iocb = cli_accept_iocb;
+		return 0;
+	}
 	fd = socket(fam, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0) {
 		snprintf(err, sizeof(err), "%s", strerror(errno));
@@ -594,6 +604,25 @@ int cli_bind_all(void)
 		if (b->h.fd < 0)
 			errors += cli_bind_one(b) < 0;
 	return errors ? -1 : 0;
+}
+
+int cli_export_fds(char *out, size_t outsz)
+{
+	size_t off = strlen(out);
+
+	for (struct cli_bind *b = cli_binds; b; b = b->next) {
+		int n;
+
+		if (b->h.fd < 0 || b->addr.ss_family == AF_UNIX)
+			continue;
+		n = snprintf(out + off, outsz - off, "%s%d:0", off ? "," : "", b->h.fd);
+		if (n < 0 || (size_t)n >= outsz - off)
+			return -1;
+		if (fcntl(b->h.fd, F_SETFD, 0) < 0)
+			return -1;
+		off += (size_t)n;
+	}
+	return 0;
 }
 
 int cli_start(void)

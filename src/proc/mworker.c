@@ -93,7 +93,8 @@ static void mw_exec(bool wait_mode)
 	setenv(MW_ENV_KIDS, buf, 1);
 	mcli_export_env(); /* the master CLI's sockets and counters */
 	program_export_env();
-	if (!wait_mode && lfds_export(lf, sizeof(lf)) == 0 && lf[0])
+	if (!wait_mode && lfds_export(lf, sizeof(lf)) == 0 && cli_export_fds(lf, sizeof(lf)) == 0 &&
+	    lf[0])
 		setenv(LFDS_ENV, lf, 1);
 	else if (mw_lfds_saved) {
 		lfds_parse_env(mw_lfds_saved, mw_clear_cloexec);
