@@ -249,7 +249,9 @@ int mcli_bind_all(bool mworker)
 	for (int i = 0; i < nbinds; i++)
 		if (binds[i].fd < 0 && mcli_bind_one(&binds[i]) < 0)
 			return -1;
-	mcli_export_names();
+	if (!binds_inherited) /* else kept from the first image: a unix socket's kernel name
+			       * is its temporary one */
+		mcli_export_names();
 	return 0;
 }
 

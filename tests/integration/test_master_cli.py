@@ -418,3 +418,21 @@ def test_program_replaced_without_keep(tmp_path):
         assert wait_for(lambda: all(not cmdline(p) for p in p1.values()), 5)
     finally:
         m.stop()
+
+
+def test_program_sees_master_cli_env_across_reload(tmp_path):
+    """HAPROXY_MASTER_CLI (unix@PATH, as 2.6) in the programs' environment, also after a
+    reload (the re-executed master keeps the value of its first start)."""
+    port = my_port()
+    out = tmp_path / "env.txt"
+    text = cfg(port) + ("program envdump\n    command sh -c 'echo $HAPROXY_MASTER_CLI >> "
+                        "%s; exec sleep 1003'\n" % out)
+    m = MW(tmp_path, text)
+    try:
+        wait_cli(m)
+        assert wait_for(lambda: out.exists() and out.read_text().count("\n") == 1, 10)
+        m.cli("reload")
+        assert wait_for(lambda: out.read_text().count("\n") == 2, 10)
+        assert out.read_text() == ("unix@%s\n" % m.sock) * 2
+    finally:
+        m.stop()
