@@ -374,8 +374,9 @@ def test_programs_started_restarted_kept_and_stopped(tmp_path):
         assert wait_for(lambda: len(programs(m)) == 2, 10)
         p1 = {t: pid for pid, t, _ in programs(m)}
         assert set(p1) == {"sleeper", "keeper"}
-        assert cmdline(p1["sleeper"]) == "sleep 1001"
-        assert cmdline(p1["keeper"]) == "sleep 1002"
+        # forked, then executed: wait for the exec
+        assert wait_for(lambda: cmdline(p1["sleeper"]) == "sleep 1001", 5)
+        assert wait_for(lambda: cmdline(p1["keeper"]) == "sleep 1002", 5)
         assert "New program 'sleeper' (%d) forked" % p1["sleeper"] in m.stderr()
         os.kill(m.pid, signal.SIGUSR2)
         assert wait_for(lambda: "1 [failed: 0]" in m.cli("show proc"), 10)
