@@ -17,8 +17,12 @@
  * alert (bad address or option). */
 int mcli_add_spec(const char *spec);
 
+/* After the config is loaded (-c too): warns, as 2.6, when -S is given without
+ * master-worker mode. */
+void mcli_check(bool mworker);
+
 /* After the config is loaded: binds the -S sockets not inherited from a previous master
- * image (warns and does nothing outside master-worker mode) and exports
+ * image (nothing outside master-worker mode: mcli_check() warned) and exports
  * HAPROXY_MASTER_CLI. Returns 0, or -1 after an alert.
  */
 int mcli_bind_all(bool mworker);

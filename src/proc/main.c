@@ -324,6 +324,7 @@ static void main_load_config(void)
 		exit(1);
 	}
 	main_apply_global();
+	mcli_check(mworker_mode);
 	main_check_warnings();
 
 	/* -N: the default maxconn of frontends that set none, as HAProxy's -N. */

@@ -237,15 +237,19 @@ static void mcli_export_names(void)
 		setenv("HAPROXY_MASTER_CLI", val, 1);
 }
 
+void mcli_check(bool mworker)
+{
+	if (nbinds && !mworker)
+		ha_warning("a master CLI socket was defined, but master-worker mode (-W) is not "
+			   "enabled.\n");
+}
+
 int mcli_bind_all(bool mworker)
 {
 	if (!nbinds)
 		return 0;
-	if (!mworker) {
-		ha_warning("a master CLI socket was defined, but master-worker mode (-W) is not "
-			   "enabled.\n");
-		return 0;
-	}
+	if (!mworker)
+		return 0; /* mcli_check() warned */
 	for (int i = 0; i < nbinds; i++)
 		if (binds[i].fd < 0 && mcli_bind_one(&binds[i]) < 0)
 			return -1;

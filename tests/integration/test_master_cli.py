@@ -270,28 +270,70 @@ def test_s_without_master_worker_warns(tmp_path):
     assert ("a master CLI socket was defined, but master-worker mode (-W) is not enabled."
             in err)
     assert not os.path.exists(tmp_path / "x.sock")
+    r = subprocess.run([HAPROXY_BIN, "-c", "-S", str(tmp_path / "x.sock"), "-f", str(c)],
+                       capture_output=True, text=True, timeout=10)
+    assert r.returncode == 0 and "Warnings were found." in r.stdout
+    assert "master-worker mode (-W) is not enabled." in r.stderr
+
+
+def unit_lines(key, subst):
+    """The <key>= lines of examples/haproxy.service with $VARs replaced and the binary
+    replaced by the one under test, as argument lists."""
+    import shlex
+    unit = os.path.join(os.path.dirname(__file__), "..", "..", "examples", "haproxy.service")
+    out = []
+    with open(unit) as f:
+        for ln in f:
+            if not ln.startswith(key + "="):
+                continue
+            cmd = ln[len(key) + 1:].strip()
+            for k, v in subst.items():
+                cmd = cmd.replace("$" + k, v)
+            args = shlex.split(cmd)
+            if args[0].endswith("/haproxy"):
+                args[0] = HAPROXY_BIN
+            out.append(args)
+    return out
 
 
 def test_unit_file_command_line(tmp_path):
-    """examples/haproxy.service: -Ws -f CFG -p PIDFILE -S SOCK, reload by kill -USR2."""
+    """examples/haproxy.service as is: ExecStartPre's check, ExecStart (-Ws -f CFG
+    -p PIDFILE -S SOCK) with a fake NOTIFY_SOCKET, ExecReload (check, kill -USR2)."""
     port = my_port()
     path = str(tmp_path / "notify.sock")
     srv = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
     srv.bind(path)
-    pidfile = tmp_path / "h.pid"
+    conf, pidfile, sock = tmp_path / "h.cfg", tmp_path / "h.pid", tmp_path / "master.sock"
+    conf.write_text(cfg(port))
+    subst = {"CONFIG": str(conf), "PIDFILE": str(pidfile), "EXTRAOPTS": "-S %s" % sock}
     env = dict(os.environ, NOTIFY_SOCKET=path)
-    m = MW(tmp_path, cfg(port), args=("-Ws", "-p", str(pidfile)), env=env)
+    for args in unit_lines("ExecStartPre", subst):
+        assert subprocess.run(args, timeout=10, capture_output=True).returncode == 0
+    start = unit_lines("ExecStart", subst)
+    assert len(start) == 1 and "-Ws" in start[0] and "-S" in start[0]
+    err = open(tmp_path / "h.err", "wb")
+    p = subprocess.Popen(start[0], stdout=subprocess.DEVNULL, stderr=err,
+                         stdin=subprocess.DEVNULL, env=env)
     try:
-        assert wait_port(port, 10.0, m.p)
-        wait_cli(m)
+        assert wait_port(port, 10.0, p)
+        assert wait_for(lambda: "# workers" in mcli(str(sock), "show proc"), 10)
         mainpid = int(pidfile.read_text().split()[0])
-        assert mainpid == m.pid
-        m.cfg.write_text(cfg(port, "v2"))
-        subprocess.run(["kill", "-USR2", str(mainpid)], check=True, timeout=5)
+        assert mainpid == p.pid
+        conf.write_text(cfg(port, "v2"))
+        subst["MAINPID"] = str(mainpid)
+        for args in unit_lines("ExecReload", subst):
+            assert subprocess.run(args, timeout=10, capture_output=True).returncode == 0
         assert wait_for(lambda: get(port) == "v2")
-        assert wait_for(lambda: "1 [failed: 0]" in m.cli("show proc"), 10)
+        assert wait_for(lambda: "1 [failed: 0]" in mcli(str(sock), "show proc"), 10)
     finally:
-        m.stop()
+        kids = children(p.pid)
+        stop_pid_proc(p)
+        for k in kids:
+            try:
+                os.kill(k, signal.SIGKILL)
+            except OSError:
+                pass
+        err.close()
         srv.close()
 
 
