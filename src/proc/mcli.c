@@ -712,8 +712,18 @@ static bool mcli_send_client(struct mcli_sess *s)
 
 		if (w > 0)
 			s->out_off += (size_t)w;
+		else if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+			break;
 		else
-			return w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR);
+			return false;
+	}
+	/* room for the rest of a long forwarded answer */
+	if (s->out_off == s->out_len) {
+		s->out_off = s->out_len = 0;
+	} else if (s->out_off) {
+		memmove(s->out, s->out + s->out_off, s->out_len - s->out_off);
+		s->out_len -= s->out_off;
+		s->out_off = 0;
 	}
 	return true;
 }

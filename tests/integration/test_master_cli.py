@@ -479,3 +479,23 @@ def test_program_sees_master_cli_env_across_reload(tmp_path):
         assert out.read_text() == ("unix@%s\n" % m.sock) * 2
     finally:
         m.stop()
+
+
+def test_forwarded_answer_larger_than_the_buffer(tmp_path):
+    """A worker's answer of several hundred kB is relayed whole (the master's buffer is
+    64 kB: it is drained to the client while the worker writes)."""
+    port = my_port()
+    sock = tmp_path / "st.sock"
+    text = cfg(port, glob="    stats socket %s level admin\n" % sock)
+    text += "".join("backend b%d\n    server s1 127.0.0.1:%d\n    server s2 127.0.0.1:%d\n"
+                    % (i, 20000 + i, 21000 + i) for i in range(600))
+    m = MW(tmp_path, text)
+    try:
+        wait_cli(m)
+        fwd = m.cli("@1 show stat")
+        direct = mcli(str(sock), "show stat")
+        assert len(fwd) > 200000
+        assert fwd.count("\n") == direct.count("\n")
+        assert fwd.split("\n")[0] == direct.split("\n")[0]
+    finally:
+        m.stop()
