@@ -42,6 +42,18 @@ int cli_listeners(void);
 /* "stats socket" lines of the configuration (bound or not). */
 int cli_configured(void);
 
+/* Master-worker: the worker's end of its socketpair with the master (called in the
+ * worker after the fork, before the threads start). The master sends one connected
+ * socket per forwarded command over it; each is served as an admin-level session.
+ */
+void cli_master_link_set(int fd);
+
+/* Master re-exec: appends ",FD:0" entries (LFDS_ENV format) for the bound inet "stats
+ * socket"s to the NUL-terminated list in out[0..outsz) and clears their FD_CLOEXEC; the
+ * new image adopts them instead of binding again. Returns 0, or -1 when it does not fit.
+ */
+int cli_export_fds(char *out, size_t outsz);
+
 /* Time the process started (wall clock, seconds) and its uptime in milliseconds. */
 long long cli_start_time(void);
 unsigned long long cli_uptime_ms(void);

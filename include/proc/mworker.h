@@ -6,6 +6,20 @@
 #define PROC_MWORKER_H
 
 #include <stdbool.h>
+#include <sys/types.h>
+
+/* A process the master started: a worker (current or old). */
+struct mworker_proc {
+	pid_t pid;
+	int reloads;	 /* reloads this worker has seen (failed ones too) */
+	int ready_fd;	 /* read end of its readiness pipe, -1 once ready */
+	bool current;	 /* the worker of the latest successful load */
+	long long start; /* wall clock at the fork, seconds */
+	int link_fd;	 /* master CLI: the master's end of its socketpair, -1 if none */
+};
+
+/* The master's workers, <n> of them (master only; valid until the next reap). */
+const struct mworker_proc *mworker_procs(int *n);
 
 /* -W / -Ws / "master-worker": set before mworker_start(). */
 extern bool mworker_mode;

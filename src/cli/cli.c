@@ -22,6 +22,7 @@
 #include <base/compiler.h>
 #include <cfg/cfg.h>
 #include <cli/cli.h>
+#include <conn/listener_fds.h>
 #include <event/loop.h>
 #include "cli_int.h"
 
@@ -424,6 +425,25 @@ static struct cli_sess *cli_sess_new(struct cli_bind *b, int fd)
 	return s;
 }
 
+int cli_sess_adopt(struct cli_bind *b, int fd)
+{
+	struct cli_sess *s = cli_sess_new(b, fd);
+
+	if (!s || fd_register(&s->h) < 0) {
+		if (s) {
+			free(s->in.area);
+			free(s->out.area);
+			free(s);
+		}
+		return -1;
+	}
+	cli_nbsess++;
+	HA_ATOMIC_STORE_RLX(&cli_cum_sess, cli_cum_sess + 1);
+	cli_arm_timer(s);
+	cli_sess_run(s);
+	return 0;
+}
+
 static void cli_accept_iocb(struct fd_handler *h, uint32_t events)
 {
 	struct cli_bind *b = container_of(h, struct cli_bind, h);
@@ -541,6 +561,15 @@ static int cli_bind_one(struct cli_bind *b)
 			return 0;
 		goto out_alert;
 	}
+	/* an inet socket a previous master image passed through its re-exec: the old worker
+	 * still holds it, so binding again would fail */
+	if (fam != AF_UNIX && (fd = lfds_take(&b->addr, b->addrlen, false, 0)) >= 0 &&
+	    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) == 0 &&
+	    fcntl(fd, F_SETFD, FD_CLOEXEC) == 0) {
+		b->h.fd = fd;
+		b->h.iocb = cli_accept_iocb;
+		return 0;
+	}
 	fd = socket(fam, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0) {
 		snprintf(err, sizeof(err), "%s", strerror(errno));
@@ -577,10 +606,31 @@ int cli_bind_all(void)
 	return errors ? -1 : 0;
 }
 
+int cli_export_fds(char *out, size_t outsz)
+{
+	size_t off = strlen(out);
+
+	for (struct cli_bind *b = cli_binds; b; b = b->next) {
+		int n;
+
+		if (b->h.fd < 0 || b->addr.ss_family == AF_UNIX)
+			continue;
+		n = snprintf(out + off, outsz - off, "%s%d:0", off ? "," : "", b->h.fd);
+		if (n < 0 || (size_t)n >= outsz - off)
+			return -1;
+		if (fcntl(b->h.fd, F_SETFD, 0) < 0)
+			return -1;
+		off += (size_t)n;
+	}
+	return 0;
+}
+
 int cli_start(void)
 {
 	cli_stopped = false;
 	cli_listeners_poll(true);
+	if (cli_master_link_start() < 0) /* master-worker: the master CLI's link */
+		return -1;
 	for (struct cli_bind *b = cli_binds; b; b = b->next)
 		if (b->h.fd >= 0 && !b->polled)
 			return -1;

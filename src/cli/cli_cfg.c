@@ -127,8 +127,8 @@ static int cli_parse_opts(struct cfg_ctx *ctx, struct cli_bind *b, int i)
 			ret = 0;
 		} else if (strcmp(opt, "process") == 0 ||
 			 strcmp(opt, "severity-output") == 0) {
-			cfg_alert(ctx, "'stats socket' : '%s' is not supported yet (it needs "
-				  "the master CLI, -S).", opt);
+			cfg_alert(ctx, "'stats socket' : '%s' is not supported yet (a stats "
+				  "socket is always served by the worker's thread 0).", opt);
 			return -1;
 		} else {
 			cfg_alert(ctx, "'stats socket' : unknown keyword '%s'.", opt);

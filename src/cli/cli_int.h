@@ -41,6 +41,13 @@ const struct cli_kw *const *cli_kws_sorted(int *n);
 /* Finds the command whose words are a prefix of <args>; NULL if none. */
 const struct cli_kw *cli_kw_find(char **args, int nargs);
 
+/* Serves connected socket <fd> (owned from now on) as a session of <b>'s settings;
+ * thread 0. Returns 0, or -1 (the caller closes <fd>). */
+int cli_sess_adopt(struct cli_bind *b, int fd);
+
+/* Thread 0: registers the link to the master (cli_master.c), if any. 0 or -1. */
+int cli_master_link_start(void);
+
 /* Handlers of "help" and of unknown commands. */
 int cli_help_fn(struct cli_ctx *ctx);
 int cli_unknown_fn(struct cli_ctx *ctx);

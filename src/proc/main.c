@@ -27,7 +27,9 @@
 #include <proc/daemon.h>
 #include <proc/privs.h>
 #include <proc/global-t.h>
+#include <proc/mcli.h>
 #include <proc/mworker.h>
+#include <proc/program.h>
 #include <proc/sd_notify.h>
 #include <proc/runtime.h>
 #include <proc/version.h>
@@ -91,7 +93,7 @@ static void __attribute__((noreturn)) main_usage(const char *prog)
 		"        -x <unix_socket> get listening sockets from a unix socket\n"
 		"        -W master-worker mode.\n"
 		"        -Ws master-worker mode with systemd notify support.\n"
-		"        -S (master CLI) is not supported yet.\n"
+		"        -S <bind>[,<bind options>...] new master CLI\n"
 		"\n",
 		prog);
 	exit(1);
@@ -137,13 +139,6 @@ static void main_parse_old_pids(int argc, char **argv, int *i)
 		opts.old_pids[opts.nb_old++] = (pid_t)pid;
 		(*i)++;
 	}
-}
-
-/* Refuses a HAProxy option that is not implemented yet: clear message, exit 1. */
-static void __attribute__((noreturn)) main_not_supported(const char *opt, const char *what)
-{
-	ha_alert("Option '%s' (%s) is not supported yet.\n", opt, what);
-	exit(1);
 }
 
 /* "-d" and its "-dX" variants: only -d, -db and -dW change anything. */
@@ -201,9 +196,10 @@ static void main_parse_opt(int argc, char **argv, int *i)
 		mworker_mode = true;
 	else if (strcmp(f, "-Ws") == 0)
 		mworker_mode = sd_notify_mode = true;
-	else if (strcmp(f, "-S") == 0)
-		main_not_supported(f, "master CLI");
-	else if (strcmp(f, "-x") == 0)
+	else if (strcmp(f, "-S") == 0) {
+		if (mcli_add_spec(main_next_arg(argc, argv, i)) < 0)
+			exit(1);
+	} else if (strcmp(f, "-x") == 0)
 		opts.sockpair = main_next_arg(argc, argv, i);
 	else
 		main_usage(argv[0]);
@@ -320,7 +316,8 @@ static void main_load_config(void)
 	if (cfg_errors || userlist_cfg_check() > 0 || dns_cfg_check() > 0 ||
 	    proxy_check_all() > 0 || log_strm_check_all() > 0 || rules_check_all() > 0 ||
 	    check_cfg_check_all() > 0 || srv_track_check_all() > 0 || agent_check_all() > 0 ||
-	    cfg_errors || thread_cfg_check() > 0 || ring_cfg_check() > 0) {
+	    program_cfg_check(mworker_mode) > 0 || cfg_errors || thread_cfg_check() > 0 ||
+	    ring_cfg_check() > 0) {
 		ha_alert("Fatal errors found in configuration.\n");
 		exit(1);
 	}
@@ -330,6 +327,7 @@ static void main_load_config(void)
 		exit(1);
 	}
 	main_apply_global();
+	mcli_check(mworker_mode);
 	main_check_warnings();
 
 	/* -N: the default maxconn of frontends that set none, as HAProxy's -N. */
@@ -408,7 +406,7 @@ static int main_start(void)
 	if (main_inherit_sockets() < 0)
 		goto out_pidfile;
 	/* the runtime API socket exists by the time the service ports answer */
-	if (cli_bind_all() < 0 || listeners_bind_all() < 0)
+	if (cli_bind_all() < 0 || listeners_bind_all() < 0 || mcli_bind_all(mworker_mode) < 0)
 		goto out_pidfile;
 	lfds_close_unclaimed(); /* sockets of binds the new config no longer has */
 	main_check_warnings();

@@ -19,15 +19,20 @@
 #include <sys/signalfd.h>
 #include <sys/wait.h>
 
+#include <sys/socket.h>
+
 #include <cfg/cfg.h>
+#include <cli/cli.h>
 #include <conn/listener_fds.h>
 #include <proc/daemon.h>
 #include <proc/global-t.h>
+#include <proc/mcli.h>
 #include <proc/mworker.h>
+#include <proc/program.h>
 #include <proc/sd_notify.h>
 #include <time.h>
 
-#define MW_ENV_KIDS "HAPX_MWORKER_KIDS"	    /* "PID:RELOADS:CURRENT,..." */
+#define MW_ENV_KIDS "HAPX_MWORKER_KIDS"	    /* "PID:RELOADS:CURRENT:START:LINKFD,..." */
 #define MW_ENV_REEXEC "HAPX_MWORKER_REEXEC" /* set in a re-executed master */
 #define MW_ENV_WAIT "HAPX_MWORKER_WAIT"	    /* re-executed after a failed reload */
 #define MW_MAX_KIDS 256
@@ -36,14 +41,7 @@
 bool mworker_mode;
 int mworker_max_reloads = -1; /* "mworker-max-reloads", -1 = unlimited */
 
-struct mw_kid {
-	pid_t pid;
-	int reloads;  /* reloads this worker has seen */
-	int ready_fd; /* read end of its readiness pipe, -1 once ready */
-	bool current; /* the worker of the latest successful load */
-};
-
-static struct mw_kid kids[MW_MAX_KIDS];
+static struct mworker_proc kids[MW_MAX_KIDS];
 static int nkids;
 static char **mw_argv;
 static char mw_exe[PATH_MAX];
@@ -54,11 +52,15 @@ static int mw_worker_fd = -1; /* worker: write end of its readiness pipe */
 static void mw_parse_kids(const char *s)
 {
 	while (s && *s && nkids < MW_MAX_KIDS) {
-		int pid, rel, cur, n = 0;
+		int pid, rel, cur, link, n = 0;
+		long long start;
 
-		if (sscanf(s, "%d:%d:%d%n", &pid, &rel, &cur, &n) != 3 || pid <= 0)
+		if (sscanf(s, "%d:%d:%d:%lld:%d%n", &pid, &rel, &cur, &start, &link, &n) != 5 ||
+		    pid <= 0)
 			return;
-		kids[nkids++] = (struct mw_kid){ pid, rel, -1, cur != 0 };
+		if (link >= 0 && fcntl(link, F_SETFD, FD_CLOEXEC) < 0)
+			link = -1;
+		kids[nkids++] = (struct mworker_proc){ pid, rel, -1, cur != 0, start, link };
 		s += n;
 		if (*s == ',')
 			s++;
@@ -78,15 +80,21 @@ static void mw_exec(bool wait_mode)
 
 	buf[0] = '\0';
 	for (int i = 0; i < nkids; i++) {
-		int n = snprintf(buf + off, sizeof(buf) - off, "%s%d:%d:%d", off ? "," : "",
-				 (int)kids[i].pid, kids[i].reloads, kids[i].current);
+		int n = snprintf(buf + off, sizeof(buf) - off, "%s%d:%d:%d:%lld:%d", off ? "," : "",
+				 (int)kids[i].pid, kids[i].reloads, kids[i].current, kids[i].start,
+				 kids[i].link_fd);
 
+		if (kids[i].link_fd >= 0)
+			fcntl(kids[i].link_fd, F_SETFD, 0); /* kept across the exec */
 		if (n < 0 || (size_t)n >= sizeof(buf) - off)
 			break;
 		off += (size_t)n;
 	}
 	setenv(MW_ENV_KIDS, buf, 1);
-	if (!wait_mode && lfds_export(lf, sizeof(lf)) == 0 && lf[0])
+	mcli_export_env(); /* the master CLI's sockets and counters */
+	program_export_env();
+	if (!wait_mode && lfds_export(lf, sizeof(lf)) == 0 && cli_export_fds(lf, sizeof(lf)) == 0 &&
+	    lf[0])
 		setenv(LFDS_ENV, lf, 1);
 	else if (mw_lfds_saved) {
 		lfds_parse_env(mw_lfds_saved, mw_clear_cloexec);
@@ -110,6 +118,7 @@ static void mw_atexit(void)
 	mw_loading = false;
 	cfg_phase = false;
 	ha_warning("Loading failure!\n"); /* as 2.6; then wait mode, silently */
+	mcli_reload_failed();
 	sd_notify_send("READY=1\nSTATUS=Reload failed: the new configuration did not load; "
 		       "the previous worker keeps serving.\n");
 	mw_exec(true);
@@ -138,6 +147,8 @@ void mworker_init(int argc, char **argv)
 	unsetenv(MW_ENV_REEXEC);
 	mw_parse_kids(getenv(MW_ENV_KIDS));
 	unsetenv(MW_ENV_KIDS);
+	mcli_import_env();
+	program_import_env();
 	s = getenv(LFDS_ENV);
 	if (s && !(mw_lfds_saved = strdup(s)))
 		ha_alert("Out of memory.\n");
@@ -149,6 +160,12 @@ void mworker_init(int argc, char **argv)
 	}
 	mw_loading = true;
 	atexit(mw_atexit);
+}
+
+const struct mworker_proc *mworker_procs(int *n)
+{
+	*n = nkids;
+	return kids;
 }
 
 bool mworker_reexec(void)
@@ -174,13 +191,14 @@ static void mw_status(int st, int *code, const char **what)
 
 static void mw_signal_all(int sig, bool old_only)
 {
+	program_signal(sig, old_only);
 	for (int i = 0; i < nkids; i++)
 		if (!old_only || !kids[i].current)
 			kill(kids[i].pid, sig);
 }
 
 /* A new worker reported ready: soft-stop the old ones. */
-static void mw_worker_ready(struct mw_kid *k)
+static void mw_worker_ready(struct mworker_proc *k)
 {
 	close(k->ready_fd);
 	k->ready_fd = -1;
@@ -189,6 +207,7 @@ static void mw_worker_ready(struct mw_kid *k)
 		daemon_report_ready(global.debug);
 		sd_notifyf("READY=1\nMAINPID=%d\nSTATUS=Ready.\n", (int)getpid());
 	}
+	program_signal(SIGUSR1, true); /* as 2.6: old programs get what old workers get */
 	for (int i = 0; i < nkids; i++) {
 		if (kids[i].current)
 			continue;
@@ -212,9 +231,11 @@ static void mw_reap(void)
 
 		for (i = 0; i < nkids && kids[i].pid != pid; i++)
 			;
-		if (i == nkids)
-			continue; /* not a worker */
 		mw_status(st, &code, &what);
+		if (i == nkids) {
+			program_reaped(pid, code, what);
+			continue; /* not a worker */
+		}
 		if (kids[i].current) {
 			if (code == 0 || mw_stopping)
 				ha_warning("Current worker (%d) exited with code %d (%s)\n",
@@ -225,6 +246,7 @@ static void mw_reap(void)
 			if (!mw_stopping) {
 				ha_alert("exit-on-failure: killing every processes with SIGTERM\n");
 				mw_signal_all(SIGTERM, true);
+				program_signal(SIGTERM, false);
 				mw_stopping = true;
 				mw_exit_code = code;
 			}
@@ -234,6 +256,8 @@ static void mw_reap(void)
 		}
 		if (kids[i].ready_fd >= 0)
 			close(kids[i].ready_fd);
+		if (kids[i].link_fd >= 0)
+			close(kids[i].link_fd);
 		kids[i] = kids[--nkids];
 	}
 }
@@ -250,7 +274,7 @@ static void mw_notify_reloading(void)
 
 static void __attribute__((noreturn)) mw_loop(void)
 {
-	struct pollfd pf[MW_MAX_KIDS + 1];
+	struct pollfd pf[MW_MAX_KIDS + 1 + MCLI_MAX_POLLFDS];
 	sigset_t set;
 	int sfd;
 
@@ -272,9 +296,9 @@ static void __attribute__((noreturn)) mw_loop(void)
 	mw_reap(); /* children that ended while the image was changing */
 	for (;;) {
 		struct signalfd_siginfo si;
-		int n = 0;
+		int n = 0, nready;
 
-		if (!nkids) {
+		if (!nkids && !program_count()) {
 			ha_warning("All workers exited. Exiting... (%d)\n", mw_exit_code);
 			pidfile_remove();
 			exit(mw_exit_code);
@@ -284,8 +308,12 @@ static void __attribute__((noreturn)) mw_loop(void)
 			if (kids[i].ready_fd >= 0)
 				pf[n++] =
 					(struct pollfd){ .fd = kids[i].ready_fd, .events = POLLIN };
-		if (poll(pf, (nfds_t)n, -1) < 0 && errno != EINTR)
+		nready = n;
+		n += mcli_poll_fill(pf + n, MCLI_MAX_POLLFDS);
+		if (poll(pf, (nfds_t)n, mcli_poll_timeout()) < 0 && errno != EINTR)
 			exit(1);
+		mcli_poll_done(pf + nready, n - nready);
+		n = nready;
 		for (int i = 0; i < nkids; i++) {
 			char c;
 
@@ -321,6 +349,10 @@ static void __attribute__((noreturn)) mw_loop(void)
 					break;
 				ha_notice("Reloading HAProxy\n");
 				mw_notify_reloading();
+				mcli_reloading();
+				program_reloading();
+				for (int i = 0; i < nkids; i++)
+					kids[i].reloads++; /* failed reloads count too, as 2.6 */
 				close(sfd);
 				mw_exec(false);
 				sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
@@ -336,11 +368,19 @@ static void __attribute__((noreturn)) mw_loop(void)
 
 int mworker_start(void)
 {
-	int pfd[2];
+	int pfd[2], link[2];
 	pid_t pid;
 
 	if (nkids >= MW_MAX_KIDS || pipe2(pfd, O_CLOEXEC) < 0) {
 		ha_alert("Cannot fork the worker: too many workers or no pipe.\n");
+		return -1;
+	}
+	program_start_all(); /* before the worker, as 2.6 */
+	/* the master CLI's link to this worker, created before the fork */
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, link) < 0) {
+		ha_alert("Cannot fork the worker: no socketpair: %s.\n", strerror(errno));
+		close(pfd[0]);
+		close(pfd[1]);
 		return -1;
 	}
 	fflush(NULL);
@@ -349,6 +389,8 @@ int mworker_start(void)
 		ha_alert("Cannot fork the worker: %s.\n", strerror(errno));
 		close(pfd[0]);
 		close(pfd[1]);
+		close(link[0]);
+		close(link[1]);
 		return -1;
 	}
 	if (pid == 0) {
@@ -357,6 +399,13 @@ int mworker_start(void)
 		mw_loading = false;
 		close(pfd[0]);
 		mw_worker_fd = pfd[1];
+		close(link[0]);
+		for (int i = 0; i < nkids; i++) /* the master's ends of other links */
+			if (kids[i].link_fd >= 0)
+				close(kids[i].link_fd);
+		mcli_close_in_child();
+		fcntl(link[1], F_SETFL, O_NONBLOCK);
+		cli_master_link_set(link[1]);
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);
 		prctl(PR_SET_PDEATHSIG, SIGTERM); /* the master is gone: stop */
@@ -365,12 +414,13 @@ int mworker_start(void)
 		return 0;
 	}
 	close(pfd[1]);
+	close(link[1]);
+	fcntl(link[0], F_SETFL, O_NONBLOCK);
 	mw_loading = false;
-	for (int i = 0; i < nkids; i++) {
+	for (int i = 0; i < nkids; i++)
 		kids[i].current = false;
-		kids[i].reloads++;
-	}
-	kids[nkids++] = (struct mw_kid){ pid, 0, pfd[0], true };
+	kids[nkids++] =
+		(struct mworker_proc){ pid, 0, pfd[0], true, (long long)time(NULL), link[0] };
 	ha_notice("New worker (%d) forked\n", (int)pid);
 	ha_notice("Loading success.\n");
 	lfds_close_unclaimed();
@@ -433,34 +483,3 @@ static const struct cfg_kw mw_cfg_kws[] = {
 };
 
 CFG_REGISTER_KEYWORDS(mw_cfg_kws)
-
-/* "program" sections are refused on their first line; their keywords then stay silent. */
-#define MW_SEC_PROGRAM 0x40000000u /* local to this file: nothing else parses them */
-
-static int mw_program_begin(struct cfg_ctx *ctx)
-{
-	cfg_alert(ctx, "'program' sections are not supported yet (programs started by the "
-		       "master are not implemented).");
-	return -1;
-}
-
-static int mw_program_kw(struct cfg_ctx *ctx)
-{
-	return 0; /* the section line already failed */
-}
-
-static const struct cfg_section mw_program_section = { "program", MW_SEC_PROGRAM,
-						       mw_program_begin };
-
-static const struct cfg_kw mw_program_kws[] = {
-	{ "command", MW_SEC_PROGRAM, mw_program_kw }, { "user", MW_SEC_PROGRAM, mw_program_kw },
-	{ "group", MW_SEC_PROGRAM, mw_program_kw },   { "option", MW_SEC_PROGRAM, mw_program_kw },
-	{ "no", MW_SEC_PROGRAM, mw_program_kw },      { NULL, 0, NULL },
-};
-
-CFG_REGISTER_KEYWORDS(mw_program_kws)
-
-__attribute__((constructor)) static void mw_register_program(void)
-{
-	cfg_register_section(&mw_program_section);
-}

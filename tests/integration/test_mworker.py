@@ -410,3 +410,46 @@ def get_safe(port):
     except OSError:
         return None
 
+
+
+def test_mworker_inet_stats_socket_survives_reloads(tmp_path, port):
+    """A "stats socket" on an inet address: the master passes its socket through the
+    re-exec, so reloads succeed and the socket answers from the new worker."""
+    sport = free_port()
+    m = Master(tmp_path, mw_cfg(port, glob="    stats socket ipv4@127.0.0.1:%d level admin\n"
+                                % sport))
+
+    def pid_line():
+        try:
+            with socket.create_connection(("127.0.0.1", sport), timeout=2) as s:
+                s.sendall(b"show info\n")
+                s.shutdown(socket.SHUT_WR)
+                out = b""
+                for _ in range(100):
+                    d = s.recv(65536)
+                    if not d:
+                        break
+                    out += d
+        except OSError:
+            return None
+        for ln in out.decode().split("\n"):
+            if ln.startswith("Pid: "):
+                return int(ln[5:])
+        return None
+
+    import socket
+    try:
+        assert wait_port(port, 10.0, m.p)
+        for body in ("v2", "v3"):
+            assert wait_for(lambda: len(children(m.pid)) == 1)
+            w = children(m.pid)
+            assert wait_for(lambda: pid_line() == w[0])
+            m.cfg.write_text(mw_cfg(port, body, glob="    stats socket ipv4@127.0.0.1:%d "
+                                    "level admin\n" % sport))
+            os.kill(m.pid, signal.SIGUSR2)
+            assert wait_for(lambda: get(port) == body)
+            assert wait_for(lambda: w[0] not in children(m.pid))
+        assert "Loading failure!" not in m.stderr()
+        assert wait_for(lambda: pid_line() == children(m.pid)[0])
+    finally:
+        m.stop()
