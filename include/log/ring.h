@@ -86,7 +86,7 @@ void ring_thread_stop(void);
 
 /* Config: a new ring (defaults of 2.6), appended to <rings>; NULL on allocation failure. */
 struct ring *ring_new(const char *name, const char *file, int line);
-/* Config: the ring a "ring@NAME" target names (made now if its section comes later), and
+/* Config: the ring a "ring@NAME" target names (made now if its section follows), and
  * the implicit ring of a "tcp@ADDR" target. NULL after an alert. */
 struct ring *ring_for_target(struct cfg_ctx *ctx, const char *name);
 struct ring *ring_for_tcp_target(struct cfg_ctx *ctx, const char *addr);

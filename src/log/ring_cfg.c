@@ -239,7 +239,7 @@ struct ring *ring_for_target(struct cfg_ctx *ctx, const char *name)
 {
 	struct ring *r = ring_find(name);
 
-	/* a ring section may come later: the check tells if none did */
+	/* a ring section may follow the line naming it: the check tells if none did */
 	if (!r && !(r = ring_new(name, ctx->file, ctx->line)))
 		ring_oom(ctx);
 	return r;
