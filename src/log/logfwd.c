@@ -105,6 +105,10 @@ static bool lf_conn_parse(struct lf_conn *c)
 	long used;
 
 	while (pos < c->len) {
+		/* as 2.6: a frame is "LEN msg" or a "<PRI>..." line; anything else ends the
+		 * connection */
+		if (c->buf[pos] != '<' && (c->buf[pos] < '0' || c->buf[pos] > '9'))
+			return false;
 		used = syslog_frame(c->buf + pos, c->len - pos, &off, &mlen);
 		if (used < 0)
 			return false;
