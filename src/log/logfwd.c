@@ -31,6 +31,7 @@ struct lf_conn {
 	struct fd_handler h;
 	struct timer tmr; /* timeout client */
 	struct tasklet release;
+	struct tasklet resume; /* more to read after a bounded batch (edge-triggered) */
 	struct logfwd_rx *rx;
 	struct list list; /* in lf_conns */
 	uint32_t len;	  /* bytes in buf */
@@ -82,6 +83,7 @@ static void lf_conn_close(struct lf_conn *c)
 	struct logfwd *lf = c->rx->lf;
 
 	timer_del(&c->tmr);
+	tasklet_cancel(&c->resume);
 	list_delete(&c->list);
 	fd_unregister(&c->h);
 	close(c->h.fd);
@@ -130,8 +132,13 @@ static void lf_conn_iocb(struct fd_handler *h, uint32_t events)
 	ssize_t n;
 
 	if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) {
-		/* edge-triggered: read until EAGAIN (bounded by the buffer's progress) */
-		for (;;) {
+		/* edge-triggered: read until EAGAIN, a bounded batch per turn, the rest from a
+		 * tasklet so that a fast sender cannot hold the thread */
+		for (int i = 0;; i++) {
+			if (i == LF_BATCH) {
+				tasklet_wakeup(&c->resume);
+				break;
+			}
 			n = recv(h->fd, c->buf + c->len, LF_BUFSIZE - c->len, MSG_DONTWAIT);
 			if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
 				break;
@@ -147,6 +154,13 @@ static void lf_conn_iocb(struct fd_handler *h, uint32_t events)
 		}
 		timer_set(&c->tmr, tick_add(c->rx->lf->tmo_client));
 	}
+}
+
+static void lf_conn_resume(struct tasklet *tl)
+{
+	struct lf_conn *c = (struct lf_conn *)((char *)tl - offsetof(struct lf_conn, resume));
+
+	lf_conn_iocb(&c->h, EPOLLIN);
 }
 
 static void lf_accept_iocb(struct fd_handler *h, uint32_t events)
@@ -181,6 +195,7 @@ static void lf_accept_iocb(struct fd_handler *h, uint32_t events)
 		c->h.iocb = lf_conn_iocb;
 		c->tmr.cb = lf_conn_timeout;
 		tasklet_init(&c->release, lf_conn_free);
+		tasklet_init(&c->resume, lf_conn_resume);
 		c->rx = rx;
 		if (fd_register(&c->h) < 0) {
 			close(fd);
@@ -207,7 +222,9 @@ static int lf_rx_open(struct logfwd_rx *rx)
 		    (rx->stream ? SOCK_STREAM : SOCK_DGRAM) | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -1;
+	/* SO_REUSEPORT: a reloaded worker binds while the old one still serves */
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one));
 	if (bind(fd, (struct sockaddr *)&rx->addr, rx->addrlen) < 0 ||
 	    (rx->stream && listen(fd, rx->lf->backlog ? rx->lf->backlog : rx->lf->maxconn) < 0)) {
 		close(fd);
