@@ -26,6 +26,12 @@ extern char *global_log_host;	   /* the host name it sends */
 void log_send(const struct list *loggers, int level, const char *tag, const char *msg, size_t len,
 	      struct ist sd);
 
+struct syslog_msg;
+/* Relays a received syslog message (log-forward) to each logger of <loggers> that admits
+ * its level: the header each format asks for is rebuilt from the message's fields (no
+ * "format": the header the message came with). Never blocks, never allocates. */
+void log_send_fields(const struct list *loggers, const struct syslog_msg *m);
+
 /* The same for a proxy: its loggers and its log-tag. */
 void log_send_px(const struct proxy *px, int level, const char *msg, size_t len, struct ist sd);
 

@@ -1,4 +1,4 @@
-/* Pure parsing of received syslog messages (log/syslog_parse.c), for the future
+/* Pure parsing of received syslog messages (log/syslog_parse.c), for the
  * "log-forward" sections: the TCP framing (RFC 6587 octet counting or a newline) and the
  * RFC 3164 / RFC 5424 header fields, as views into the input. No I/O, no allocation.
  */

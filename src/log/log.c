@@ -19,6 +19,7 @@
 #include <base/tinfo.h>
 #include <log/log.h>
 #include <log/ring.h>
+#include <log/syslog_parse.h>
 #include <proxy/proxy-t.h>
 
 struct list global_loggers = LIST_HEAD_INIT(global_loggers);
@@ -317,31 +318,22 @@ static bool log_sampled(struct logger *lg)
 	return false;
 }
 
-static void log_send_one(struct logger *lg, int level, const char *tag, const char *msg, size_t len,
-			 struct ist sd, const struct timespec *ts)
+/* Sends iov[0..n) cut to <lg>'s "len" (a message is cut, never split; the final newline
+ * comes after, as in 2.6). <iov> has room for one more entry (the newline). */
+static void log_emit(struct logger *lg, struct iovec *iov, int n)
 {
-	const char *hp;
-	struct iovec iov[3];
+	size_t room = (size_t)lg->maxlen;
 	struct msghdr mh;
-	size_t hlen, max = (size_t)lg->maxlen;
 	ssize_t ret;
-	int fd;
+	int i, fd;
 
-	if (level < lg->minlevel)
-		level = lg->minlevel;
-	hlen = log_header_cached(lg, level, tag, sd, ts, &hp);
-	/* header and text are cut to "len" (the final newline comes after, as in 2.6): a
-	 * message is cut, never split */
-	if (hlen > max)
-		hlen = max;
-	if (hlen + len > max)
-		len = max - hlen;
-	iov[0].iov_base = (void *)hp;
-	iov[0].iov_len = hlen;
-	iov[1].iov_base = (void *)msg;
-	iov[1].iov_len = len;
-	iov[2].iov_base = "\n";
-	iov[2].iov_len = 1;
+	for (i = 0; i < n; i++) {
+		if (iov[i].iov_len > room)
+			iov[i].iov_len = room;
+		room -= iov[i].iov_len;
+	}
+	iov[n].iov_base = "\n";
+	iov[n].iov_len = 1;
 
 	switch (lg->dst) {
 	case LOG_DST_UDP:
@@ -355,16 +347,16 @@ static void log_send_one(struct logger *lg, int level, const char *tag, const ch
 		mh.msg_name = &lg->addr;
 		mh.msg_namelen = lg->addrlen;
 		mh.msg_iov = iov;
-		mh.msg_iovlen = 3;
+		mh.msg_iovlen = (size_t)n + 1;
 		ret = sendmsg(fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL);
 		break;
 	case LOG_DST_RING:
 		/* stored without the newline: the ring's servers frame it their way */
-		ring_write(lg->ring, iov, 2);
+		ring_write(lg->ring, iov, n);
 		return;
 	case LOG_DST_FD:
 		/* one writev: atomic on pipes up to PIPE_BUF, the fd is non-blocking */
-		ret = writev(lg->fd, iov, 3);
+		ret = writev(lg->fd, iov, n + 1);
 		break;
 	default:
 		ret = -1;
@@ -372,6 +364,21 @@ static void log_send_one(struct logger *lg, int level, const char *tag, const ch
 	}
 	if (ret < 0)
 		log_drop();
+}
+
+static void log_send_one(struct logger *lg, int level, const char *tag, const char *msg, size_t len,
+			 struct ist sd, const struct timespec *ts)
+{
+	const char *hp;
+	struct iovec iov[3];
+
+	if (level < lg->minlevel)
+		level = lg->minlevel;
+	iov[0].iov_len = log_header_cached(lg, level, tag, sd, ts, &hp);
+	iov[0].iov_base = (void *)hp;
+	iov[1].iov_base = (void *)msg;
+	iov[1].iov_len = len;
+	log_emit(lg, iov, 2);
 }
 
 void log_send(const struct list *loggers, int level, const char *tag, const char *msg, size_t len,
@@ -427,4 +434,188 @@ void log_sendf(const struct proxy *px, int level, const char *fmt, ...)
 	while (n && buf[n - 1] == '\n')
 		n--;
 	log_send(ll, level, px ? px->log_tag : NULL, buf, (size_t)n, (struct ist){ NULL, 0 });
+}
+
+/* Forwarded messages (log-forward): the header of each format is rebuilt from the received
+ * message's fields; the text is relayed byte for byte. */
+
+static const char log_mon[] = "JanFebMarAprMayJunJulAugSepOctNovDec";
+
+/* "Mmm dd hh:mm:ss" from a 5424 "YYYY-MM-DDThh:mm:ss..." into <d> (16 bytes). false if
+ * <ts> is not of that form. */
+static bool log_ts_to_3164(struct ist ts, char *d)
+{
+	const char *t = ts.ptr;
+	int mon;
+
+	if (ts.len < 19 || t[4] != '-' || t[7] != '-' || t[10] != 'T' || t[13] != ':' ||
+	    t[16] != ':' || t[5] < '0' || t[5] > '1' || t[6] < '0' || t[6] > '9')
+		return false;
+	mon = (t[5] - '0') * 10 + (t[6] - '0');
+	if (mon < 1 || mon > 12)
+		return false;
+	memcpy(d, log_mon + (mon - 1) * 3, 3);
+	d[3] = ' ';
+	d[4] = t[8] == '0' ? ' ' : t[8];
+	d[5] = t[9];
+	d[6] = ' ';
+	memcpy(d + 7, t + 11, 8);
+	return true;
+}
+
+/* "YYYY-MM-DDThh:mm:ss-00:00" (this year) from a 3164 "Mmm dd hh:mm:ss" into <d> (32). */
+static size_t log_ts_to_5424(struct ist ts, char *d, const struct log_thr *lt)
+{
+	int mon = 0;
+
+	for (int i = 0; i < 12; i++)
+		if (memcmp(ts.ptr, log_mon + i * 3, 3) == 0)
+			mon = i + 1;
+	memcpy(d, lt->iso, 4); /* the year of "now" */
+	d[4] = '-';
+	log_2d(d + 5, mon);
+	d[7] = '-';
+	d[8] = ts.ptr[4] == ' ' ? '0' : ts.ptr[4];
+	d[9] = ts.ptr[5];
+	d[10] = 'T';
+	memcpy(d + 11, ts.ptr + 7, 8);
+	memcpy(d + 19, "-00:00", 6);
+	return 25;
+}
+
+#define LOG_ADD(p, l)                          \
+	do {                                   \
+		iov[n].iov_base = (void *)(p); \
+		iov[n++].iov_len = (l);        \
+	} while (0)
+#define LOG_ADD_IST(v, dflt)                             \
+	do {                                             \
+		if ((v).len)                             \
+			LOG_ADD((v).ptr, (v).len);       \
+		else                                     \
+			LOG_ADD(dflt, sizeof(dflt) - 1); \
+	} while (0)
+
+static void log_fwd_one(struct logger *lg, const struct syslog_msg *m, int level, int pri,
+			const struct timespec *now)
+{
+	struct log_thr *lt = &log_thr;
+	struct iovec iov[20];
+	char prib[8], d3164[16], d5424[48];
+	size_t plen, d5len = 0;
+	enum log_fmt fmt = lg->fmt;
+	int n = 0;
+
+	/* no "format": the header the message came with, rebuilt from its fields (as 2.6):
+	 * 3164, 5424 with a timestamp, else "<PRI>" alone, nothing without PRI */
+	if (!lg->explicit_fmt) {
+		if (m->kind == SYSLOG_5424 && m->ts.len)
+			fmt = LOG_FMT_RFC5424;
+		else if (m->kind == SYSLOG_RAW)
+			fmt = LOG_FMT_RAW;
+		else if (m->kind != SYSLOG_3164)
+			fmt = LOG_FMT_PRIO;
+	}
+	prib[0] = '<';
+	plen = (size_t)(log_utoa(prib + 1, (unsigned long)pri) - prib);
+	prib[plen++] = '>';
+	log_dates(lt, now->tv_sec);
+	if (fmt == LOG_FMT_RFC3164 || fmt == LOG_FMT_LOCAL) {
+		if (m->kind == SYSLOG_3164)
+			memcpy(d3164, m->ts.ptr, 15);
+		else if (m->kind != SYSLOG_5424 || !log_ts_to_3164(m->ts, d3164))
+			memcpy(d3164, lt->date3164, 15);
+	} else if (fmt == LOG_FMT_RFC5424 || fmt == LOG_FMT_TIMED || fmt == LOG_FMT_ISO) {
+		if (m->kind == SYSLOG_5424 && (m->ts.len || fmt == LOG_FMT_RFC5424)) {
+			d5len = 0; /* as received; 5424's "-" stays "-" */
+		} else if (m->kind == SYSLOG_3164) {
+			d5len = log_ts_to_5424(m->ts, d5424, lt);
+		} else {
+			d5len = (size_t)(log_iso_date(d5424, lt, now->tv_nsec / 1000) - d5424);
+		}
+	}
+	switch (fmt) {
+	case LOG_FMT_RFC3164:
+	case LOG_FMT_LOCAL:
+		LOG_ADD(prib, plen);
+		LOG_ADD(d3164, 15);
+		LOG_ADD(" ", 1);
+		if (fmt == LOG_FMT_RFC3164) {
+			LOG_ADD_IST(m->host, "localhost");
+			LOG_ADD(" ", 1);
+		}
+		if (m->tag.len) {
+			LOG_ADD(m->tag.ptr, m->tag.len);
+			if (m->pid.len) {
+				LOG_ADD("[", 1);
+				LOG_ADD(m->pid.ptr, m->pid.len);
+				LOG_ADD("]", 1);
+			}
+			LOG_ADD(": ", 2);
+		}
+		break;
+	case LOG_FMT_RFC5424:
+		LOG_ADD(prib, plen);
+		LOG_ADD("1 ", 2);
+		if (d5len)
+			LOG_ADD(d5424, d5len);
+		else
+			LOG_ADD_IST(m->ts, "-");
+		LOG_ADD(" ", 1);
+		LOG_ADD_IST(m->host, "-");
+		LOG_ADD(" ", 1);
+		LOG_ADD_IST(m->tag, "-");
+		LOG_ADD(" ", 1);
+		LOG_ADD_IST(m->pid, "-");
+		LOG_ADD(" ", 1);
+		LOG_ADD_IST(m->msgid, "-");
+		LOG_ADD(" ", 1);
+		LOG_ADD_IST(m->sd, "-");
+		LOG_ADD(" ", 1);
+		break;
+	case LOG_FMT_TIMED:
+	case LOG_FMT_SHORT:
+		prib[0] = '<';
+		prib[1] = (char)('0' + level);
+		prib[2] = '>';
+		LOG_ADD(prib, 3);
+		if (fmt == LOG_FMT_SHORT)
+			break;
+		/* fallthrough */
+	case LOG_FMT_ISO:
+		if (d5len)
+			LOG_ADD(d5424, d5len);
+		else
+			LOG_ADD(m->ts.ptr, m->ts.len);
+		LOG_ADD(" ", 1);
+		break;
+	case LOG_FMT_PRIO:
+		LOG_ADD(prib, plen);
+		break;
+	case LOG_FMT_RAW:
+		break;
+	}
+	LOG_ADD(m->msg.ptr, m->msg.len);
+	log_emit(lg, iov, n);
+}
+
+void log_send_fields(const struct list *loggers, const struct syslog_msg *m)
+{
+	struct timespec ts = { 0, 0 };
+	struct logger *lg;
+
+	list_for_each_entry(lg, loggers, list)
+	{
+		/* a message without PRI: the target's facility, level emerg (as 2.6) */
+		int level = m->level >= 0 ? m->level : 0;
+		int pri = (m->level >= 0 ? m->facility : lg->facility) * 8 + level;
+
+		if (level > lg->level)
+			continue;
+		if (lg->smp_period && !log_sampled(lg))
+			continue;
+		if (!ts.tv_sec)
+			clock_gettime(CLOCK_REALTIME, &ts);
+		log_fwd_one(lg, m, level, pri, &ts);
+	}
 }

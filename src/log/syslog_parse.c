@@ -1,6 +1,6 @@
 /* Received syslog messages: the TCP framing and the RFC 3164 / RFC 5424 headers. Pure
  * (views into the caller's bytes, no allocation, no I/O), for the "log-forward" receivers
- * and the fuzz target tests/fuzz/fuzz_syslog.c.
+ * and the fuzz target tests/fuzz/fuzz_syslog.c. Headers are read as HAProxy 2.6 reads them.
  */
 #include <stdbool.h>
 #include <string.h>
@@ -62,45 +62,53 @@ static bool sl_is_3164_date(const char *p, const char *end)
 	return false;
 }
 
-/* "[host ]tag[pid]: msg" after the date; a line without "tag:" keeps its text as msg. */
-static void sl_parse_3164(const char *p, const char *end, struct syslog_msg *m)
+/* "host tag[pid]: msg" after the date, as HAProxy 2.6 reads it: the host is the word
+ * after the date (even "app:"), a space must follow it (else false: not a 3164 header);
+ * the tag is "tag: " or "tag[pid]: ", anything else leaves the text from there as msg. */
+static bool sl_parse_3164(const char *p, const char *end, struct syslog_msg *m)
 {
-	const char *w, *colon, *sp;
+	const char *sp, *t, *q;
 
-	m->kind = SYSLOG_3164;
-	m->ts = ist2(p, 15);
 	p += 15;
-	if (p < end && *p == ' ')
-		p++;
+	if (p >= end || *p != ' ')
+		return false;
+	p++;
 	sp = memchr(p, ' ', (size_t)(end - p));
-	colon = memchr(p, ':', (size_t)(end - p));
-	/* a host comes first when a space precedes the tag's colon */
-	if (sp && (!colon || sp < colon)) {
-		m->host = ist2(p, (size_t)(sp - p));
-		p = sp + 1;
-		colon = memchr(p, ':', (size_t)(end - p));
-	}
-	w = p;
-	if (!colon) {
-		m->msg = ist2(p, (size_t)(end - p));
-		return;
-	}
-	for (const char *q = w; q < colon; q++) {
-		if (*q == '[') {
-			const char *rb = memchr(q, ']', (size_t)(colon - q));
+	if (!sp)
+		return false;
+	m->kind = SYSLOG_3164;
+	m->ts = ist2(p - 16, 15);
+	m->host = ist2(p, (size_t)(sp - p));
+	t = q = sp + 1;
+	while (q < end && *q != '[' && *q != ':' && *q != ' ')
+		q++;
+	m->msg = ist2(t, (size_t)(end - t));
+	if (q == t || q >= end || *q == ' ')
+		return true;
+	if (*q == '[') {
+		const char *rb = memchr(q, ']', (size_t)(end - q));
 
-			m->tag = ist2(w, (size_t)(q - w));
-			if (rb)
-				m->pid = ist2(q + 1, (size_t)(rb - q - 1));
-			break;
-		}
+		if (!rb || end - rb < 3 || rb[1] != ':' || rb[2] != ' ')
+			return true;
+		m->tag = ist2(t, (size_t)(q - t));
+		m->pid = ist2(q + 1, (size_t)(rb - q - 1));
+		m->msg = ist2(rb + 3, (size_t)(end - rb - 3));
+		return true;
 	}
-	if (!m->tag.ptr)
-		m->tag = ist2(w, (size_t)(colon - w));
-	p = colon + 1;
-	if (p < end && *p == ' ')
-		p++;
-	m->msg = ist2(p, (size_t)(end - p));
+	if (end - q < 2 || q[1] != ' ')
+		return true;
+	m->tag = ist2(t, (size_t)(q - t));
+	m->msg = ist2(q + 2, (size_t)(end - q - 2));
+	return true;
+}
+
+/* A 5424 timestamp as 2.6 accepts it: "-" or starting with "YYYY-". */
+static bool sl_5424_ts_ok(const char *p, const char *end)
+{
+	if (end - p >= 2 && p[0] == '-' && p[1] == ' ')
+		return true;
+	return end - p >= 5 && sl_digit(p[0]) && sl_digit(p[1]) && sl_digit(p[2]) &&
+	       sl_digit(p[3]) && p[4] == '-';
 }
 
 /* "1 TS HOST APP PID MSGID SD msg" after the PRI; SD is "-" or "[...]"... with quoted
@@ -162,11 +170,9 @@ void syslog_parse(const char *buf, size_t len, struct syslog_msg *m)
 	m->facility = pri / 8;
 	m->level = pri % 8;
 	p = buf + n;
-	if (end - p >= 2 && p[0] == '1' && p[1] == ' ')
+	if (end - p >= 2 && p[0] == '1' && p[1] == ' ' && sl_5424_ts_ok(p + 2, end))
 		sl_parse_5424(p, end, m);
-	else if (sl_is_3164_date(p, end))
-		sl_parse_3164(p, end, m);
-	else {
+	else if (!sl_is_3164_date(p, end) || !sl_parse_3164(p, end, m)) {
 		m->kind = SYSLOG_PRI;
 		m->msg = ist2(p, (size_t)(end - p));
 	}

@@ -17,6 +17,7 @@
 #include <check/check_cfg.h>
 #include <backend/srv_state.h>
 #include <dns/dns.h>
+#include <log/logfwd.h>
 #include <log/ring.h>
 #include <cfg/cfg.h>
 #include <cfg/cfg_path.h>
@@ -317,7 +318,7 @@ static void main_load_config(void)
 	    proxy_check_all() > 0 || log_strm_check_all() > 0 || rules_check_all() > 0 ||
 	    check_cfg_check_all() > 0 || srv_track_check_all() > 0 || agent_check_all() > 0 ||
 	    program_cfg_check(mworker_mode) > 0 || cfg_errors || thread_cfg_check() > 0 ||
-	    ring_cfg_check() > 0) {
+	    logfwd_cfg_check() > 0 || ring_cfg_check() > 0) {
 		ha_alert("Fatal errors found in configuration.\n");
 		exit(1);
 	}
@@ -348,6 +349,9 @@ static bool main_has_listener(void)
 		if ((px->cap & PR_CAP_FE) && !list_empty(&px->binds))
 			return true;
 	}
+	for (struct logfwd *lf = logfwds; lf; lf = lf->next) /* log-forward receivers */
+		if (lf->rxs)
+			return true;
 	return cli_configured() > 0;
 }
 

@@ -24,6 +24,7 @@
 #include <event/inbox.h>
 #include <event/loop.h>
 #include <log/log-t.h>
+#include <log/logfwd.h>
 #include <log/ring.h>
 #include <mux/h1.h>
 #include <proc/global-t.h>
@@ -249,7 +250,7 @@ static int thread_start_loop(const sigset_t *set)
 	    regex_thread_init() < 0)
 		return -1;
 	if (tid == 0 && (signals_listen(set) < 0 || cli_start() < 0 || dns_thread_start() < 0 ||
-			 ring_thread_start() < 0))
+			 ring_thread_start() < 0 || logfwd_thread_start() < 0))
 		return -1;
 	if (listeners_enable_thread() < 0)
 		return -1;
@@ -285,6 +286,7 @@ static void *thread_main(void *arg)
 		cli_stop();
 		dns_thread_stop();
 		ring_thread_stop();
+		logfwd_thread_stop();
 	}
 	h1_release_all();
 	checks_thread_stop();

@@ -15,6 +15,7 @@
 #include <conn/listener.h>
 #include <event/loop.h>
 #include <log/log.h>
+#include <log/logfwd.h>
 #include <proc/global-t.h>
 #include <proc/version.h>
 #include <proxy/proxy.h>
@@ -170,7 +171,7 @@ static size_t info_render(char *b, size_t size)
 	len = info_add(b, len, size, "TotalSplicdedBytesOut", NULL, 0);
 	len = info_add(b, len, size, "BytesOutRate", NULL, 0);
 	len = info_add(b, len, size, "DebugCommandsIssued", NULL, 0);
-	len = info_add(b, len, size, "CumRecvLogs", NULL, 0);
+	len = info_add(b, len, size, "CumRecvLogs", NULL, logfwd_received());
 	if (len < size) {
 		n = snprintf(b + len, size - len, "Build info: %s\n", HAPROXY_COMPAT_VERSION);
 		len = n < 0 ? size : len + (size_t)n;

@@ -216,14 +216,3 @@ frontend fe
     assert r.returncode == 1
     assert re.search(r"bad\.cfg'? at line 7|bad\.cfg:7", r.stderr), r.stderr
     assert "ring named 'nope'" in r.stderr
-
-
-@pytest.mark.ours
-def test_log_forward_refused_with_its_line(tmp_path):
-    path = tmp_path / "lf.cfg"
-    path.write_text("log-forward lf\n    dgram-bind 127.0.0.1:%d\n    log 127.0.0.1:514 local0\n"
-                    % free_port())
-    r = run_haproxy(["-c", "-f", str(path)])
-    assert r.returncode == 1
-    assert "lf.cfg:1] : 'log-forward' sections are not supported yet" in r.stderr
-    assert "dgram-bind" not in r.stderr  # one error, not one per line

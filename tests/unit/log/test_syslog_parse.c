@@ -25,7 +25,20 @@ TEST(syslog_parse_3164)
 	CHECK(is(m.pid, "123"));
 	CHECK(is(m.msg, "hello world"));
 	syslog_parse("<34>Oct 11 22:14:15 su: 'su root' failed", 40, &m);
-	CHECK(is(m.tag, "su") && m.host.len == 0 && is(m.msg, "'su root' failed"));
+	/* as 2.6: the word after the date is the host, even "su:"; then no tag */
+	CHECK(is(m.host, "su:") && m.tag.len == 0 && is(m.msg, "'su root' failed"));
+	syslog_parse("<13>Nov 24 14:00:00 host tag:msg", 32, &m);
+	CHECK(is(m.host, "host") && m.tag.len == 0 && is(m.msg, "tag:msg"));
+	syslog_parse("<13>Nov 24 14:00:00 host tag[]: m", 33, &m);
+	CHECK(is(m.tag, "tag") && m.pid.len == 0 && is(m.msg, "m"));
+	syslog_parse("<13>Nov 24 14:00:00 host tag[1 x", 32, &m);
+	CHECK(m.tag.len == 0 && is(m.msg, "tag[1 x"));
+	syslog_parse("<13>Nov 24 14:00:00 hello", 25, &m); /* no space after the host */
+	CHECK_INT(m.kind, SYSLOG_PRI);
+	CHECK(is(m.msg, "Nov 24 14:00:00 hello"));
+	syslog_parse("<13>1 bad h a p m - x", 21, &m); /* not a 5424 timestamp */
+	CHECK_INT(m.kind, SYSLOG_PRI);
+	CHECK(is(m.msg, "1 bad h a p m - x"));
 }
 
 TEST(syslog_parse_5424)
