@@ -40,7 +40,10 @@ struct logfwd {
 
 extern struct logfwd *logfwds;
 
-/* Thread 0: opens / closes the receivers. 0 or -1 (errno set). */
+/* Binds every receiver's socket (startup, before privileges are dropped). 0 or -1 after
+ * an alert. */
+int logfwd_bind_all(void);
+/* Thread 0: polls / closes the receivers. 0 or -1. */
 int logfwd_thread_start(void);
 void logfwd_thread_stop(void);
 

@@ -214,7 +214,9 @@ static void lf_listen_resume(struct logfwd_rx *rx)
 		rx->paused = 0;
 }
 
-static int lf_rx_open(struct logfwd_rx *rx)
+/* Creates and binds <rx>'s socket (startup, before privileges are dropped: syslog's port
+ * 514 needs them). */
+static int lf_rx_bind(struct logfwd_rx *rx)
 {
 	int one = 1, fd;
 
@@ -222,20 +224,38 @@ static int lf_rx_open(struct logfwd_rx *rx)
 		    (rx->stream ? SOCK_STREAM : SOCK_DGRAM) | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -1;
-	/* SO_REUSEPORT: a reloaded worker binds while the old one still serves */
+	/* SO_REUSEPORT: a reloaded process binds while the old one still serves */
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one));
 	if (bind(fd, (struct sockaddr *)&rx->addr, rx->addrlen) < 0 ||
 	    (rx->stream && listen(fd, rx->lf->backlog ? rx->lf->backlog : rx->lf->maxconn) < 0)) {
+		int e = errno;
+
 		close(fd);
+		errno = e;
 		return -1;
 	}
 	rx->h.fd = fd;
-	rx->h.iocb = rx->stream ? lf_accept_iocb : lf_dgram_iocb;
-	if (fd_register_listener(&rx->h) < 0) {
-		close(fd);
-		rx->h.fd = -1;
-		return -1;
+	return 0;
+}
+
+int logfwd_bind_all(void)
+{
+	for (struct logfwd *lf = logfwds; lf; lf = lf->next) {
+		for (struct logfwd_rx *rx = lf->rxs; rx; rx = rx->next) {
+			if (rx->h.fd >= 0)
+				continue;
+			if (lf_rx_bind(rx) < 0) {
+				int e = errno;
+				char a[64];
+
+				ha_alert(
+					"log-forward '%s' : cannot bind socket %s at [%s:%d]: %s\n",
+					lf->id, addr_to_str(&rx->addr, a, sizeof(a)), rx->conf_file,
+					rx->conf_line, strerror(e));
+				return -1;
+			}
+		}
 	}
 	return 0;
 }
@@ -246,17 +266,11 @@ int logfwd_thread_start(void)
 		for (struct logfwd_rx *rx = lf->rxs; rx; rx = rx->next) {
 			if (!rx->stream && !lf_dgram && !(lf_dgram = malloc(LF_DGRAM_MAX)))
 				return -1;
-			if (lf_rx_open(rx) < 0) {
-				int e = errno;
-				char a[64];
-
-				ha_alert(
-					"log-forward '%s' : cannot bind socket %s at [%s:%d]: %s\n",
-					lf->id, addr_to_str(&rx->addr, a, sizeof(a)), rx->conf_file,
-					rx->conf_line, strerror(e));
-				errno = e;
+			if (rx->h.fd < 0 && logfwd_bind_all() < 0)
 				return -1;
-			}
+			rx->h.iocb = rx->stream ? lf_accept_iocb : lf_dgram_iocb;
+			if (fd_register_listener(&rx->h) < 0)
+				return -1;
 		}
 	}
 	return 0;

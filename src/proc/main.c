@@ -410,7 +410,8 @@ static int main_start(void)
 	if (main_inherit_sockets() < 0)
 		goto out_pidfile;
 	/* the runtime API socket exists by the time the service ports answer */
-	if (cli_bind_all() < 0 || listeners_bind_all() < 0 || mcli_bind_all(mworker_mode) < 0)
+	if (cli_bind_all() < 0 || listeners_bind_all() < 0 || mcli_bind_all(mworker_mode) < 0 ||
+	    logfwd_bind_all() < 0)
 		goto out_pidfile;
 	lfds_close_unclaimed(); /* sockets of binds the new config no longer has */
 	main_check_warnings();

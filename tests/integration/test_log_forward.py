@@ -10,6 +10,8 @@ serving HTTP meanwhile. Expected outputs observed on Debian's /usr/sbin/haproxy 
 """
 
 import http.client
+import os
+import pwd
 import re
 import socket
 import time
@@ -306,3 +308,37 @@ def test_no_bind_warns(tmp_path):
     path.write_text("log-forward b\n    log 127.0.0.1:5 local0\n")
     r = run_haproxy(["-c", "-f", str(path)])
     assert "frontend 'b' has no 'bind' directive" in r.stderr
+
+
+def low_port():
+    """A port below 1024 that nothing uses on 127.0.0.1 (TCP and UDP), or None."""
+    for port in range(900, 1000):
+        try:
+            with socket.socket() as t, socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as u:
+                t.bind(("127.0.0.1", port))
+                u.bind(("127.0.0.1", port))
+                return port
+        except OSError:
+            continue
+    return None
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root to bind a port below 1024")
+def test_privileged_ports_then_user(proxy, sinks):
+    """Receivers on ports below 1024 are bound before the process becomes 'nobody'."""
+    low = low_port()
+    assert low, "no free port below 1024"
+    lines = ["global", "    user nobody", "    group nogroup",
+             "log-forward lf", "    dgram-bind 127.0.0.1:%d" % low,
+             "    bind 127.0.0.1:%d" % low, "    log 127.0.0.1:%d local0" % sinks[0].port]
+    p = proxy("\n".join(lines) + "\n", ports=[low])
+    with open("/proc/%d/status" % p.pid) as f:
+        uid = [l.split()[1] for l in f if l.startswith("Uid:")][0]
+    assert uid == str(pwd.getpwnam("nobody").pw_uid)
+    tx = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    tx.sendto(b"<14>over udp", ("127.0.0.1", low))
+    tx.close()
+    with socket.create_connection(("127.0.0.1", low), timeout=3) as c:
+        c.sendall(b"<14>over tcp\n")
+        got = sinks[0].read(2)
+    assert sorted(got) == [b"<14>over tcp\n", b"<14>over udp\n"]
