@@ -273,6 +273,86 @@ def test_dontlognull(proxy, backend, sink):
     assert "GET /p" in one_line(sink)[1]
 
 
+
+# -- connections without a request (HAProxy 2.6 logs them) ----------------------------------
+
+def probe_cfg(sink, port, backend, fe=()):
+    return cfg(sink, port, fe=["option httplog", "no option dontlognull",
+                               "timeout http-request 500ms"] + list(fe),
+               servers=[("s1", backend.port, "")])
+
+
+def close_with(port, data):
+    """Connects, sends data (maybe nothing) and closes at once."""
+    with socket.create_connection(("127.0.0.1", port), timeout=3) as c:
+        c.sendall(data)
+
+
+def drain(sink):
+    """The start-up probe of the fixture is logged too: read it away."""
+    sink.read(5, 0.5)
+
+
+def test_closed_without_request(proxy, backend, sink):
+    """Closed without a byte, or in the middle of the headers: 400 CR-- <BADREQ>."""
+    port = free_port()
+    proxy(probe_cfg(sink, port, backend), ports=[port])
+    drain(sink)
+    for data in (b"", b"GET / HT"):
+        close_with(port, data)
+        f = fields(one_line(sink)[1])
+        assert (f[0], f[1], f[2], f[3], f[4]) == ("fe/<NOSRV>", "-1/-1/-1/-1/0", "400", "CR--",
+                                                  '"<BADREQ>"'), (data, f)
+
+
+def test_timeout_without_request(proxy, backend, sink):
+    """timeout http-request without a byte, or with part of the headers: 408 cR--, %Ta from
+    the accept."""
+    port = free_port()
+    proxy(probe_cfg(sink, port, backend), ports=[port])
+    drain(sink)
+    for data in (b"", b"GET / HT"):
+        out = request(port, raw=data)
+        assert out.startswith(b"HTTP/1.1 408 "), (data, out)
+        f = fields(one_line(sink)[1])
+        assert (f[0], f[2], f[3], f[4]) == ("fe/<NOSRV>", "408", "cR--", '"<BADREQ>"'), f
+        t = f[1].split("/")
+        assert t[:4] == ["-1"] * 4 and 450 <= int(t[4]) <= 900, f
+
+
+def test_keepalive_close_not_logged(proxy, backend, sink):
+    """A kept-alive connection closed (or timed out) between two requests: nothing."""
+    port = free_port()
+    proxy(probe_cfg(sink, port, backend), ports=[port])
+    drain(sink)
+    with socket.create_connection(("127.0.0.1", port), timeout=3) as c:
+        c.sendall(b"GET /p HTTP/1.1\r\nHost: h\r\n\r\n")
+        c.recv(65536)
+        assert "GET /p" in one_line(sink)[1]
+        time.sleep(0.8)  # past timeout http-request (the keep-alive timeout)
+        rest = b""
+        for _ in range(20):
+            d = c.recv(65536)
+            if not d:
+                break
+            rest += d
+        assert b"408" not in rest and not d, rest
+    no_line(sink)
+
+
+def test_dontlognull_empty_only(proxy, backend, sink):
+    """dontlognull drops the connections without a byte (closed or timed out, the 408 is
+    still sent), not those with part of a request."""
+    port = free_port()
+    proxy(probe_cfg(sink, port, backend, fe=["option dontlognull"]), ports=[port])
+    close_with(port, b"")
+    assert request(port, raw=b"").startswith(b"HTTP/1.1 408 ")
+    no_line(sink)
+    close_with(port, b"GET / HT")
+    f = fields(one_line(sink)[1])
+    assert (f[2], f[3]) == ("400", "CR--"), f
+
+
 def test_dontlog_normal_and_separate_errors(proxy, backend, sink):
     port = free_port()
     proxy(cfg(sink, port, fe=["option httplog", "option dontlog-normal",
