@@ -67,6 +67,7 @@ struct px_log {
 	bool fast_http;	   /* the default httplog line: log_httplog_render() */
 	struct logline_fmt line;
 	struct logline_fmt sdfmt; /* nb == 0: none */
+	bool connect_line; /* no format: "Connect from" at each request (<line>) */
 };
 
 #endif

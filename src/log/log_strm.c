@@ -37,6 +37,10 @@ static const char fmt_clf[] =
 static const char fmt_tcp[] = "%ci:%cp [%t] %ft %b/%s %Tw/%Tc/%Tt %B %ts "
 			      "%ac/%fc/%bc/%sc/%rc %sq/%bq";
 
+/* a frontend with log targets and no format: one line per request (per stream in 2.6,
+ * created once its headers are in), at its start */
+static const char fmt_connect[] = "Connect from %ci:%cp to %fi:%fp (%f/HTTP)";
+
 static const char *const fmt_names[] = {
 	[PXL_FMT_NONE] = "no log format",    [PXL_FMT_HTTP] = "option httplog",
 	[PXL_FMT_HTTPS] = "option httpslog", [PXL_FMT_CLF] = "option httplog",
@@ -262,6 +266,27 @@ static int log_compile(struct proxy *px, struct logline_fmt *f, const char *str,
 
 static void log_strm_hook(struct stream *s, int ev);
 
+/* A frontend without a format logs "Connect from" when it has log targets (HTTP mode:
+ * TCP is refused for now). */
+static int log_connect_check(struct proxy *px)
+{
+	struct px_log *pl;
+
+	if (list_empty(&px->loggers) || px->mode != PR_MODE_HTTP)
+		return 0;
+	pl = log_conf_get(px);
+	if (!pl) {
+		ha_alert("out of memory.");
+		return 1;
+	}
+	if (log_compile(px, &pl->line, fmt_connect, px->file ? px->file : "", px->line))
+		return 1;
+	pl->connect_line = true;
+	px->strm_log = pl;
+	stream_log_hook = log_strm_hook;
+	return 0;
+}
+
 static int log_strm_check_px(struct proxy *px)
 {
 	const struct px_log *own = log_fmt_owner(px);
@@ -271,7 +296,7 @@ static int log_strm_check_px(struct proxy *px)
 	struct px_log *pl;
 
 	if (fmt == PXL_FMT_NONE)
-		return 0;
+		return log_connect_check(px);
 	if (px->mode != PR_MODE_HTTP && fmt != PXL_FMT_TCP && fmt != PXL_FMT_CUSTOM) {
 		ha_warning("parsing [%s:%d] : '%s' not usable with frontend '%s' (needs 'mode "
 			   "http'). Falling back to 'option tcplog'.",
@@ -394,6 +419,13 @@ static void log_strm_hook(struct stream *s, int ev)
 	int level;
 	size_t len;
 
+	if (unlikely(pl->connect_line)) {
+		if (ev == STRM_LOG_EV_REQ) {
+			len = log_fmt_render(&pl->line, &ctx, log_buf, sizeof(log_buf));
+			log_send_px(s->fe, LOG_LVL_INFO, log_buf, len, sd);
+		}
+		return;
+	}
 	if (ev == STRM_LOG_EV_REQ) {
 		log_keep_reqline(s);
 		return;

@@ -353,6 +353,29 @@ def test_dontlognull_empty_only(proxy, backend, sink):
     assert (f[2], f[3]) == ("400", "CR--"), f
 
 
+
+# -- a frontend without a log format --------------------------------------------------------
+
+def test_connect_from(proxy, backend, sink):
+    """No format, log targets: "Connect from" at info, once per request (keep-alive
+    included), none for a connection without a request or with an invalid one."""
+    port = free_port()
+    proxy(cfg(sink, port, fe=["no option dontlognull"], servers=[("s1", backend.port, "")]),
+          ports=[port])
+    no_line(sink, 0.5)  # the start-up probe sent no request
+    with socket.create_connection(("127.0.0.1", port), timeout=3) as c:
+        for _ in range(2):
+            c.sendall(b"GET /p HTTP/1.1\r\nHost: h\r\n\r\n")
+            time.sleep(0.2)
+            c.recv(65536)
+        cport = c.getsockname()[1]
+    got = sink.read(3, 1.5)
+    want = "Connect from 127.0.0.1:%d to 127.0.0.1:%d (fe/HTTP)" % (cport, port)
+    assert got == [(134, want), (134, want)], got
+    request(port, raw=b"GARBAGE\r\n\r\n")
+    no_line(sink)
+
+
 def test_dontlog_normal_and_separate_errors(proxy, backend, sink):
     port = free_port()
     proxy(cfg(sink, port, fe=["option httplog", "option dontlog-normal",
