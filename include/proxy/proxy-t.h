@@ -277,6 +277,8 @@ struct proxy {
 	/* per-stream log lines (log/log_strm.c): the log options and formats, owned; on a
 	 * frontend with loggers and a format, set at check time: the one test of stream_count */
 	struct px_log *strm_log;
+	bool log_hchk;            /* backend: option log-health-checks (defaults included), set
+				   * at check time (log_strm.c): each check result is logged */
 	struct px_log *log_conf;  /* what this section declared (log_strm.c), NULL if nothing */
 };
 

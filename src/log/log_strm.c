@@ -149,12 +149,6 @@ static int log_opt(struct cfg_ctx *ctx, int a, bool neg)
 		cfg_alert(ctx, "'option %s' does not take any argument.", name);
 		return -1;
 	}
-	if (!strcmp(name, "log-health-checks")) {
-		cfg_alert(ctx,
-			  "'option log-health-checks' is not supported yet (the health-check log "
-			  "lines are not implemented yet)");
-		return -1;
-	}
 	for (size_t i = 0; i < sizeof(log_opt_bits) / sizeof(log_opt_bits[0]); i++) {
 		if (strcmp(name, log_opt_bits[i].name) != 0)
 			continue;
@@ -334,9 +328,12 @@ int log_strm_check_all(void)
 {
 	int errs = 0;
 
-	for (struct proxy *px = proxies; px; px = px->next)
+	for (struct proxy *px = proxies; px; px = px->next) {
 		if (px->cap & PR_CAP_FE)
 			errs += log_strm_check_px(px);
+		if (px->cap & PR_CAP_BE)
+			px->log_hchk = (log_opts_of(px) & PXL_LOG_HCHK) != 0;
+	}
 	return errs;
 }
 

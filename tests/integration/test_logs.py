@@ -376,6 +376,35 @@ def test_connect_from(proxy, backend, sink):
     no_line(sink)
 
 
+
+# -- option log-health-checks ---------------------------------------------------------------
+
+def test_log_health_checks(proxy, backend, sink):
+    """Each check result that moves the health (or changes kind) at notice, 2.6's wording;
+    the DOWN line after it carries no reason. A steady result is logged once."""
+    port, dead = free_port(), free_port()
+    proxy(cfg(sink, port, be=["option log-health-checks"],
+              servers=[("s1", backend.port, "check inter 200 rise 2 fall 2"),
+                       ("s2", dead, "check inter 200 rise 2 fall 2")]), ports=[port])
+    got = [(p, re.sub(r"duration: \d+ms", "duration: Nms", t)) for p, t in sink.read(8, 1.5)]
+    assert (133, "Health check for server be/s1 succeeded, reason: Layer4 check passed, check "
+            "duration: Nms, status: 2/2 UP.") in got, got
+    assert (133, 'Health check for server be/s2 failed, reason: Layer4 connection problem, '
+            'info: "Connection refused", check duration: Nms, status: 0/2 DOWN.') in got, got
+    assert (129, "Server be/s2 is DOWN. 1 active and 0 backup servers left. 0 sessions active, "
+            "0 requeued, 0 remaining in queue.") in got, got
+    assert len([t for _, t in got if t.startswith("Health check")]) == 2, got
+
+
+def test_without_log_health_checks(proxy, backend, sink):
+    """Without the option only the state change, with its reason."""
+    port, dead = free_port(), free_port()
+    proxy(cfg(sink, port, servers=[("s2", dead, "check inter 200 rise 2 fall 2")]), ports=[port])
+    got = [t for _, t in sink.read(4, 1.0)]
+    assert any(t.startswith("Server be/s2 is DOWN, reason: Layer4 connection problem") for t in got), got
+    assert not [t for t in got if t.startswith("Health check")], got
+
+
 def test_dontlog_normal_and_separate_errors(proxy, backend, sink):
     port = free_port()
     proxy(cfg(sink, port, fe=["option httplog", "option dontlog-normal",
