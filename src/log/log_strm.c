@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <base/atomic.h>
 #include <cfg/cfg.h>
 #include <conn/connection-t.h>
 #include <log/log.h>
@@ -416,6 +417,7 @@ static void log_strm_hook(struct stream *s, int ev)
 	int level;
 	size_t len;
 
+	log_stream_number(s);
 	if (unlikely(pl->connect_line)) {
 		if (ev == STRM_LOG_EV_REQ) {
 			len = log_fmt_render(&pl->line, &ctx, log_buf, sizeof(log_buf));
@@ -443,6 +445,7 @@ static void log_strm_hook(struct stream *s, int ev)
 	if (s->log_level != STRM_LOG_UNSET)
 		level = s->log_level - 1;
 	log_rctx_set(s, !at_end);
+	log_rctx.lc = HA_ATOMIC_FETCH_ADD(&s->fe->strm_log->nb_lines, 1);
 	len = pl->fast_http ? log_httplog_render(&ctx, log_buf, sizeof(log_buf)) : SIZE_MAX;
 	if (len == SIZE_MAX)
 		len = log_fmt_render(&pl->line, &ctx, log_buf, sizeof(log_buf));

@@ -405,6 +405,89 @@ def test_without_log_health_checks(proxy, backend, sink):
     assert not [t for t in got if t.startswith("Health check")], got
 
 
+
+# -- timers, counters and cookie states as 2.6 computes them --------------------------------
+
+TIMERS = ('log-format "%t|%tr|%Ts|%Th|%Ti|%TR|%Tq|%Ta|%Tt|%Tu|%rt|%lc|%ST|%tsc|%r"')
+
+
+def parse_dated(line):
+    """The fields of TIMERS; dates turned into ms (local time, same day)."""
+    f = line.split("|")
+
+    def ms(d):
+        h, m, sec = d.split(":")[1:4]
+        return ((int(h) * 60 + int(m)) * 60 + float(sec)) * 1000
+    return [ms(f[0]), ms(f[1])] + f[2:]
+
+
+def test_keepalive_timers(proxy, backend, sink):
+    """%Ti: idle time before the request (from the accept, then from the previous request's
+    end), %TR from its first byte, %Tq = %Th + %Ti + %TR, %Ta from %tr, %Tt from %t;
+    %rt numbers the streams and %lc the lines, from 0."""
+    port = free_port()
+    proxy(cfg(sink, port, fe=[TIMERS], servers=[("s1", backend.port, "")]), ports=[port])
+    with socket.create_connection(("127.0.0.1", port), timeout=3) as c:
+        for path in (b"/a", b"/b"):
+            time.sleep(0.3)
+            c.sendall(b"GET " + path + b" HT")
+            time.sleep(0.2)
+            c.sendall(b"TP/1.1\r\nHost: h\r\n\r\n")
+            time.sleep(0.1)
+            c.recv(65536)
+    lines = [parse_dated(t) for _, t in sink.read(2, 3.0)]
+    assert len(lines) == 2, lines
+    # the fixture's start-up probe made a stream (numbered) but no line (dontlognull)
+    rt0 = int(lines[0][10])
+    for i, (t, tr, Ts, Th, Ti, TR, Tq, Ta, Tt, Tu, rt, lc, st, tsc, r) in enumerate(lines):
+        Ti, TR, Tq, Ta, Tt, Tu = map(int, (Ti, TR, Tq, Ta, Tt, Tu))
+        assert (Th, int(rt), lc, st, tsc) == ("0", rt0 + i, str(i), "200", "----"), lines[i]
+        assert 250 <= Ti <= 450 and 150 <= TR <= 350, lines[i]
+        assert Tq == Ti + TR and Tt - Ta in (Ti - 1, Ti, Ti + 1) and Tu == Ta, lines[i]
+        assert abs(tr - t - Ti) <= 2, lines[i]
+
+
+def test_failed_request_timers(proxy, backend, sink):
+    """A request that never completed: %tr is %t, %Ti 0, %TR and %Tq -1, %Ta = %Tt."""
+    port = free_port()
+    proxy(cfg(sink, port, fe=[TIMERS, "timeout http-request 400ms"],
+              servers=[("s1", backend.port, "")]), ports=[port])
+    request(port, raw=b"GET / HT")
+    t, tr, _, Th, Ti, TR, Tq, Ta, Tt, Tu, rt, lc, st, tsc, r = parse_dated(one_line(sink)[1])
+    assert (t, Th, Ti, TR, Tq, st, tsc, r) == (tr, "0", "0", "-1", "-1", "408", "cR--",
+                                               "<BADREQ>"), (t, tr, Ti, TR, Tq)
+    assert Ta == Tt == Tu and 350 <= int(Ta) <= 800, (Ta, Tt)
+
+
+CK_CASES = [  # (cookie line, request cookie, server sets one) -> %tsc (2.6)
+    ("insert", "", False, "--NI"), ("insert", "", True, "--NI"),
+    ("insert", "s1", False, "--VN"), ("insert", "s1", True, "--VD"),
+    ("insert", "zz", True, "--II"),
+    ("insert preserve", "", True, "--NP"), ("insert preserve", "s1", True, "--VP"),
+    ("insert maxidle 1h", "s1", False, "--VU"),
+    ("rewrite", "", False, "--NN"), ("rewrite", "", True, "--NR"),
+    ("rewrite", "s1", True, "--VR"), ("prefix", "s1", False, "--VN"),
+    ("prefix", "zz", True, "--IR"), ("", "s1", True, "----"),
+]
+
+
+@pytest.mark.parametrize("mode", sorted({c[0] for c in CK_CASES}))
+def test_tsc_cookie_states(proxy, backend, sink, mode):
+    port = free_port()
+    # (2.6 logs a second, cookie-less "----" line with a format as short as "%tsc %r")
+    proxy(cfg(sink, port, fe=['log-format "%tsc %b/%s %ST %rt %Ta %ci:%cp %r"'],
+              be=["cookie SRV " + mode], servers=[("s1", backend.port, "cookie s1")]), ports=[port])
+    for m, ck, srv_sets, want in CK_CASES:
+        if m != mode:
+            continue
+        path = "/p?hdr=Set-Cookie:SRV=abc" if srv_sets else "/p"
+        hdr = "Cookie: SRV=%s\r\n" % ck if ck else ""
+        request(port, raw=("GET %s HTTP/1.1\r\nHost: h\r\n%sConnection: close\r\n\r\n"
+                           % (path, hdr)).encode())
+        line = one_line(sink)[1]
+        assert line.split(" ")[0] == want, (mode, ck, srv_sets, line)
+
+
 def test_dontlog_normal_and_separate_errors(proxy, backend, sink):
     port = free_port()
     proxy(cfg(sink, port, fe=["option httplog", "option dontlog-normal",
