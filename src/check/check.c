@@ -116,13 +116,13 @@ static void chk_log_result(const struct check *c, int res, bool ok, const char *
 {
 	const struct server *s = c->srv;
 	bool up = health >= s->rise;
+	const char *st = !up ? "DOWN" : HA_ATOMIC_LOAD_RLX(&s->uweight) ? "UP" : "DRAIN";
 
 	ev_report(s->px, LOG_LVL_NOTICE, EV_OUT_WARNING,
 		  "Health check for %sserver %s/%s %s%s, reason: %s, status: %d/%d %s.",
 		  (s->flags & SRV_F_BACKUP) ? "backup " : "", s->px->id, s->id,
 		  res == CHK_R_L7OKC ? "conditionally " : "", ok ? "succeeded" : "failed", why,
-		  up ? health - s->rise + 1 : health, up ? s->fall : s->rise,
-		  !up ? "DOWN" : HA_ATOMIC_LOAD_RLX(&s->uweight) ? "UP" : "DRAIN");
+		  up ? health - s->rise + 1 : health, up ? s->fall : s->rise, st);
 }
 
 /* Ends the current run with <res>; <code> is the HTTP status (0 if none), <info> the
