@@ -354,6 +354,20 @@ def test_dontlognull_empty_only(proxy, backend, sink):
 
 
 
+
+def test_http_ignore_probes(proxy, backend, sink):
+    """option http-ignore-probes: without a byte, closed or timed out, no 408 and no line;
+    part of a request is still logged."""
+    port = free_port()
+    proxy(probe_cfg(sink, port, backend, fe=["option http-ignore-probes"]), ports=[port])
+    close_with(port, b"")
+    assert request(port, raw=b"") == b""
+    no_line(sink)
+    close_with(port, b"GET / HT")
+    f = fields(one_line(sink)[1])
+    assert (f[2], f[3]) == ("400", "CR--"), f
+
+
 # -- a frontend without a log format --------------------------------------------------------
 
 def test_connect_from(proxy, backend, sink):
