@@ -5,8 +5,11 @@ custom `log-format` (field by field, times and ports masked), the termination st
 (normal, client abort, server timeout, server close, 503 without server, connection refused,
 queue timeout, deny, redirect, return, bad request), `dontlognull`, `dontlog-normal`,
 `log-separate-errors` (the PRI), `logasap` ('+' before %Ta and %B), `set-log-level`
-(silent and err), captures, unique-id, %Tr in a header, and the config warnings HAProxy
-prints about log formats. Expectations were taken from Debian's /usr/sbin/haproxy 2.6 on the
+(silent and err), captures, unique-id, %Tr in a header, connections closed or timed out
+before a request (CR/cR <BADREQ>, dontlognull, http-ignore-probes), "Connect from" without
+a format, option log-health-checks, the idle/request timers and dates on kept-alive
+connections, %rt and %lc, the cookie states of %tsc, and the config warnings HAProxy prints
+about log formats. Expectations were taken from Debian's /usr/sbin/haproxy 2.6 on the
 same configs (HAPROXY_BIN=/usr/sbin/haproxy runs them against it).
 """
 
