@@ -19,13 +19,13 @@
 #include <stats/counters.h>
 
 enum front_state {
-	FC_IDLE = 0, /* waiting for a request, no stream */
-	FC_STREAM,   /* a stream owns the connection */
-	FC_DRAINING, /* closing: output flushed then write side shut, input discarded */
+	FC_IDLE = 0,    /* waiting for a request, no stream */
+	FC_STREAM,      /* a stream owns the connection */
+	FC_DRAINING,    /* closing: output flushed then write side shut, input discarded */
 };
 
 #define DRAIN_TIMEOUT_MS 1000 /* lingering after our FIN when no client-fin is set */
-#define STOP_QUIET_MS 1000    /* graceful stop: idle connections quiet this long close */
+#define STOP_QUIET_MS    1000 /* graceful stop: idle connections quiet this long close */
 
 static const struct h1_stream_ops *stream_ops;
 
@@ -261,11 +261,10 @@ int h1_front_close_idle(void)
 
 	if (!idle_fronts.next)
 		return 0;
-	list_for_each_entry_safe(c, tmp, &idle_fronts, idle)
-	{
-		if ((c->flags & CO_FL_RD_EOF) ||
-		    (!(c->px->options & PR_O_IDLE_CLOSE_RSP) &&
-		     now_ms() - c->last_act >= STOP_QUIET_MS && stop_close_due((uintptr_t)c)))
+	list_for_each_entry_safe(c, tmp, &idle_fronts, idle) {
+		if ((c->flags & CO_FL_RD_EOF) || (!(c->px->options & PR_O_IDLE_CLOSE_RSP) &&
+						  now_ms() - c->last_act >= STOP_QUIET_MS &&
+						  stop_close_due((uintptr_t)c)))
 			front_close(c);
 		else
 			left++;

@@ -16,7 +16,7 @@
 /* An option parser: args[a] is the option name, <neg> for "no option". */
 struct pxopt {
 	const char *name;
-	uint32_t cap; /* PR_CAP_FE/BE needed (either one when both) */
+	uint32_t cap;             /* PR_CAP_FE/BE needed (either one when both) */
 	int (*parse)(struct cfg_ctx *ctx, int a, bool neg);
 };
 
@@ -56,7 +56,7 @@ static int pxopt_clo(struct cfg_ctx *ctx, int a, bool neg)
 static int pxopt_forceclose(struct cfg_ctx *ctx, int a, bool neg)
 {
 	cfg_warn(ctx, "'option forceclose' is deprecated (removed in HAProxy 2.0); it is mapped "
-		      "to 'option httpclose'. Please use 'option httpclose' instead.");
+		 "to 'option httpclose'. Please use 'option httpclose' instead.");
 	return pxopt_http_mode(ctx, a, neg, PR_O_HTTP_CLO);
 }
 
@@ -191,16 +191,14 @@ static int pxopt_forwardfor(struct cfg_ctx *ctx, int a, bool neg)
 			ifnone = true;
 		} else if (!strcmp(w, "header")) {
 			if (++i >= ctx->nargs || !*ctx->args[i]) {
-				cfg_alert(ctx,
-					  "'option forwardfor header' expects <header_name> as "
+				cfg_alert(ctx, "'option forwardfor header' expects <header_name> as "
 					  "argument.");
 				return -1;
 			}
 			hdr = ctx->args[i];
 		} else if (!strcmp(w, "except")) {
 			if (++i >= ctx->nargs) {
-				cfg_alert(ctx,
-					  "'option forwardfor except' expects <address>[/mask] as "
+				cfg_alert(ctx, "'option forwardfor except' expects <address>[/mask] as "
 					  "argument.");
 				return -1;
 			}
@@ -208,15 +206,13 @@ static int pxopt_forwardfor(struct cfg_ctx *ctx, int a, bool neg)
 				return proxy_cfg_later(ctx, "option forwardfor except <ipv6>",
 						       "IPv6 networks are not implemented yet");
 			if (pxopt_parse_net4(ctx->args[i], &net, &mask) < 0) {
-				cfg_alert(ctx,
-					  "'option forwardfor except' expects <address>[/mask] as "
+				cfg_alert(ctx, "'option forwardfor except' expects <address>[/mask] as "
 					  "argument.");
 				return -1;
 			}
 			except = true;
 		} else {
-			cfg_alert(ctx,
-				  "'option forwardfor' only supports optional values: 'except', "
+			cfg_alert(ctx, "'option forwardfor' only supports optional values: 'except', "
 				  "'header' and 'if-none'.");
 			return -1;
 		}
@@ -249,8 +245,7 @@ static int pxopt_originalto(struct cfg_ctx *ctx, int a, bool neg)
 
 		if (!strcmp(w, "header")) {
 			if (++i >= ctx->nargs || !*ctx->args[i]) {
-				cfg_alert(ctx,
-					  "'option originalto header' expects <header_name> as "
+				cfg_alert(ctx, "'option originalto header' expects <header_name> as "
 					  "argument.");
 				return -1;
 			}
@@ -260,15 +255,13 @@ static int pxopt_originalto(struct cfg_ctx *ctx, int a, bool neg)
 				return proxy_cfg_later(ctx, "option originalto except <ipv6>",
 						       "IPv6 networks are not implemented yet");
 			if (i >= ctx->nargs || pxopt_parse_net4(ctx->args[i], &net, &mask) < 0) {
-				cfg_alert(ctx,
-					  "'option originalto except' expects <address>[/mask] as "
+				cfg_alert(ctx, "'option originalto except' expects <address>[/mask] as "
 					  "argument.");
 				return -1;
 			}
 			except = true;
 		} else {
-			cfg_alert(ctx,
-				  "'option originalto' only supports optional values: 'except' "
+			cfg_alert(ctx, "'option originalto' only supports optional values: 'except' "
 				  "and 'header'.");
 			return -1;
 		}
@@ -298,11 +291,9 @@ static int pxopt_redispatch(struct cfg_ctx *ctx, int a, bool neg)
 	    proxy_cfg_int(ctx, "option redispatch", ctx->args[a + 1], INT_MIN, INT_MAX, &n) < 0)
 		return -1;
 	if (n < -1)
-		return proxy_cfg_later(
-			ctx, "option redispatch <negative>",
-			"redispatching on the "
-			"Nth retry before the last is not implemented yet; use -1 or "
-			"a positive interval");
+		return proxy_cfg_later(ctx, "option redispatch <negative>", "redispatching on the "
+				       "Nth retry before the last is not implemented yet; use -1 or "
+				       "a positive interval");
 	if (n == 0) {
 		px->options &= ~PR_O_REDISP;
 		return 0;
@@ -314,10 +305,8 @@ static int pxopt_redispatch(struct cfg_ctx *ctx, int a, bool neg)
 
 static int pxopt_htx(struct cfg_ctx *ctx, int a, bool neg)
 {
-	cfg_warn(ctx,
-		 "'%soption http-use-htx' is deprecated and ignored. The HTX mode is now the "
-		 "only supported mode.",
-		 neg ? "no " : "");
+	cfg_warn(ctx, "'%soption http-use-htx' is deprecated and ignored. The HTX mode is now the "
+		 "only supported mode.", neg ? "no " : "");
 	return 0;
 }
 
@@ -410,8 +399,7 @@ static const char *const pxopt_later[][2] = {
 	{ "http-restrict-req-hdr-names", "header name restrictions are not implemented yet" },
 	{ "http_proxy", "the HTTP forward-proxy mode is not implemented yet" },
 	{ "http-tunnel", "removed in HAProxy 2.1; use 'option http-keep-alive'" },
-	{ "independent-streams",
-	  "independent-streams needs TCP mode, which is not implemented yet" },
+	{ "independent-streams", "independent-streams needs TCP mode, which is not implemented yet" },
 	{ "nolinger", "nolinger is not implemented yet" },
 	{ "splice-auto", "splicing is not implemented yet" },
 	{ "splice-request", "splicing is not implemented yet" },
