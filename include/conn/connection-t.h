@@ -73,6 +73,8 @@ struct conn {
 		struct sockaddr_in in;
 		struct sockaddr_in6 in6;
 	} local;
+	uint64_t idle_start;      /* front: ms it was accepted or its last stream ended (the
+				   * %t date and %Ti of the next request's log line) */
 };
 
 #endif

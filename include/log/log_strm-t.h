@@ -67,6 +67,9 @@ struct px_log {
 	bool fast_http;	   /* the default httplog line: log_httplog_render() */
 	struct logline_fmt line;
 	struct logline_fmt sdfmt; /* nb == 0: none */
+	bool connect_line;	  /* no format: "Connect from" at each request (<line>) */
+	uint64_t nb_lines;	  /* %lc: lines sent so far (atomic: every thread logs; once per
+				   * line, beside a sendmsg) */
 };
 
 #endif

@@ -18,7 +18,13 @@ struct stream;
 struct log_rctx {
 	const struct stream *strm; /* the stream these values are for, NULL: none */
 	uint64_t end_ms;	   /* now_ms() at the end of the stream */
-	uint64_t accept_wall_ms;   /* wall-clock ms of the stream's start */
+	uint64_t accept_ms;	   /* now_ms() of the accept, or of the previous request's end
+				    * on a kept-alive connection (%t, %Tt, %Ti's start) */
+	uint64_t req_ms;	   /* now_ms() of the request's first byte (%tr, %Ta); the
+				    * accept's for a request that never completed */
+	uint64_t accept_wall_ms;   /* wall-clock ms of accept_ms */
+	uint64_t req_wall_ms;	   /* wall-clock ms of req_ms */
+	uint64_t lc;		   /* %lc of this line */
 	bool logasap;		   /* the line is sent at the response headers: '+' before %Tt,
 				    * %Ta, %B */
 };
@@ -27,6 +33,10 @@ extern _Thread_local struct log_rctx log_rctx;
 
 /* Fills log_rctx for <s> (now as the end). Loop thread. */
 void log_rctx_set(const struct stream *s, bool logasap);
+
+/* Numbers <s> for %rt (once; every stream of a logging frontend, in the order the log hook
+ * first sees them). Loop thread. */
+void log_stream_number(struct stream *s);
 
 /* How a tag is written in a log line (log_strm.c): numbers are never quoted, strings are
  * under +Q, and a few write nothing at all when they have no value. */

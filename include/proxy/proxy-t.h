@@ -50,6 +50,8 @@ enum pr_mode {
 #define PR_O_ORIGTO        0x00100000 /* option originalto */
 #define PR_O_PRETEND_KA    0x00200000 /* option http-pretend-keepalive: never announce the close
 					* of a server connection to the server */
+#define PR_O_IGN_PROBES    0x00400000 /* option http-ignore-probes: a connection without a
+				       * byte is closed silently (no 408, log, count) */
 #define PR_O_PREF_LAST     0x00080000 /* option prefer-last-server: a client connection that
 					* keeps a private server connection stays on its server */
 #define PR_O_ABRT_CLOSE    0x00040000 /* option abortonclose: a client that closes drops its
@@ -277,6 +279,8 @@ struct proxy {
 	/* per-stream log lines (log/log_strm.c): the log options and formats, owned; on a
 	 * frontend with loggers and a format, set at check time: the one test of stream_count */
 	struct px_log *strm_log;
+	bool log_hchk;            /* backend: option log-health-checks (defaults included), set
+				   * at check time (log_strm.c): each check result is logged */
 	struct px_log *log_conf;  /* what this section declared (log_strm.c), NULL if nothing */
 };
 

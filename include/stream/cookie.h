@@ -29,6 +29,11 @@ void cookie_process_request(struct stream *s);
  * header could not be written (a failed rewrite). */
 int cookie_process_response(struct stream *s);
 
+/* The persistence-cookie chars of %tsc (3rd: the request's cookie, 4th: what the
+ * response's became) into out[0..1], '-' for both without a "cookie" line or in its
+ * passive mode, as HAProxy 2.6. */
+void cookie_log_chars(const struct stream *s, char *out);
+
 /* Check time: proxies without "cookie" take their defaults section's. Returns the number
  * of errors (a server cookie without a "cookie" line is only HAProxy's warning). */
 int cookie_check_proxy(struct proxy *px);

@@ -170,6 +170,8 @@ struct stream {
 	uint8_t ck_state;         /* CK_* (stream/cookie.h) */
 	uint32_t ck_last;         /* the cookie's dates (maxidle/maxlife), seconds, 0: none; */
 	uint32_t ck_first;        /* set by cookie_process_request only when "cookie" is on */
+	uint8_t ck_rsp;           /* the response's cookie as %tsc's 4th char shows it (N P D I R
+				   * U), 0: not handled (cookie.c) */
 	const char *last_rule_file; /* the last verdict rule that ended a rule set (ACT_FL_VERDICT), */
 	int last_rule_line;       /* for last_rule_file/_line; NULL/0 when none did */
 	struct act_rule *tcp_next; /* tcp-request content: the rule to run again after a wait
@@ -187,6 +189,8 @@ struct stream {
 	uint8_t redisp;           /* redispatched to another server (%rc shows '+') */
 	uint8_t retries;          /* connection retries done (%rc) */
 	struct ist log_rline;     /* the request line kept for %r (in <rw>), or empty */
+	uint64_t log_id;          /* %rt + 1, numbered when the log hook first sees the stream
+				   * (log_vars.c), 0 until then */
 	uint16_t hdr_cap;         /* capacity of each table in <hdrs> */
 	char scratch[64];         /* X-Forwarded-For value and other small rewrites (not zeroed
 				   * at the stream's start: written before it is read) */

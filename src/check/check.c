@@ -16,6 +16,7 @@
 
 #include <backend/server.h>
 #include <base/atomic.h>
+#include <base/ev_report.h>
 #include <base/tinfo.h>
 #include <check/agent.h>
 #include <check/check.h>
@@ -25,6 +26,7 @@
 #include <check/tcpcheck.h>
 #include <event/loop.h>
 #include <proc/global-t.h>
+#include <log/log-t.h>
 #include <proxy/proxy.h>
 
 #define CHK_PH_IDLE 0
@@ -107,6 +109,22 @@ static bool chk_has_code(int res)
 	       res == CHK_R_PROCERR || res == CHK_R_PROCTOUT || res == CHK_R_PROCOK;
 }
 
+/* option log-health-checks: the result of a run that changed the health or the result's
+ * kind, at notice, in 2.6's wording ("status: N/M UP|DRAIN|DOWN" is where the health now
+ * stands on the way down or up). Loop thread of the check. */
+static void chk_log_result(const struct check *c, int res, bool ok, const char *why, int health)
+{
+	const struct server *s = c->srv;
+	bool up = health >= s->rise;
+	const char *st = !up ? "DOWN" : HA_ATOMIC_LOAD_RLX(&s->uweight) ? "UP" : "DRAIN";
+
+	ev_report(s->px, LOG_LVL_NOTICE, EV_OUT_WARNING,
+		  "Health check for %sserver %s/%s %s%s, reason: %s, status: %d/%d %s.",
+		  (s->flags & SRV_F_BACKUP) ? "backup " : "", s->px->id, s->id,
+		  res == CHK_R_L7OKC ? "conditionally " : "", ok ? "succeeded" : "failed", why,
+		  up ? health - s->rise + 1 : health, up ? s->fall : s->rise, st);
+}
+
 /* Ends the current run with <res>; <code> is the HTTP status (0 if none), <info> the
  * detail HAProxy prints after "info:" (NULL for none). Applies rise/fall, publishes the
  * result and a state change, and arms the next run. */
@@ -114,7 +132,7 @@ void chk_finish(struct check *c, int res, int code, const char *info)
 {
 	struct server *s = c->srv;
 	uint64_t now = now_ms();
-	int dur = (int)(now - c->start_ms), tr, health;
+	int dur = (int)(now - c->start_ms), tr, health, old_health, old_res;
 	bool ok = res == CHK_R_L4OK || res == CHK_R_L7OK || res == CHK_R_L7OKC ||
 		  res == CHK_R_L6OK || res == CHK_R_PROCOK;
 	static const char *const reasons[] = {
@@ -140,10 +158,11 @@ void chk_finish(struct check *c, int res, int code, const char *info)
 	c->phase = CHK_PH_IDLE;
 	if (!ok)
 		HA_ATOMIC_INC(&s->chk_fail);
+	old_res = HA_ATOMIC_LOAD_RLX(&s->check_status);
 	HA_ATOMIC_STORE_RLX(&s->check_status, res);
 	HA_ATOMIC_STORE_RLX(&s->check_code, code);
 	HA_ATOMIC_STORE_RLX(&s->check_duration, dur);
-	health = c->health;
+	health = old_health = c->health;
 	tr = chk_health_update(&health, s->rise, s->fall, ok);
 	HA_ATOMIC_STORE_RLX(&c->health, health); /* "show stat" reads it from another thread */
 	if ((code || c->ext || c->tcp) && chk_has_code(res))
@@ -151,6 +170,11 @@ void chk_finish(struct check *c, int res, int code, const char *info)
 	if (info)
 		snprintf(ibuf, sizeof(ibuf), ", info: \"%s\"", info);
 	snprintf(why, sizeof(why), "%s%s%s, check duration: %dms", reasons[res], cbuf, ibuf, dur);
+	if (unlikely(s->px->log_hchk)) {
+		if (res != old_res || health != old_health)
+			chk_log_result(c, res, ok, why, health);
+		why[0] = '\0'; /* the state change then goes without its reason (2.6) */
+	}
 	if (tr == CHK_T_DOWN)
 		srv_set_state(s, SRV_RS_DOWN, why, now);
 	else if (ok && c->health >= s->rise && agent_allows_up(s)) /* agent: check/agent.c */

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <base/atomic.h>
 #include <cfg/cfg.h>
 #include <conn/connection-t.h>
 #include <log/log.h>
@@ -36,6 +37,10 @@ static const char fmt_clf[] =
 	"%TR %Tw %Tc %Tr %Ta %tsc %ac %fc %bc %sc %rc %sq %bq %CC %CS %hrl %hsl";
 static const char fmt_tcp[] = "%ci:%cp [%t] %ft %b/%s %Tw/%Tc/%Tt %B %ts "
 			      "%ac/%fc/%bc/%sc/%rc %sq/%bq";
+
+/* a frontend with log targets and no format: one line per request (per stream in 2.6,
+ * created once its headers are in), at its start */
+static const char fmt_connect[] = "Connect from %ci:%cp to %fi:%fp (%f/HTTP)";
 
 static const char *const fmt_names[] = {
 	[PXL_FMT_NONE] = "no log format",    [PXL_FMT_HTTP] = "option httplog",
@@ -143,12 +148,6 @@ static int log_opt(struct cfg_ctx *ctx, int a, bool neg)
 	}
 	if (arg) {
 		cfg_alert(ctx, "'option %s' does not take any argument.", name);
-		return -1;
-	}
-	if (!strcmp(name, "log-health-checks")) {
-		cfg_alert(ctx,
-			  "'option log-health-checks' is not supported yet (the health-check log "
-			  "lines are not implemented yet)");
 		return -1;
 	}
 	for (size_t i = 0; i < sizeof(log_opt_bits) / sizeof(log_opt_bits[0]); i++) {
@@ -262,6 +261,27 @@ static int log_compile(struct proxy *px, struct logline_fmt *f, const char *str,
 
 static void log_strm_hook(struct stream *s, int ev);
 
+/* A frontend without a format logs "Connect from" when it has log targets (HTTP mode:
+ * TCP is refused for now). */
+static int log_connect_check(struct proxy *px)
+{
+	struct px_log *pl;
+
+	if (list_empty(&px->loggers) || px->mode != PR_MODE_HTTP)
+		return 0;
+	pl = log_conf_get(px);
+	if (!pl) {
+		ha_alert("out of memory.");
+		return 1;
+	}
+	if (log_compile(px, &pl->line, fmt_connect, px->file ? px->file : "", px->line))
+		return 1;
+	pl->connect_line = true;
+	px->strm_log = pl;
+	stream_log_hook = log_strm_hook;
+	return 0;
+}
+
 static int log_strm_check_px(struct proxy *px)
 {
 	const struct px_log *own = log_fmt_owner(px);
@@ -271,7 +291,7 @@ static int log_strm_check_px(struct proxy *px)
 	struct px_log *pl;
 
 	if (fmt == PXL_FMT_NONE)
-		return 0;
+		return log_connect_check(px);
 	if (px->mode != PR_MODE_HTTP && fmt != PXL_FMT_TCP && fmt != PXL_FMT_CUSTOM) {
 		ha_warning("parsing [%s:%d] : '%s' not usable with frontend '%s' (needs 'mode "
 			   "http'). Falling back to 'option tcplog'.",
@@ -309,9 +329,12 @@ int log_strm_check_all(void)
 {
 	int errs = 0;
 
-	for (struct proxy *px = proxies; px; px = px->next)
+	for (struct proxy *px = proxies; px; px = px->next) {
 		if (px->cap & PR_CAP_FE)
 			errs += log_strm_check_px(px);
+		if (px->cap & PR_CAP_BE)
+			px->log_hchk = (log_opts_of(px) & PXL_LOG_HCHK) != 0;
+	}
 	return errs;
 }
 
@@ -394,6 +417,14 @@ static void log_strm_hook(struct stream *s, int ev)
 	int level;
 	size_t len;
 
+	log_stream_number(s);
+	if (unlikely(pl->connect_line)) {
+		if (ev == STRM_LOG_EV_REQ) {
+			len = log_fmt_render(&pl->line, &ctx, log_buf, sizeof(log_buf));
+			log_send_px(s->fe, LOG_LVL_INFO, log_buf, len, sd);
+		}
+		return;
+	}
 	if (ev == STRM_LOG_EV_REQ) {
 		log_keep_reqline(s);
 		return;
@@ -414,6 +445,7 @@ static void log_strm_hook(struct stream *s, int ev)
 	if (s->log_level != STRM_LOG_UNSET)
 		level = s->log_level - 1;
 	log_rctx_set(s, !at_end);
+	log_rctx.lc = HA_ATOMIC_FETCH_ADD(&s->fe->strm_log->nb_lines, 1);
 	len = pl->fast_http ? log_httplog_render(&ctx, log_buf, sizeof(log_buf)) : SIZE_MAX;
 	if (len == SIZE_MAX)
 		len = log_fmt_render(&pl->line, &ctx, log_buf, sizeof(log_buf));

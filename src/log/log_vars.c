@@ -14,6 +14,7 @@
 #include <conn/connection-t.h>
 #include <conn/listener.h>
 #include <event/loop.h>
+#include <log/log_strm-t.h>
 #include <log/log_vars.h>
 #include <proxy/proxy-t.h>
 #include <sample/logfmt.h>
@@ -24,7 +25,7 @@
 
 _Thread_local struct log_rctx log_rctx;
 static _Thread_local struct log_rctx log_rctx_tmp;
-static uint64_t log_req_counter; /* %rt: lines that asked for it, all threads (atomic) */
+static uint64_t log_req_counter; /* %rt: streams numbered, all threads (atomic) */
 
 /* ---- render context ---- */
 
@@ -36,15 +37,32 @@ static uint64_t log_wall_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
+/* As HAProxy 2.6: a stream starts at the accept, or at the end of the previous request
+ * of its connection (%t); its request at its first byte (%tr), which is the stream's start
+ * again for a request that never completed; %Ti is the time between them. */
 static void log_rctx_fill(struct log_rctx *r, const struct stream *s, bool logasap)
 {
-	uint64_t now = now_ms();
-	uint64_t age = now >= s->req_start ? now - s->req_start : 0;
+	uint64_t now = now_ms(), wall = log_wall_ms();
+	uint64_t req = s->req_start, acc = s->front ? s->front->idle_start : req;
 
+	if (acc > req)
+		acc = req;
+	if (!s->t_hdrs)
+		req = acc;
 	r->strm = s;
 	r->end_ms = now;
-	r->accept_wall_ms = log_wall_ms() - age;
+	r->accept_ms = acc;
+	r->req_ms = req;
+	r->accept_wall_ms = wall - (now >= acc ? now - acc : 0);
+	r->req_wall_ms = wall - (now >= req ? now - req : 0);
 	r->logasap = logasap;
+	r->lc = s->fe && s->fe->strm_log ? HA_ATOMIC_LOAD_RLX(&s->fe->strm_log->nb_lines) : 0;
+}
+
+void log_stream_number(struct stream *s)
+{
+	if (!s->log_id)
+		s->log_id = HA_ATOMIC_FETCH_ADD(&log_req_counter, 1) + 1;
 }
 
 void log_rctx_set(const struct stream *s, bool logasap)
@@ -220,8 +238,9 @@ static const struct lv_date_cache *lv_date(time_t sec, bool gmt)
 }
 
 /* The stream's start as a date: <ms> appends ".mmm", <tz> the zone, in local time or GMT */
+/* <req>: the request's date (%tr...), else the stream's (%t...) */
 static int lv_date_tag(char *out, size_t outsz, const struct smp_ctx *ctx, bool gmt, bool ms,
-		       bool tz)
+		       bool tz, bool req)
 {
 	const struct lv_date_cache *c;
 	uint64_t w;
@@ -229,7 +248,7 @@ static int lv_date_tag(char *out, size_t outsz, const struct smp_ctx *ctx, bool 
 
 	if (!ctx->strm)
 		return 0;
-	w = lv_rctx(ctx->strm)->accept_wall_ms;
+	w = req ? lv_rctx(ctx->strm)->req_wall_ms : lv_rctx(ctx->strm)->accept_wall_ms;
 	c = lv_date((time_t)(w / 1000), gmt);
 	o = c->len;
 	if (outsz < o + 8)
@@ -252,16 +271,19 @@ static int lv_date_tag(char *out, size_t outsz, const struct smp_ctx *ctx, bool 
 }
 
 /* clang-format off */
-#define DATE_TAG(fn, gmt, ms, tz)                                                        \
+#define DATE_TAG(fn, gmt, ms, tz, req)                                                   \
 	static int fn(char *out, size_t outsz, const struct smp_ctx *ctx, unsigned flags) \
 	{                                                                                \
-		return lv_date_tag(out, outsz, ctx, gmt, ms, tz);                        \
+		return lv_date_tag(out, outsz, ctx, gmt, ms, tz, req);                   \
 	}
 /* clang-format on */
 
-DATE_TAG(lv_t, false, true, false)	/* %t %tr: local, with ms */
-DATE_TAG(lv_tgmt, true, false, true)	/* %T %trg: GMT with "+0000" */
-DATE_TAG(lv_tlocal, false, false, true) /* %Tl %trl: local with the zone */
+DATE_TAG(lv_t, false, true, false, true)	   /* %tr: local, with ms */
+DATE_TAG(lv_tgmt, true, false, true, true)	   /* %trg: GMT with "+0000" */
+DATE_TAG(lv_tlocal, false, false, true, true)	   /* %trl: local with the zone */
+DATE_TAG(lv_tacc, false, true, false, false)	   /* %t */
+DATE_TAG(lv_tacc_gmt, true, false, true, false)	   /* %T */
+DATE_TAG(lv_tacc_local, false, false, true, false) /* %Tl */
 
 static int lv_Ts(char *out, size_t outsz, const struct smp_ctx *ctx, unsigned flags)
 {
@@ -289,17 +311,20 @@ static int lv_ms(char *out, size_t outsz, const struct smp_ctx *ctx, unsigned fl
 
 /* ---- timers (ms, -1 when the step was not reached) ---- */
 
-enum lv_timer { LV_TR = 0, LV_TW, LV_TC, LV_TRSP, LV_TA, LV_TT, LV_TQ, LV_TH, LV_TI };
+enum lv_timer { LV_TR = 0, LV_TW, LV_TC, LV_TRSP, LV_TA, LV_TT, LV_TQ, LV_TH, LV_TI, LV_TU };
 
 static int64_t lv_timer(const struct stream *s, enum lv_timer t)
 {
 	const struct log_rctx *r = lv_rctx(s);
 	int64_t TR = s->t_hdrs ? (int64_t)(s->t_hdrs - s->req_start) : -1;
 
+	int64_t Ti = (int64_t)(r->req_ms - r->accept_ms);
+
 	switch (t) {
 	case LV_TR:
-	case LV_TQ: /* Th + Ti + TR: the handshake and idle times are 0 here */
 		return TR;
+	case LV_TQ: /* Th + Ti + TR (no handshake without TLS) */
+		return TR < 0 ? -1 : Ti + TR;
 	case LV_TW: /* 0 for a stream that went to a server without queueing */
 		if (s->t_queue && s->t_hdrs)
 			return (int64_t)(s->t_queue - s->t_hdrs);
@@ -311,9 +336,14 @@ static int64_t lv_timer(const struct stream *s, enum lv_timer t)
 	case LV_TRSP:
 		return s->t_rsp && s->t_conn ? (int64_t)(s->t_rsp - s->t_conn) : -1;
 	case LV_TA:
+		return (int64_t)(r->end_ms - r->req_ms);
 	case LV_TT:
-		return (int64_t)(r->end_ms - s->req_start);
-	default: /* Th, Ti */
+		return (int64_t)(r->end_ms - r->accept_ms);
+	case LV_TU: /* Tt without the idle time */
+		return (int64_t)(r->end_ms - r->req_ms);
+	case LV_TI:
+		return Ti;
+	default: /* Th: no handshake without TLS */
 		return 0;
 	}
 }
@@ -338,6 +368,7 @@ TIMER_TAG(lv_Tt, LV_TT, true)
 TIMER_TAG(lv_Tq, LV_TQ, false)
 TIMER_TAG(lv_Th, LV_TH, false)
 TIMER_TAG(lv_Ti, LV_TI, false)
+TIMER_TAG(lv_Tu, LV_TU, true)
 
 /* ---- bytes, counts ---- */
 
@@ -420,21 +451,24 @@ static int lv_rc(char *out, size_t outsz, const struct smp_ctx *ctx, unsigned fl
 	return s ? lv_num(out, outsz, flags, s->retries, s->redisp) : 0;
 }
 
-/* %rt: a request counter (HAProxy's numbers every request; here the lines that show it) */
+/* %rt: the stream's number (HAProxy's counts every stream of the process; here those of
+ * the frontends that log, or that show it elsewhere, from 0) */
 static int lv_rt(char *out, size_t outsz, const struct smp_ctx *ctx, unsigned flags)
 {
-	return lv_num(out, outsz, flags, (int64_t)HA_ATOMIC_FETCH_ADD(&log_req_counter, 1), false);
+	if (!ctx->strm)
+		return 0;
+	/* the stream is never const itself: only this view of it is */
+	log_stream_number((struct stream *)(uintptr_t)ctx->strm);
+	return lv_num(out, outsz, flags, (int64_t)(ctx->strm->log_id - 1), false);
 }
 
-/* %lc: the frontend's log counter; HAProxy 2.6 shows 0 for stream lines */
+/* %lc: the frontend's lines sent before this one */
 static int lv_lc(char *out, size_t outsz, const struct smp_ctx *ctx, unsigned flags)
 {
-	return lv_num(out, outsz, flags, 0, false);
+	return ctx->strm ? lv_num(out, outsz, flags, (int64_t)lv_rctx(ctx->strm)->lc, false) : 0;
 }
 
 /* ---- termination state ---- */
-
-static const char ck_req_chars[] = "NIDVEO"; /* CK_NONE..CK_OLD */
 
 static int lv_term(char *out, size_t outsz, const struct smp_ctx *ctx, bool cookies)
 {
@@ -448,13 +482,7 @@ static int lv_term(char *out, size_t outsz, const struct smp_ctx *ctx, bool cook
 	out[1] = s->term[0] ? s->term[1] : '-';
 	if (!cookies)
 		return 2;
-	if (s->be && s->be->ck) {
-		out[2] = s->ck_state < sizeof(ck_req_chars) - 1 ? ck_req_chars[s->ck_state] : '-';
-		/* 4th: the server got a cookie inserted (I) or none was set (N) */
-		out[3] = s->ck_state != CK_VALID && s->t_rsp && s->srv ? 'I' : 'N';
-	} else {
-		out[2] = out[3] = '-';
-	}
+	cookie_log_chars(s, out + 2);
 	return 4;
 }
 
@@ -999,12 +1027,12 @@ size_t log_httplog_render(const struct smp_ctx *ctx, char *out, size_t outsz)
 /* clang-format on */
 
 static const struct lf_tag lv_num_tags[] = {
-	RT("t", lv_t),	    RT("tr", lv_t),	     RT("T", lv_tgmt),
-	RT("trg", lv_tgmt), RT("Tl", lv_tlocal),     RT("trl", lv_tlocal),
+	RT("t", lv_tacc),   RT("tr", lv_t),	     RT("T", lv_tacc_gmt),
+	RT("trg", lv_tgmt), RT("Tl", lv_tacc_local), RT("trl", lv_tlocal),
 	RT("Ts", lv_Ts),    RT("ms", lv_ms),	     RT("TR", lv_TR),
 	RT("Tw", lv_Tw),    RT("Tc", lv_Tc),	     RT("Tr", lv_Tr),
 	RT("Ta", lv_Ta),    RT("Tt", lv_Tt),	     RT("Tq", lv_Tq),
-	RT("Th", lv_Th),    RT("Ti", lv_Ti),	     RT("Tu", lv_Tt),
+	RT("Th", lv_Th),    RT("Ti", lv_Ti),	     RT("Tu", lv_Tu),
 	RT("B", lv_B),	    RT("U", lv_U),	     RT("ts", lv_ts),
 	RT("tsc", lv_tsc),  RT("ac", lv_ac),	     RT("sc", lv_sc),
 	RT("rc", lv_rc),    RT("sq", lv_sq),	     RT("bq", lv_bq),

@@ -69,14 +69,32 @@ static void front_close(struct conn *c)
  * as an invalid request of the frontend, answered 400 or 408. */
 static void front_count_probe(struct conn *c)
 {
-	if (c->nb_req)
-		return; /* an idle keep-alive connection: nothing was expected */
 	if (unlikely(c->stk))
 		conn_sess_ops->probe(c);
 	CNT_INC(c->px->fe_cnt, cum_req);
 	freq_ctr_inc(&c->px->req_rate, now_ms());
 	CNT_INC(c->px->fe_cnt, failed_req);
 	CNT_INC(c->px->fe_cnt, rsp[4]);
+}
+
+/* A new connection closed or timed out before its first byte (<timeout>): as HAProxy
+ * does, a stream without a request answers it (nothing on a close, 408 on a timeout),
+ * counts it and, where the frontend logs, logs it ("CR"/"cR", "<BADREQ>"). Its dates and
+ * timers start at the accept (the stream sees an empty buffer). */
+static void front_probe_stream(struct conn *c, bool timeout)
+{
+	if (c->px->options & PR_O_IGN_PROBES) {
+		front_close(c); /* option http-ignore-probes */
+		return;
+	}
+	front_set_busy(c, FC_STREAM);
+	if (stream_ops->start(c) < 0) {
+		front_count_probe(c);
+		front_close(c);
+		return;
+	}
+	if (timeout && c->front_state == FC_STREAM && c->strm)
+		stream_ops->timeout(c->strm, c);
 }
 
 /* Idle keep-alive (or new) connection: wait for the first request byte. */
@@ -89,8 +107,14 @@ static void front_idle_process(struct conn *c)
 		return;
 	}
 	if (c->flags & (CO_FL_RD_EOF | CO_FL_ERROR)) {
-		front_count_probe(c);
-		front_close(c);
+		if (c->nb_req) /* an idle keep-alive connection: nothing was expected */
+			front_close(c);
+		else if (unlikely(c->px->strm_log != NULL || (c->px->options & PR_O_IGN_PROBES)))
+			front_probe_stream(c, false);
+		else {
+			front_count_probe(c);
+			front_close(c);
+		}
 	}
 }
 
@@ -147,8 +171,10 @@ static void front_timeout(struct timer *t)
 		stream_ops->timeout(c->strm, c);
 		return;
 	}
-	if (c->front_state == FC_IDLE)
-		front_count_probe(c);
+	if (c->front_state == FC_IDLE && !c->nb_req) {
+		front_probe_stream(c, true); /* 408 */
+		return;
+	}
 	front_close(c); /* idle keep-alive, or drain period over */
 }
 
@@ -180,6 +206,7 @@ int h1_front_accept(struct listener *li, int fd, const struct sockaddr_storage *
 	c->px = li->bind->px;
 	c->peer = *peer;
 	c->last_act = now_ms(); /* its first request is on its way */
+	c->idle_start = c->last_act;
 	front_set_idle(c);
 	c->tl.process = front_tasklet;
 	timer_set(&c->tmr, front_idle_deadline(c));
@@ -198,6 +225,7 @@ void h1_front_end_stream(struct conn *c, bool keep_alive)
 		return;
 	}
 	front_set_idle(c);
+	c->idle_start = now_ms();
 	b_release_if_empty(&c->ibuf);
 	timer_set(&c->tmr, front_idle_deadline(c));
 	if (c->ibuf.data || (c->flags & (CO_FL_CAN_RECV | CO_FL_RD_EOF)))

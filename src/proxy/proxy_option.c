@@ -87,6 +87,11 @@ static int pxopt_idle_close(struct cfg_ctx *ctx, int a, bool neg)
 	return pxopt_bool(ctx, a, neg, PR_O_IDLE_CLOSE_RSP);
 }
 
+static int pxopt_ign_probes(struct cfg_ctx *ctx, int a, bool neg)
+{
+	return pxopt_bool(ctx, a, neg, PR_O_IGN_PROBES);
+}
+
 static int pxopt_clitcpka(struct cfg_ctx *ctx, int a, bool neg)
 {
 	return pxopt_bool(ctx, a, neg, PR_O_CLITCPKA);
@@ -367,6 +372,7 @@ static const struct pxopt pxopts[] = {
 	{ "http-buffer-request", FEBE, pxopt_buf_req },
 	{ "http-no-delay", FEBE, pxopt_no_delay },
 	{ "idle-close-on-response", PR_CAP_FE, pxopt_idle_close },
+	{ "http-ignore-probes", PR_CAP_FE, pxopt_ign_probes },
 	{ "http-use-htx", FEBE, pxopt_htx },
 	{ "httplog", FEBE, pxopt_logging },
 	{ "httpslog", FEBE, pxopt_logging },
@@ -390,7 +396,6 @@ static const char *const pxopt_later[][2] = {
 	{ "disable-h2-upgrade", "HTTP/2 is not implemented yet" },
 	{ "h1-case-adjust-bogus-client", "header case adjustment is not implemented yet" },
 	{ "h1-case-adjust-bogus-server", "header case adjustment is not implemented yet" },
-	{ "http-ignore-probes", "http-ignore-probes needs logging, which is not implemented yet" },
 	{ "http-restrict-req-hdr-names", "header name restrictions are not implemented yet" },
 	{ "http_proxy", "the HTTP forward-proxy mode is not implemented yet" },
 	{ "http-tunnel", "removed in HAProxy 2.1; use 'option http-keep-alive'" },

@@ -394,7 +394,8 @@ void cookie_process_request(struct stream *s)
 			continue;
 		tilde = ck->mode == CK_M_PREFIX ? memchr(val.ptr, '~', val.len) : NULL;
 		if (ck->mode == CK_M_PREFIX)
-			id = tilde ? ist2(val.ptr, (size_t)(tilde - val.ptr)) : ist2(val.ptr, 0);
+			/* without '~' the whole value names the server (2.6) */
+			id = tilde ? ist2(val.ptr, (size_t)(tilde - val.ptr)) : val;
 		else
 			id = ck_dates(s, ck, val);
 		srv = id.len ? ck_server(s->be, id) : NULL;
@@ -504,16 +505,20 @@ int cookie_process_response(struct stream *s)
 			continue; /* Set-Cookie holds one cookie, first */
 		own = true;
 		if (ck->mode == CK_M_INSERT) {
+			s->ck_rsp = (ck->opts & CK_O_PRESERVE) ? 'P' : 'D';
 			if (!(ck->opts & CK_O_PRESERVE))
 				h->skip = 1;
 			continue;
 		}
 		if (drop) {
+			s->ck_rsp = 'D';
 			h->skip = 1;
 			continue;
 		}
+		s->ck_rsp = 'P';
 		if (!srv->cookie || ck->mode == CK_M_PASSIVE)
 			continue;
+		s->ck_rsp = 'R';
 		rwb_begin(&b, s);
 		rwb_put(&b, ist2(h->v.ptr, (size_t)(val.ptr - h->v.ptr)));
 		rwb_put(&b, ist_str(srv->cookie));
@@ -541,10 +546,24 @@ int cookie_process_response(struct stream *s)
 	rwb_put(&b, ist_str(ck->attrs));
 	if (!rwb_end(&b, s, &v) || http_hdr_add(s, m, IST("set-cookie"), v) < 0)
 		return -1;
+	s->ck_rsp = valid ? 'U' : 'I'; /* a valid one is only sent again to update its dates */
 	if ((ck->opts & CK_O_NOCACHE) && ck_rsp_cacheable(m) &&
 	    http_hdr_add(s, m, IST("cache-control"), IST("private")) < 0)
 		return -1;
 	return 0;
+}
+
+void cookie_log_chars(const struct stream *s, char *out)
+{
+	static const char req_chars[] = "NIDVEO"; /* CK_NONE..CK_OLD */
+	const struct px_cookie *ck = s->be ? s->be->ck : NULL;
+
+	if (!ck || ck->mode == CK_M_PASSIVE) {
+		out[0] = out[1] = '-';
+		return;
+	}
+	out[0] = s->ck_state < sizeof(req_chars) - 1 ? req_chars[s->ck_state] : '-';
+	out[1] = s->ck_rsp ? (char)s->ck_rsp : 'N';
 }
 
 /* dynamic-cookie-key KEY (defaults, backend, listen) */

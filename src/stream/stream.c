@@ -1184,7 +1184,8 @@ static int stream_start(struct conn *front)
 	s->req.max_hdr = global.tune_maxhdr;
 	s->rsp.hdr = s->hdrs + stream_hdr_cap;
 	s->rsp.max_hdr = global.tune_maxhdr;
-	s->req_start = now_ms();
+	/* an empty buffer: a connection closed or timed out without a byte (h1_front) */
+	s->req_start = likely(front->ibuf.data) ? now_ms() : front->idle_start;
 	s->tid = (uint16_t)tid;
 	s->tmr.cb = stream_tmr_cb;
 	s->wake.fn = stream_wake_cb;

@@ -5,8 +5,11 @@ custom `log-format` (field by field, times and ports masked), the termination st
 (normal, client abort, server timeout, server close, 503 without server, connection refused,
 queue timeout, deny, redirect, return, bad request), `dontlognull`, `dontlog-normal`,
 `log-separate-errors` (the PRI), `logasap` ('+' before %Ta and %B), `set-log-level`
-(silent and err), captures, unique-id, %Tr in a header, and the config warnings HAProxy
-prints about log formats. Expectations were taken from Debian's /usr/sbin/haproxy 2.6 on the
+(silent and err), captures, unique-id, %Tr in a header, connections closed or timed out
+before a request (CR/cR <BADREQ>, dontlognull, http-ignore-probes), "Connect from" without
+a format, option log-health-checks, the idle/request timers and dates on kept-alive
+connections, %rt and %lc, the cookie states of %tsc, and the config warnings HAProxy prints
+about log formats. Expectations were taken from Debian's /usr/sbin/haproxy 2.6 on the
 same configs (HAPROXY_BIN=/usr/sbin/haproxy runs them against it).
 """
 
@@ -271,6 +274,235 @@ def test_dontlognull(proxy, backend, sink):
     no_line(sink)
     request(port)
     assert "GET /p" in one_line(sink)[1]
+
+
+
+# -- connections without a request (HAProxy 2.6 logs them) ----------------------------------
+
+def probe_cfg(sink, port, backend, fe=()):
+    return cfg(sink, port, fe=["option httplog", "no option dontlognull",
+                               "timeout http-request 500ms"] + list(fe),
+               servers=[("s1", backend.port, "")])
+
+
+def close_with(port, data):
+    """Connects, sends data (maybe nothing) and closes at once."""
+    with socket.create_connection(("127.0.0.1", port), timeout=3) as c:
+        c.sendall(data)
+
+
+def drain(sink):
+    """The start-up probe of the fixture is logged too: read it away."""
+    sink.read(5, 0.5)
+
+
+def test_closed_without_request(proxy, backend, sink):
+    """Closed without a byte, or in the middle of the headers: 400 CR-- <BADREQ>."""
+    port = free_port()
+    proxy(probe_cfg(sink, port, backend), ports=[port])
+    drain(sink)
+    for data in (b"", b"GET / HT"):
+        close_with(port, data)
+        f = fields(one_line(sink)[1])
+        assert (f[0], f[1], f[2], f[3], f[4]) == ("fe/<NOSRV>", "-1/-1/-1/-1/0", "400", "CR--",
+                                                  '"<BADREQ>"'), (data, f)
+
+
+def test_timeout_without_request(proxy, backend, sink):
+    """timeout http-request without a byte, or with part of the headers: 408 cR--, %Ta from
+    the accept."""
+    port = free_port()
+    proxy(probe_cfg(sink, port, backend), ports=[port])
+    drain(sink)
+    for data in (b"", b"GET / HT"):
+        out = request(port, raw=data)
+        assert out.startswith(b"HTTP/1.1 408 "), (data, out)
+        f = fields(one_line(sink)[1])
+        assert (f[0], f[2], f[3], f[4]) == ("fe/<NOSRV>", "408", "cR--", '"<BADREQ>"'), f
+        t = f[1].split("/")
+        assert t[:4] == ["-1"] * 4 and 450 <= int(t[4]) <= 900, f
+
+
+def test_keepalive_close_not_logged(proxy, backend, sink):
+    """A kept-alive connection closed (or timed out) between two requests: nothing."""
+    port = free_port()
+    proxy(probe_cfg(sink, port, backend), ports=[port])
+    drain(sink)
+    with socket.create_connection(("127.0.0.1", port), timeout=3) as c:
+        c.sendall(b"GET /p HTTP/1.1\r\nHost: h\r\n\r\n")
+        c.recv(65536)
+        assert "GET /p" in one_line(sink)[1]
+        time.sleep(0.8)  # past timeout http-request (the keep-alive timeout)
+        rest = b""
+        for _ in range(20):
+            d = c.recv(65536)
+            if not d:
+                break
+            rest += d
+        assert b"408" not in rest and not d, rest
+    no_line(sink)
+
+
+def test_dontlognull_empty_only(proxy, backend, sink):
+    """dontlognull drops the connections without a byte (closed or timed out, the 408 is
+    still sent), not those with part of a request."""
+    port = free_port()
+    proxy(probe_cfg(sink, port, backend, fe=["option dontlognull"]), ports=[port])
+    close_with(port, b"")
+    assert request(port, raw=b"").startswith(b"HTTP/1.1 408 ")
+    no_line(sink)
+    close_with(port, b"GET / HT")
+    f = fields(one_line(sink)[1])
+    assert (f[2], f[3]) == ("400", "CR--"), f
+
+
+
+
+def test_http_ignore_probes(proxy, backend, sink):
+    """option http-ignore-probes: without a byte, closed or timed out, no 408 and no line;
+    part of a request is still logged."""
+    port = free_port()
+    proxy(probe_cfg(sink, port, backend, fe=["option http-ignore-probes"]), ports=[port])
+    close_with(port, b"")
+    assert request(port, raw=b"") == b""
+    no_line(sink)
+    close_with(port, b"GET / HT")
+    f = fields(one_line(sink)[1])
+    assert (f[2], f[3]) == ("400", "CR--"), f
+
+
+# -- a frontend without a log format --------------------------------------------------------
+
+def test_connect_from(proxy, backend, sink):
+    """No format, log targets: "Connect from" at info, once per request (keep-alive
+    included), none for a connection without a request or with an invalid one."""
+    port = free_port()
+    proxy(cfg(sink, port, fe=["no option dontlognull"], servers=[("s1", backend.port, "")]),
+          ports=[port])
+    no_line(sink, 0.5)  # the start-up probe sent no request
+    with socket.create_connection(("127.0.0.1", port), timeout=3) as c:
+        for _ in range(2):
+            c.sendall(b"GET /p HTTP/1.1\r\nHost: h\r\n\r\n")
+            time.sleep(0.2)
+            c.recv(65536)
+        cport = c.getsockname()[1]
+    got = sink.read(3, 1.5)
+    want = "Connect from 127.0.0.1:%d to 127.0.0.1:%d (fe/HTTP)" % (cport, port)
+    assert got == [(134, want), (134, want)], got
+    request(port, raw=b"GARBAGE\r\n\r\n")
+    no_line(sink)
+
+
+
+# -- option log-health-checks ---------------------------------------------------------------
+
+def test_log_health_checks(proxy, backend, sink):
+    """Each check result that moves the health (or changes kind) at notice, 2.6's wording;
+    the DOWN line after it carries no reason. A steady result is logged once."""
+    port, dead = free_port(), free_port()
+    proxy(cfg(sink, port, be=["option log-health-checks"],
+              servers=[("s1", backend.port, "check inter 200 rise 2 fall 2"),
+                       ("s2", dead, "check inter 200 rise 2 fall 2")]), ports=[port])
+    got = [(p, re.sub(r"duration: \d+ms", "duration: Nms", t)) for p, t in sink.read(8, 1.5)]
+    assert (133, "Health check for server be/s1 succeeded, reason: Layer4 check passed, check "
+            "duration: Nms, status: 2/2 UP.") in got, got
+    assert (133, 'Health check for server be/s2 failed, reason: Layer4 connection problem, '
+            'info: "Connection refused", check duration: Nms, status: 0/2 DOWN.') in got, got
+    assert (129, "Server be/s2 is DOWN. 1 active and 0 backup servers left. 0 sessions active, "
+            "0 requeued, 0 remaining in queue.") in got, got
+    assert len([t for _, t in got if t.startswith("Health check")]) == 2, got
+
+
+def test_without_log_health_checks(proxy, backend, sink):
+    """Without the option only the state change, with its reason."""
+    port, dead = free_port(), free_port()
+    proxy(cfg(sink, port, servers=[("s2", dead, "check inter 200 rise 2 fall 2")]), ports=[port])
+    got = [t for _, t in sink.read(4, 1.0)]
+    assert any(t.startswith("Server be/s2 is DOWN, reason: Layer4 connection problem") for t in got), got
+    assert not [t for t in got if t.startswith("Health check")], got
+
+
+
+# -- timers, counters and cookie states as 2.6 computes them --------------------------------
+
+TIMERS = ('log-format "%t|%tr|%Ts|%Th|%Ti|%TR|%Tq|%Ta|%Tt|%Tu|%rt|%lc|%ST|%tsc|%r"')
+
+
+def parse_dated(line):
+    """The fields of TIMERS; dates turned into ms (local time, same day)."""
+    f = line.split("|")
+
+    def ms(d):
+        h, m, sec = d.split(":")[1:4]
+        return ((int(h) * 60 + int(m)) * 60 + float(sec)) * 1000
+    return [ms(f[0]), ms(f[1])] + f[2:]
+
+
+def test_keepalive_timers(proxy, backend, sink):
+    """%Ti: idle time before the request (from the accept, then from the previous request's
+    end), %TR from its first byte, %Tq = %Th + %Ti + %TR, %Ta from %tr, %Tt from %t;
+    %rt numbers the streams and %lc the lines, from 0."""
+    port = free_port()
+    proxy(cfg(sink, port, fe=[TIMERS], servers=[("s1", backend.port, "")]), ports=[port])
+    with socket.create_connection(("127.0.0.1", port), timeout=3) as c:
+        for path in (b"/a", b"/b"):
+            time.sleep(0.3)
+            c.sendall(b"GET " + path + b" HT")
+            time.sleep(0.2)
+            c.sendall(b"TP/1.1\r\nHost: h\r\n\r\n")
+            time.sleep(0.1)
+            c.recv(65536)
+    lines = [parse_dated(t) for _, t in sink.read(2, 3.0)]
+    assert len(lines) == 2, lines
+    # the fixture's start-up probe made a stream (numbered) but no line (dontlognull)
+    rt0 = int(lines[0][10])
+    for i, (t, tr, Ts, Th, Ti, TR, Tq, Ta, Tt, Tu, rt, lc, st, tsc, r) in enumerate(lines):
+        Ti, TR, Tq, Ta, Tt, Tu = map(int, (Ti, TR, Tq, Ta, Tt, Tu))
+        assert (Th, int(rt), lc, st, tsc) == ("0", rt0 + i, str(i), "200", "----"), lines[i]
+        assert 250 <= Ti <= 450 and 150 <= TR <= 350, lines[i]
+        assert Tq == Ti + TR and Tt - Ta in (Ti - 1, Ti, Ti + 1) and Tu == Ta, lines[i]
+        assert abs(tr - t - Ti) <= 2, lines[i]
+
+
+def test_failed_request_timers(proxy, backend, sink):
+    """A request that never completed: %tr is %t, %Ti 0, %TR and %Tq -1, %Ta = %Tt."""
+    port = free_port()
+    proxy(cfg(sink, port, fe=[TIMERS, "timeout http-request 400ms"],
+              servers=[("s1", backend.port, "")]), ports=[port])
+    request(port, raw=b"GET / HT")
+    t, tr, _, Th, Ti, TR, Tq, Ta, Tt, Tu, rt, lc, st, tsc, r = parse_dated(one_line(sink)[1])
+    assert (t, Th, Ti, TR, Tq, st, tsc, r) == (tr, "0", "0", "-1", "-1", "408", "cR--",
+                                               "<BADREQ>"), (t, tr, Ti, TR, Tq)
+    assert Ta == Tt == Tu and 350 <= int(Ta) <= 800, (Ta, Tt)
+
+
+CK_CASES = [  # (cookie line, request cookie, server sets one) -> %tsc (2.6)
+    ("insert", "", False, "--NI"), ("insert", "", True, "--NI"),
+    ("insert", "s1", False, "--VN"), ("insert", "s1", True, "--VD"),
+    ("insert", "zz", True, "--II"),
+    ("insert preserve", "", True, "--NP"), ("insert preserve", "s1", True, "--VP"),
+    ("insert maxidle 1h", "s1", False, "--VU"),
+    ("rewrite", "", False, "--NN"), ("rewrite", "", True, "--NR"),
+    ("rewrite", "s1", True, "--VR"), ("prefix", "s1", False, "--VN"),
+    ("prefix", "zz", True, "--IR"), ("", "s1", True, "----"),
+]
+
+
+@pytest.mark.parametrize("mode", sorted({c[0] for c in CK_CASES}))
+def test_tsc_cookie_states(proxy, backend, sink, mode):
+    port = free_port()
+    # (2.6 logs a second, cookie-less "----" line with a format as short as "%tsc %r")
+    proxy(cfg(sink, port, fe=['log-format "%tsc %b/%s %ST %rt %Ta %ci:%cp %r"'],
+              be=["cookie SRV " + mode], servers=[("s1", backend.port, "cookie s1")]), ports=[port])
+    for m, ck, srv_sets, want in CK_CASES:
+        if m != mode:
+            continue
+        path = "/p?hdr=Set-Cookie:SRV=abc" if srv_sets else "/p"
+        hdr = "Cookie: SRV=%s\r\n" % ck if ck else ""
+        request(port, raw=("GET %s HTTP/1.1\r\nHost: h\r\n%sConnection: close\r\n\r\n"
+                           % (path, hdr)).encode())
+        line = one_line(sink)[1]
+        assert line.split(" ")[0] == want, (mode, ck, srv_sets, line)
 
 
 def test_dontlog_normal_and_separate_errors(proxy, backend, sink):

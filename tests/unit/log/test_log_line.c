@@ -30,7 +30,9 @@ static void reset(void)
 	strm.req_start = 1000;
 	log_rctx.strm = &strm;
 	log_rctx.end_ms = 1020;
-	log_rctx.accept_wall_ms = 0;
+	log_rctx.accept_ms = log_rctx.req_ms = 1000;
+	log_rctx.accept_wall_ms = log_rctx.req_wall_ms = 0;
+	log_rctx.lc = 0;
 	log_rctx.logasap = false;
 }
 
@@ -67,6 +69,17 @@ TEST(log_line_timers)
 	log_rctx.logasap = true;
 	front.bytes_out = 123;
 	LINE_IS("%Ta %Tt %B %TR", "+20 +20 +123 2");
+}
+
+/* A kept-alive connection idle for 300 ms before the request (2.6's %Ti, %Tq, %Tt, %Tu) */
+TEST(log_line_idle_timers)
+{
+	reset();
+	log_rctx.accept_ms = 700;
+	strm.t_hdrs = 1002;
+	LINE_IS("%Th %Ti %TR %Tq %Ta %Tt %Tu", "0 300 2 302 20 320 20");
+	log_rctx.lc = 7;
+	LINE_IS("%lc", "7");
 }
 
 TEST(log_line_fields)
@@ -112,7 +125,8 @@ TEST(log_line_dates)
 {
 	reset();
 	log_rctx.accept_wall_ms = 86400 * 1000ULL + 61 * 1000 + 7;
-	LINE_IS("%Ts %ms %{+X}Ts %trg", "86461 007 151BD 02/Jan/1970:00:01:01 +0000");
+	log_rctx.req_wall_ms = log_rctx.accept_wall_ms + 2000; /* %tr: 2 s later */
+	LINE_IS("%Ts %ms %{+X}Ts %trg", "86461 007 151BD 02/Jan/1970:00:01:03 +0000");
 	LINE_IS("%T", "02/Jan/1970:00:01:01 +0000");
 }
 
