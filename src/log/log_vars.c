@@ -826,7 +826,7 @@ static int lv_CS(char *out, size_t outsz, const struct smp_ctx *ctx, unsigned fl
 /* ---- the default httplog line, written directly ---- */
 
 /* Writes <v> as a number, '-' before a negative one ('+' first when <plus>). */
-static char *hl_num(char *p, int64_t v, bool plus)
+static inline __attribute__((always_inline)) char *hl_num(char *p, int64_t v, bool plus)
 {
 	if (plus)
 		*p++ = '+';
