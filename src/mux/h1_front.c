@@ -194,13 +194,17 @@ int h1_front_accept(struct listener *li, int fd, const struct sockaddr_storage *
 {
 	struct conn *c;
 
-	/* No TCP_NODELAY on client sockets (HAProxy sets none either): every response leaves
-	 * in one writev, so Nagle does not delay it, while with NODELAY a client reading
-	 * through a small window makes the kernel dribble a large send queue out in tiny
-	 * segments, slowly enough to hit "timeout client". */
+	/* TCP_NODELAY on client sockets, as HAProxy 2.6 sets it: a response whose body
+	 * arrives from the server after its headers leaves in two sends, and with Nagle the
+	 * second waited for the client's delayed ACK (40 ms per such response). */
 	c = conn_new(fd, front_iocb, front_timeout);
 	if (!c)
 		return -1;
+	if (peer->ss_family != AF_UNIX) {
+		int one = 1;
+
+		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	}
 	c->flags |= CO_FL_CAN_SEND;
 	c->li = li;
 	c->px = li->bind->px;
