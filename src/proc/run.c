@@ -35,22 +35,22 @@
 #include <stats/counters.h>
 #include <thread/thread-t.h>
 
-static struct fd_handler sig_handler; /* thread 0 only */
-static struct timer hard_stop_timer;  /* thread 0 only */
-static struct timer grace_timer;      /* thread 0 only */
+static struct fd_handler sig_handler;     /* thread 0 only */
+static struct timer hard_stop_timer;      /* thread 0 only */
+static struct timer grace_timer;          /* thread 0 only */
 static pthread_barrier_t start_barrier;
 static void (*ready_cb)(void);
-static int start_failed;	/* a thread could not start its loop (atomic) */
-static int threads_listening;	/* threads still polling listeners (atomic) */
-static int soft_stop_requested; /* atomic */
-static int threads_running;	/* threads still in their loop (atomic) */
-int runtime_stop_signal;	/* SIGTERM/SIGINT that stopped the loops, or 0 */
-static bool listeners_paused;	/* SIGTTOU state, written by thread 0 (atomic) */
+static int start_failed;                  /* a thread could not start its loop (atomic) */
+static int threads_listening;             /* threads still polling listeners (atomic) */
+static int soft_stop_requested;           /* atomic */
+static int threads_running;               /* threads still in their loop (atomic) */
+int runtime_stop_signal;                  /* SIGTERM/SIGINT that stopped the loops, or 0 */
+static bool listeners_paused;             /* SIGTTOU state, written by thread 0 (atomic) */
 
 /* Stop requests, one per thread, run by the target thread. */
 static struct inbox_item stop_items[MAX_THREADS];
 static struct inbox_item soft_items[MAX_THREADS];
-static struct inbox_item pause_items[MAX_THREADS]; /* SIGTTOU/SIGTTIN, by thread 0 */
+static struct inbox_item pause_items[MAX_THREADS];  /* SIGTTOU/SIGTTIN, by thread 0 */
 
 static int nb_threads(void)
 {
