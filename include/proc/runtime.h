@@ -33,4 +33,7 @@ void listeners_resume_all(void);
  */
 int runtime_run(void (*ready)(void));
 
+/* The signal (SIGTERM or SIGINT) that stopped runtime_run(), 0 for any other end. */
+extern int runtime_stop_signal;
+
 #endif

@@ -427,6 +427,18 @@ static int main_start(void)
 		goto out_pidfile;
 	ret = runtime_run(main_ready);
 	pidfile_remove();
+	/* a worker stopped by the master's SIGTERM/SIGINT ends by that signal, as 2.6's
+	 * workers do: the master reports "exited with code 143 (Terminated)" */
+	if (mworker_mode && runtime_stop_signal && !ret) {
+		sigset_t set;
+
+		fflush(NULL);
+		signal(runtime_stop_signal, SIG_DFL);
+		sigemptyset(&set);
+		sigaddset(&set, runtime_stop_signal);
+		sigprocmask(SIG_UNBLOCK, &set, NULL);
+		raise(runtime_stop_signal);
+	}
 	return ret;
 
 out_pidfile:

@@ -237,7 +237,7 @@ static void mw_reap(void)
 			continue; /* not a worker */
 		}
 		if (kids[i].current) {
-			if (code == 0 || mw_stopping)
+			if (code == 0)
 				ha_warning("Current worker (%d) exited with code %d (%s)\n",
 					   (int)pid, code, what);
 			else

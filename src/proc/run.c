@@ -44,6 +44,7 @@ static int start_failed;                  /* a thread could not start its loop (
 static int threads_listening;             /* threads still polling listeners (atomic) */
 static int soft_stop_requested;           /* atomic */
 static int threads_running;               /* threads still in their loop (atomic) */
+int runtime_stop_signal;                  /* SIGTERM/SIGINT that stopped the loops, or 0 */
 static bool listeners_paused;             /* SIGTTOU state, written by thread 0 (atomic) */
 
 /* Stop requests, one per thread, run by the target thread. */
@@ -175,6 +176,7 @@ static void sig_iocb(struct fd_handler *h, uint32_t events)
 		switch (si.ssi_signo) {
 		case SIGTERM:
 		case SIGINT:
+			HA_ATOMIC_STORE(&runtime_stop_signal, (int)si.ssi_signo);
 			broadcast(stop_items, stop_item_run);
 			break;
 		case SIGUSR1:

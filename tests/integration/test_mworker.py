@@ -223,9 +223,16 @@ def test_mworker_reload_failed_reload_and_stop(tmp_path, port):
         # the master image has settled (HAProxy: its handlers are set after the log line)
         assert wait_for(lambda: m.stderr().count("Loading success.") == 3)
         time.sleep(0.3)
+        assert wait_for(lambda: len(children(m.pid)) == 1)
+        w3 = children(m.pid)
         os.kill(m.pid, signal.SIGTERM)
         assert m.p.wait(timeout=10) == 0
-        assert "Exiting Master process..." in m.stderr()
+        err = m.stderr()
+        assert "Exiting Master process..." in err
+        # the worker ends by the master's SIGTERM, as 2.6 reports it
+        assert "[ALERT]    (%d) : Current worker (%d) exited with code 143 (Terminated)" % (
+            m.pid, w3[0]) in err, err
+        assert "All workers exited. Exiting... (0)" in err
         assert not children(m.pid)
     finally:
         m.stop()
