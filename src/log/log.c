@@ -161,6 +161,16 @@ static char *log_iso_date(char *p, const struct log_thr *lt, long usec)
 	return p + 6;
 }
 
+/* Copies at most <max> bytes of <s> to <p> followed by <sep>; returns the end. */
+static char *log_put_word(char *p, const char *s, size_t max, char sep)
+{
+	size_t n = strnlen(s, max);
+
+	memcpy(p, s, n);
+	p[n] = sep;
+	return p + n + 1;
+}
+
 static const char *log_hostname(void)
 {
 	return global_log_host ? global_log_host : "";
@@ -176,7 +186,6 @@ static size_t log_header(const struct logger *lg, int level, const char *tag, st
 	int pri = lg->facility * 8 + level;
 	char *p = hdr, *end = hdr + LOG_HDR_MAX;
 	const char *host = NULL;
-	size_t n;
 
 	if (lg->fmt != LOG_FMT_RAW && lg->fmt != LOG_FMT_ISO) {
 		*p++ = '<';
@@ -196,16 +205,9 @@ static size_t log_header(const struct logger *lg, int level, const char *tag, st
 		 * "rfc3164" always does, "localhost" when none is set (as HAProxy 2.6) */
 		if (lg->fmt == LOG_FMT_RFC3164 && (global_log_hostname || lg->explicit_fmt))
 			host = global_log_hostname ? log_hostname() : "localhost";
-		if (host && *host) {
-			n = strnlen(host, 255);
-			memcpy(p, host, n);
-			p += n;
-			*p++ = ' ';
-		}
-		n = strnlen(tag, 255);
-		memcpy(p, tag, n);
-		p += n;
-		*p++ = '[';
+		if (host && *host)
+			p = log_put_word(p, host, 255, ' ');
+		p = log_put_word(p, tag, 255, '[');
 		p = log_utoa(p, (unsigned long)log_getpid());
 		memcpy(p, "]: ", 3);
 		p += 3;
@@ -217,14 +219,8 @@ static size_t log_header(const struct logger *lg, int level, const char *tag, st
 		p = log_iso_date(p, lt, ts->tv_nsec / 1000);
 		*p++ = ' ';
 		host = global_log_hostname && *log_hostname() ? log_hostname() : "-";
-		n = strnlen(host, 255);
-		memcpy(p, host, n);
-		p += n;
-		*p++ = ' ';
-		n = strnlen(tag, 48);
-		memcpy(p, tag, n);
-		p += n;
-		*p++ = ' ';
+		p = log_put_word(p, host, 255, ' ');
+		p = log_put_word(p, tag, 48, ' ');
 		p = log_utoa(p, (unsigned long)log_getpid());
 		memcpy(p, " - ", 3);
 		p += 3;
