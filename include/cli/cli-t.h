@@ -19,6 +19,8 @@
 /* Handler results. */
 #define CLI_DONE 0                /* the command has written all of its output */
 #define CLI_MORE 1                /* the output buffer is full: call again with <st>, <p>, <n> */
+#define CLI_YIELD 2               /* waiting (for other threads): call again on the next loop
+				   * turn, whatever room the output buffer has */
 
 /* Flags a handler sets in cli_ctx.flags to act on its session. */
 #define CLI_CTX_F_QUIT   0x0001   /* close the session now, without a trailer */
@@ -36,6 +38,10 @@ struct cli_ctx {
 	/* seamless reload (conn/listener_fds) */
 	int fd;                   /* the session's socket when its "stats socket" has
 				   * "expose-fd listeners", else -1 */
+	/* "<<" payload: the lines after the command up to an empty line, each ending in LF;
+	 * NULL when the command has none. NUL-terminated. */
+	char *payload;
+	size_t payload_len;
 };
 
 /* One command. <usage> and <help> form its line of "help" ("  %-40s: %s"); a NULL usage

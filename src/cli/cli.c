@@ -38,6 +38,7 @@ struct cli_sess {
 	struct fd_handler h;
 	struct timer tmr;         /* "stats timeout": idle deadline */
 	struct tasklet release;   /* deferred free (event/loop.h) */
+	struct tasklet resume;    /* a handler returned CLI_YIELD: run it again next turn */
 	struct cli_bind *bind;
 	struct buf in, out;       /* malloc'ed areas of CLI_IN_SIZE / CLI_OUT_SIZE */
 	char line[CLI_IN_SIZE];   /* the line being run; commands are cut in place */
@@ -211,6 +212,7 @@ static void cli_sess_release(struct tasklet *tl)
 static void cli_sess_free(struct cli_sess *s)
 {
 	timer_del(&s->tmr);
+	tasklet_cancel(&s->resume);
 	fd_unregister(&s->h);
 	close(s->h.fd);
 	s->h.fd = -1;
@@ -328,7 +330,13 @@ static bool cli_exec(struct cli_sess *s)
 
 	while (!s->closing) {
 		if (s->fn) {
-			if (s->fn(&s->ctx) == CLI_MORE) {
+			int ret = s->fn(&s->ctx);
+
+			if (ret == CLI_YIELD) {
+				tasklet_wakeup(&s->resume);
+				return false;
+			}
+			if (ret == CLI_MORE) {
 				if (!s->out.data)    /* a line larger than the buffer */
 					s->closing = true;
 				return !s->closing;
@@ -391,6 +399,11 @@ out_close:
 	cli_sess_free(s);
 }
 
+static void cli_sess_resume(struct tasklet *tl)
+{
+	cli_sess_run(container_of(tl, struct cli_sess, resume));
+}
+
 static void cli_sess_iocb(struct fd_handler *h, uint32_t events)
 {
 	cli_sess_run(container_of(h, struct cli_sess, h));
@@ -422,6 +435,7 @@ static struct cli_sess *cli_sess_new(struct cli_bind *b, int fd)
 	s->h.iocb = cli_sess_iocb;
 	s->tmr.cb = cli_sess_expire;
 	tasklet_init(&s->release, NULL);
+	tasklet_init(&s->resume, cli_sess_resume);
 	return s;
 }
 
