@@ -134,14 +134,19 @@ haproxy-tsan: $(LIB_OBJS) $(MAIN_OBJ)
 tsan-check: tsan
 	@scripts/tsan-check.sh
 
+# Debian's python3 with its pytest and pytest-xdist (scripts/install-deps.sh): the tests wait
+# on sockets and timers far more than they compute, so PYTEST_JOBS processes share the cores
+# (each test picks free ports of its own).
+PYTEST ?= /usr/bin/python3 -m pytest -p no:cacheprovider
+PYTEST_JOBS ?= 3
 integration: haproxy
-	python3 -m pytest -q -x tests/integration
+	$(PYTEST) -q -x -n $(PYTEST_JOBS) tests/integration
 
 # The network attacks, and stops and reloads under load, against the ASan+UBSan binary (leaks
 # checked at exit).
 integration-asan: asan
 	HAPROXY_BIN=$(CURDIR)/haproxy-asan ASAN_OPTIONS=detect_leaks=1 \
-		python3 -m pytest -q -x tests/integration/test_robustness.py tests/integration/test_reload.py
+		$(PYTEST) -q -x -n 2 tests/integration/test_robustness.py tests/integration/test_reload.py
 
 # quickstart.cfg must be valid; the users' configs may only be refused for known
 # HAProxy keywords not implemented yet ("not supported yet"), each alert naming file:line.
