@@ -589,7 +589,7 @@ static int cli_bind_one(struct cli_bind *b)
 		snprintf(err, sizeof(err), "%s", strerror(errno));
 		goto out_alert;
 	}
-	if (fam == AF_UNIX) {
+	if (fam == AF_UNIX && ((struct sockaddr_un *)&b->addr)->sun_path[0]) {
 		ret = cli_bind_unix(b, fd, err, sizeof(err));
 	} else {
 		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
