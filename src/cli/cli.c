@@ -854,6 +854,7 @@ int cli_export_fds(char *out, size_t outsz)
 
 int cli_start(void)
 {
+	cfg_startup_logs_freeze(); /* "show startup-logs": startup ends here */
 	cli_stopped = false;
 	cli_listeners_poll(true);
 	if (cli_master_link_start() < 0) /* master-worker: the master CLI's link */
