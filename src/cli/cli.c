@@ -575,7 +575,9 @@ static bool cli_exec(struct cli_sess *s)
 		}
 		if (s->line_busy)
 			cli_line_done(s);
-		if (s->mode == CLI_MODE_ONESHOT && s->lines_done) {
+		/* one-shot: as 2.6, the lines already received run, then the session ends */
+		if (s->mode == CLI_MODE_ONESHOT && s->lines_done && !s->pl_wait &&
+		    !memchr(b_head(&s->in), '\n', s->in.data)) {
 			s->closing = true;
 			return false;
 		}
