@@ -12,6 +12,10 @@
  * 0, or -1 after printing an alert naming the socket. */
 int cli_bind_all(void);
 
+/* After thread_cfg_check(): checks what depends on the threads ("stats socket ...
+ * thread"). Returns the number of errors (alerts printed). */
+int cli_cfg_check(void);
+
 /* Thread 0, once its loop exists: registers the CLI sockets in its poller. 0 or -1. */
 int cli_start(void);
 

@@ -14,6 +14,7 @@
 #include <base/addr.h>
 #include <base/parse.h>
 #include <cfg/cfg.h>
+#include <cli/cli.h>
 #include <proxy/proxy.h>
 #include <thread/thread_cfg.h>
 #include "cli_int.h"
@@ -127,19 +128,38 @@ static int cli_opt_process(struct cfg_ctx *ctx, const char *v)
 	return 0;
 }
 
-/* "thread SET": checked as "bind ... thread" is; the runtime API is served by thread 0
- * whatever the set names (its sessions are few and short). */
-static int cli_opt_thread(struct cfg_ctx *ctx, const char *v)
+/* "thread SET": checked as "bind ... thread" is (cli_cfg_check() once the threads are
+ * known); the runtime API is served by thread 0 whatever the set names (its sessions are
+ * few and short). */
+static int cli_opt_thread(struct cfg_ctx *ctx, struct cli_bind *b, const char *v)
 {
-	struct thread_set ts;
 	char err[256], msg[320];
 
-	if (!v || thread_set_parse(v, &ts, err, sizeof(err)) < 0) {
+	if (!v || thread_set_parse(v, &b->thread_set, err, sizeof(err)) < 0) {
 		snprintf(msg, sizeof(msg), "'%s' : '%s' is not a valid number/range.", v ? v : "",
 			 v ? v : "");
 		return cli_opt_err(ctx, msg);
 	}
+	b->has_thread = true;
 	return 0;
+}
+
+int cli_cfg_check(void)
+{
+	uint64_t masks[MAX_TGROUPS];
+	char err[256];
+	int errors = 0;
+
+	for (struct cli_bind *b = cli_binds; b; b = b->next) {
+		if (!b->has_thread || thread_set_resolve(&b->thread_set, thread_cfg.groups,
+							 thread_cfg.ngroups, masks, err,
+							 sizeof(err)) >= 0)
+			continue;
+		ha_alert("Proxy 'GLOBAL': 'thread' directive contains threads that belong to no "
+			 "group in 'bind %s' at [%s:%d].\n", b->addr_str, b->file, b->line);
+		errors++;
+	}
+	return errors;
 }
 
 /* Parses the options after the address, from args[i]. Returns 0 or -1 (alert printed). */
@@ -175,7 +195,7 @@ static int cli_parse_opts(struct cfg_ctx *ctx, struct cli_bind *b, int i)
 		} else if (strcmp(opt, "process") == 0) {
 			ret = cli_opt_process(ctx, val);
 		} else if (strcmp(opt, "thread") == 0) {
-			ret = cli_opt_thread(ctx, val);
+			ret = cli_opt_thread(ctx, b, val);
 		} else if (strcmp(opt, "severity-output") == 0) {
 			cfg_alert(ctx, "'stats socket' : 'severity-output' is not supported yet "
 				  "(answers carry no severity prefix).");

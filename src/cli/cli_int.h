@@ -10,6 +10,7 @@
 #include <sys/types.h>
 #include <cli/cli-t.h>
 #include <event/loop-t.h>
+#include <thread/thread-t.h>
 
 /* One "stats socket ADDR [options]" line. */
 struct cli_bind {
@@ -29,6 +30,9 @@ struct cli_bind {
 	bool polled;              /* registered in thread 0's poller */
 	/* seamless reload */
 	bool expose_fd;           /* "expose-fd listeners": serves "_getsocks" */
+	/* "thread SET": checked against the threads once they are known */
+	bool has_thread;
+	struct thread_set thread_set;
 };
 
 extern struct cli_bind *cli_binds;

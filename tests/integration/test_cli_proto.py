@@ -120,6 +120,13 @@ def test_stats_bad_values(tmp_path, line, msg):
     assert "x.cfg:2]" in r.stderr and msg in r.stderr, r.stderr
 
 
+def test_stats_socket_thread_beyond_threads(tmp_path):
+    r = check_cfg(tmp_path, ["nbthread 2", "stats socket %s thread 3" % (tmp_path / "s.sock")])
+    assert r.returncode == 1
+    assert "'thread' directive contains threads that belong to no group" in r.stderr
+    assert "x.cfg:3]" in r.stderr, r.stderr
+
+
 # ---- sockets ----
 
 def test_tcp_abns_and_fd_sockets(tmp_path, proxy, backend):
