@@ -21,6 +21,7 @@
 #include <base/addr.h>
 #include <base/atomic.h>
 #include <base/buf.h>
+#include <base/list.h>
 #include <base/compiler.h>
 #include <base/parse.h>
 #include <cfg/cfg.h>
@@ -67,11 +68,13 @@ struct cli_sess {
 	bool pl_wait;             /* collecting the "<<" payload of <line> */
 	bool plus;                /* a "+ " payload prompt is still to write */
 	struct cli_payload pl;    /* area malloc'ed while a payload is pending */
+	struct list by_cli;       /* in cli_sess_list ("show fd") */
 };
 
 #define CLI_SESS(c) container_of((c), struct cli_sess, ctx)
 
 static int cli_nbsess;            /* thread 0 only */
+static struct list cli_sess_list = LIST_HEAD_INIT(cli_sess_list); /* thread 0 only */
 static unsigned long long cli_cum_sess; /* written by thread 0, read relaxed */
 static bool cli_paused;           /* listeners removed from the poller at maxconn */
 static bool cli_stopped;
@@ -298,6 +301,7 @@ static void cli_sess_free(struct cli_sess *s)
 	close(s->h.fd);
 	s->h.fd = -1;
 	loop_defer_release(&s->release, cli_sess_release);
+	list_delete(&s->by_cli);
 	cli_nbsess--;
 	if (cli_paused && !cli_stopped && cli_nbsess < cli_maxconn) {
 		cli_paused = false;
@@ -667,6 +671,7 @@ int cli_sess_adopt(struct cli_bind *b, int fd)
 		return -1;
 	}
 	cli_nbsess++;
+	list_append(&cli_sess_list, &s->by_cli);
 	HA_ATOMIC_STORE_RLX(&cli_cum_sess, cli_cum_sess + 1);
 	cli_arm_timer(s);
 	cli_sess_run(s);
@@ -694,12 +699,23 @@ static void cli_accept_iocb(struct fd_handler *h, uint32_t events)
 			continue;
 		}
 		cli_nbsess++;
+		list_append(&cli_sess_list, &s->by_cli);
 		HA_ATOMIC_STORE_RLX(&cli_cum_sess, cli_cum_sess + 1);
 		cli_arm_timer(s);
 		cli_sess_run(s);
 	}
 	cli_paused = true;        /* at maxconn: clients wait in the backlog */
 	cli_listeners_poll(false);
+}
+
+bool cli_is_session_fd(int fd)
+{
+	struct cli_sess *s;
+
+	list_for_each_entry(s, &cli_sess_list, by_cli)
+		if (s->h.fd == fd)
+			return true;
+	return false;
 }
 
 int cli_sessions(void)

@@ -52,6 +52,9 @@ int cli_sess_adopt(struct cli_bind *b, int fd);
 /* Thread 0: registers the link to the master (cli_master.c), if any. 0 or -1. */
 int cli_master_link_start(void);
 
+/* True when <fd> is a CLI session's socket ("show fd"); thread 0. */
+bool cli_is_session_fd(int fd);
+
 /* Handlers of "help" and of unknown commands. */
 int cli_help_fn(struct cli_ctx *ctx);
 int cli_unknown_fn(struct cli_ctx *ctx);

@@ -231,6 +231,8 @@ static bool cli_fd_describe(int fd, char *dst, size_t sz)
 	cli_fd_addrs(fd, kind != NULL, addrs, sizeof(addrs));
 	if (kind)
 		snprintf(dst, sz, "owner=listener l.st=RDY fe=%s %s", fe, addrs);
+	else if (cli_is_session_fd(fd))
+		snprintf(dst, sz, "owner=conn fe=GLOBAL %s", addrs);
 	else
 		snprintf(dst, sz, "owner=%s %s", type == SOCK_DGRAM ? "dgram" : "conn", addrs);
 	return true;

@@ -43,7 +43,15 @@ def px(tmp_path, proxy, backend):
     p.admin = str(tmp_path / "admin.sock")
     p.oper = str(tmp_path / "oper.sock")
     p.user = str(tmp_path / "user.sock")
+    wait_paths(p.admin, p.oper, p.user)
     return p
+
+
+def wait_paths(*paths, timeout=5.0):
+    """Waits (bounded) for unix sockets to appear: they may come after the TCP port."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and not all(os.path.exists(x) for x in paths):
+        time.sleep(0.02)
 
 
 def session(addr, data, timeout=5.0, fam=socket.AF_UNIX):
@@ -330,6 +338,7 @@ def test_show_threads_layout(tmp_path, proxy, backend):
     fport = free_port()
     p = proxy(base_cfg(tmp_path, fport, backend.port, glob=["nbthread 4", "thread-groups 2"]),
               ports=[fport])
+    wait_paths(str(tmp_path / "user.sock"))
     out = cli(str(tmp_path / "user.sock"), "show threads").splitlines()
     heads = [l for l in out if "Thread" in l]
     assert len(heads) == 4 and heads[0].startswith("* Thread 1 : act=1 loops=")
@@ -354,6 +363,7 @@ def test_show_startup_logs(tmp_path, proxy, backend):
     p = proxy(base_cfg(tmp_path, fport, backend.port,
                        glob=["stats socket %s process 1" % (tmp_path / "w.sock")]),
               ports=[fport])
+    wait_paths(str(tmp_path / "oper.sock"))
     out = cli(str(tmp_path / "oper.sock"), "show startup-logs")
     assert "[WARNING]" in out and "deprecated" in out, out
     assert p.alive()
