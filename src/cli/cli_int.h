@@ -10,6 +10,7 @@
 #include <sys/types.h>
 #include <cli/cli-t.h>
 #include <event/loop-t.h>
+#include <thread/thread-t.h>
 
 /* One "stats socket ADDR [options]" line. */
 struct cli_bind {
@@ -29,6 +30,9 @@ struct cli_bind {
 	bool polled;              /* registered in thread 0's poller */
 	/* seamless reload */
 	bool expose_fd;           /* "expose-fd listeners": serves "_getsocks" */
+	/* "thread SET": checked against the threads once they are known */
+	bool has_thread;
+	struct thread_set thread_set;
 };
 
 extern struct cli_bind *cli_binds;
@@ -47,6 +51,9 @@ int cli_sess_adopt(struct cli_bind *b, int fd);
 
 /* Thread 0: registers the link to the master (cli_master.c), if any. 0 or -1. */
 int cli_master_link_start(void);
+
+/* True when <fd> is a CLI session's socket ("show fd"); thread 0. */
+bool cli_is_session_fd(int fd);
 
 /* Handlers of "help" and of unknown commands. */
 int cli_help_fn(struct cli_ctx *ctx);

@@ -318,7 +318,7 @@ static void main_load_config(void)
 	    proxy_check_all() > 0 || log_strm_check_all() > 0 || rules_check_all() > 0 ||
 	    check_cfg_check_all() > 0 || srv_track_check_all() > 0 || agent_check_all() > 0 ||
 	    program_cfg_check(mworker_mode) > 0 || cfg_errors || thread_cfg_check() > 0 ||
-	    logfwd_cfg_check() > 0 || ring_cfg_check() > 0) {
+	    cli_cfg_check() > 0 || logfwd_cfg_check() > 0 || ring_cfg_check() > 0) {
 		ha_alert("Fatal errors found in configuration.\n");
 		exit(1);
 	}

@@ -123,3 +123,24 @@ TEST(buf_putblk_realigns_then_refuses)
 	b_release(&b);
 	pool_flush_thread();
 }
+
+/* "show pools" sums the threads' caches: objects handed out, idle in a cache, allocated. */
+TEST(pool_stats_sums_threads)
+{
+	struct pool_stats st;
+	void *a = pool_alloc(&pool_test_obj), *b = pool_alloc(&pool_test_obj);
+
+	pool_stats(&pool_test_obj, &st);
+	CHECK_INT(st.used, 2);
+	CHECK_INT(st.failed, 0);
+	pool_free(&pool_test_obj, a);
+	pool_stats(&pool_test_obj, &st);
+	CHECK_INT(st.used, 1);
+	CHECK(st.allocated >= 1);
+	pool_free(&pool_test_obj, b);
+	pool_flush_thread();
+	pool_stats(&pool_test_obj, &st);
+	CHECK_INT(st.used, 0);
+	CHECK_INT(st.cached, 0);
+	CHECK_INT(st.allocated, 0);
+}

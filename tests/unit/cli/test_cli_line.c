@@ -1,4 +1,5 @@
-/* Unit tests of the runtime API's line protocol helpers: ';' splitting and word splitting. */
+/* Unit tests of the runtime API's line protocol helpers: ";" splitting, word splitting and
+ * "<<" payload collection (cli/cli_line.c). */
 #include <string.h>
 #include <cli/cli.h>
 #include "../test.h"
@@ -50,4 +51,63 @@ TEST(cli_tokenize_escapes_and_limits)
 	CHECK(args[3] == NULL);
 	CHECK_INT(cli_tokenize(empty, args, 3), 0);
 	CHECK(args[0] == NULL);
+}
+
+TEST(cli_payload_mark_forms)
+{
+	CHECK_INT(cli_payload_mark("add map m <<", 12), 9);
+	CHECK_INT(cli_payload_mark("<<", 2), 0);
+	CHECK_INT(cli_payload_mark("x\t<<", 4), 1);
+	CHECK_INT(cli_payload_mark("add map m<<", 11), -1);   /* part of a word */
+	CHECK_INT(cli_payload_mark("a\\ <<", 5), -1);         /* escaped blank */
+	CHECK_INT(cli_payload_mark("a << b", 6), -1);
+	CHECK_INT(cli_payload_mark("<", 1), -1);
+	CHECK_INT(cli_payload_mark("", 0), -1);
+}
+
+TEST(cli_payload_feed_collects_up_to_empty_line)
+{
+	char area[32];
+	struct cli_payload pl = { area, sizeof(area), 0, 0 };
+
+	CHECK_INT(cli_payload_feed(&pl, "k1 v1", 5), CLI_PL_MORE);
+	CHECK_INT(cli_payload_feed(&pl, "k2 v2", 5), CLI_PL_MORE);
+	CHECK_INT(cli_payload_feed(&pl, "", 0), CLI_PL_DONE);
+	CHECK_INT(pl.len, 12);
+	CHECK_STR(area, "k1 v1\nk2 v2\n");
+	CHECK_INT(pl.overflow, 0);
+}
+
+TEST(cli_payload_feed_overflow_drops_but_consumes)
+{
+	char area[8];
+	struct cli_payload pl = { area, sizeof(area), 0, 0 };
+
+	CHECK_INT(cli_payload_feed(&pl, "abc", 3), CLI_PL_MORE);
+	CHECK_INT(cli_payload_feed(&pl, "defgh", 5), CLI_PL_MORE); /* does not fit */
+	CHECK_INT(pl.overflow, 1);
+	CHECK_INT(cli_payload_feed(&pl, "i", 1), CLI_PL_MORE);     /* dropped */
+	CHECK_INT(pl.len, 4);
+	CHECK_STR(area, "abc\n");
+	CHECK_INT(cli_payload_feed(&pl, "", 0), CLI_PL_DONE);
+}
+
+TEST(cli_split_then_tokenize_line)
+{
+	char line[] = "set var a\\;b ; show  info;";
+	size_t len = strlen(line), pos = 0, end;
+	char *args[8];
+
+	end = cli_next_cmd(line, pos, len);
+	line[end] = '\0';
+	CHECK_INT(cli_tokenize(line + pos, args, 7), 3);
+	CHECK_STR(args[2], "a;b");
+	pos = end + 1;
+	end = cli_next_cmd(line, pos, len);
+	line[end] = '\0';
+	CHECK_INT(cli_tokenize(line + pos, args, 7), 2);
+	CHECK_STR(args[1], "info");
+	pos = end + 1;
+	CHECK_INT(cli_next_cmd(line, pos, len), len);
+	CHECK_INT(cli_tokenize(line + pos, args, 7), 0);
 }
