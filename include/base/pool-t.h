@@ -19,7 +19,16 @@ struct pool_cache {
 	unsigned long allocated;  /* objects obtained from malloc by this thread */
 	unsigned long misses;     /* allocations the cache could not serve (slow path) */
 	unsigned long gc_misses;  /* <misses> at the last pool_gc_thread() */
+	unsigned long failed;     /* system allocations that failed ("show pools") */
 } ALIGNED_CL;
+
+/* A pool's usage summed over the threads' caches, for "show pools" (pool_stats()). */
+struct pool_stats {
+	unsigned long allocated;  /* objects obtained from the system and not given back */
+	unsigned long used;       /* objects handed out */
+	unsigned long cached;     /* objects idle in the threads' caches */
+	unsigned long failed;     /* failed system allocations */
+};
 
 struct pool_head {
 	const char *name;

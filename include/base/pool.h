@@ -28,6 +28,11 @@ void *pool_alloc_slow(struct pool_head *pool);
 void pool_free_slow(struct pool_head *pool, void *ptr);
 void pool_flush_thread(void);
 
+/* Sums <pool>'s per-thread counters into <st>. Any thread; the counters of the other
+ * threads are read without synchronisation while they change: an estimate, as HAProxy's
+ * ("~N by thread caches"). */
+void pool_stats(const struct pool_head *pool, struct pool_stats *st);
+
 /* Gives back what a burst left in the calling thread's caches. A pool whose cache ran
  * dry since the previous call keeps everything (the load needs it); another keeps twice
  * the objects in use now and at least pool_keep_cached(), the rest goes back to the system

@@ -6,6 +6,7 @@
 #define CFG_CFG_H
 
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdbool.h>
 
 /* Section ids, also used as bits in cfg_kw.sections. */
@@ -74,6 +75,13 @@ void cfg_warn(const struct cfg_ctx *ctx, const char *fmt, ...) __attribute__((fo
 void ha_alert(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void ha_warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void ha_notice(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Startup messages kept for "show startup-logs" (cfg/startup_logs.c): cfg_vemit() adds
+ * each printed line; cfg_startup_logs_freeze() stops it once the process serves;
+ * cfg_startup_logs() returns the text (not NUL-terminated) and its length. */
+void cfg_startup_log_add(const char *line, size_t len);
+void cfg_startup_logs_freeze(void);
+const char *cfg_startup_logs(size_t *len);
 
 extern int cfg_errors;    /* alerts printed so far */
 /* True while the configuration is read and checked: messages carry "config : " then. */

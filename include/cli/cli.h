@@ -68,4 +68,24 @@ unsigned long long cli_uptime_ms(void);
 size_t cli_next_cmd(const char *line, size_t pos, size_t len);
 int cli_tokenize(char *cmd, char **args, int max);
 
+/* "<<" payloads (cli_line.c, pure). cli_payload_mark: <line>[0..len) announces a payload
+ * when it ends in " <<" (or is "<<"); returns the length of the command part (trailing
+ * blank and "<<" removed), or -1 when it announces none.
+ * cli_payload_feed: adds one payload line (without its LF) to <pl>: an empty line ends the
+ * payload (CLI_PL_DONE), another is appended with a LF (CLI_PL_MORE); <area> stays
+ * NUL-terminated. A line that does not fit sets <overflow>: the payload is then dropped
+ * (its lines are still consumed up to the empty line).
+ */
+struct cli_payload {
+	char *area;               /* <size> bytes, owned by the caller */
+	size_t size, len;
+	int overflow;
+};
+
+#define CLI_PL_MORE 0
+#define CLI_PL_DONE 1
+
+long cli_payload_mark(const char *line, size_t len);
+int cli_payload_feed(struct cli_payload *pl, const char *line, size_t len);
+
 #endif

@@ -53,4 +53,9 @@ int sock_reuseport_take_over(const int *fds, int n);
 /* Called by the thread owning a front connection of <li> when it ends. */
 void listener_release(struct listener *li);
 
+/* The CLI changed global maxconn or a global rate limit (relaxed atomic stores): turns the
+ * rate checks on if needed and makes every thread retry its paused registrations. Any
+ * thread with an event loop. */
+void listeners_limits_changed(void);
+
 #endif

@@ -10,6 +10,8 @@
 #include <malloc.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
+#include <base/atomic.h>
 #include <sys/mman.h>
 #include <base/pool.h>
 
@@ -94,6 +96,8 @@ void *pool_alloc_slow(struct pool_head *pool)
 	void *p = pool_sys_alloc(pool);
 
 	c->misses++;
+	if (!p)
+		c->failed++;
 	if (p) {
 		c->used++;
 		c->allocated++;
@@ -169,4 +173,22 @@ unsigned long pool_gc_thread(void)
 	if (small)
 		malloc_trim(0);
 	return n;
+}
+
+void pool_stats(const struct pool_head *pool, struct pool_stats *st)
+{
+	long used = 0;
+
+	memset(st, 0, sizeof(*st));
+	for (int t = 0; t < MAX_THREADS; t++) {
+		const struct pool_cache *c = &pool->cache[t];
+
+		st->allocated += HA_ATOMIC_LOAD_RLX(&c->allocated);
+		st->cached += HA_ATOMIC_LOAD_RLX(&c->count);
+		st->failed += HA_ATOMIC_LOAD_RLX(&c->failed);
+		/* an object freed by another thread than its allocator makes one thread's
+		 * count wrap: only the sum means something */
+		used += (long)(int)HA_ATOMIC_LOAD_RLX(&c->used);
+	}
+	st->used = used > 0 ? (unsigned long)used : 0;
 }

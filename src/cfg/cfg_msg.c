@@ -24,6 +24,17 @@ static const char *const cfg_level_tag[] = {
 	[CFG_LVL_SUMMARY] = "[ALERT]    ",
 };
 
+/* Keeps a copy of a printed message for "show startup-logs". */
+static void cfg_startup_log_line(enum cfg_level lvl, const char *loc, const char *msg)
+{
+	char line[4800];
+	int n = snprintf(line, sizeof(line), "%s(%d) : %s%s%s\n", cfg_level_tag[lvl],
+			 (int)getpid(), cfg_phase ? "config : " : "", loc, msg);
+
+	if (n > 0)
+		cfg_startup_log_add(line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
+}
+
 /* See cfg_int.h. Counts alerts and warnings even when quiet; only alerts always print. */
 void cfg_vemit(enum cfg_level lvl, const char *file, int line, const char *sep, const char *fmt,
 	       va_list ap)
@@ -45,6 +56,7 @@ void cfg_vemit(enum cfg_level lvl, const char *file, int line, const char *sep, 
 		snprintf(loc, sizeof(loc), "parsing [%s:%d]%s", file, line, sep);
 	fprintf(stderr, "%s(%d) : %s%s%s\n", cfg_level_tag[lvl], (int)getpid(),
 		cfg_phase ? "config : " : "", loc, msg);
+	cfg_startup_log_line(lvl, loc, msg); /* for "show startup-logs" */
 }
 
 void cfg_emit(enum cfg_level lvl, const char *file, int line, const char *sep, const char *fmt,

@@ -15,11 +15,14 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 
 #include <base/addr.h>
 #include <base/atomic.h>
 #include <base/buf.h>
 #include <base/compiler.h>
+#include <base/parse.h>
 #include <cfg/cfg.h>
 #include <cli/cli.h>
 #include <conn/listener_fds.h>
@@ -29,9 +32,13 @@
 #define CLI_IN_SIZE  16384        /* longest line accepted, with its LF */
 #define CLI_OUT_SIZE 16384        /* output kept for the client; handlers resume */
 
+#define CLI_PL_SIZE  65536        /* a "<<" payload, its LFs and a NUL */
+
 enum cli_mode {
-	CLI_MODE_ONESHOT = 0,     /* run one line, then close */
-	CLI_MODE_PROMPT,          /* interactive, "\n> " after each command */
+	CLI_MODE_ONESHOT = 0,     /* run one line, then close ("prompt n") */
+	CLI_MODE_INTER,           /* interactive without a prompt ("prompt i") */
+	CLI_MODE_PROMPT,          /* interactive, "\n> " after each command ("prompt p") */
+	CLI_MODE_TIMED,           /* interactive, "\n[d:hh:mm:ss]> " (uptime) ("prompt timed") */
 };
 
 struct cli_sess {
@@ -54,7 +61,15 @@ struct cli_sess {
 	bool rd_eof;
 	bool rd_full;             /* reading stopped on a full input buffer, not on EAGAIN */
 	bool closing;             /* close once <out> is flushed */
+	int level;                /* CLI_LVL_*: the socket's, lowered by "operator"/"user" */
+	int timeout_ms;           /* "stats timeout", changed by "set timeout cli" */
+	bool discard;             /* dropping a line longer than the input buffer */
+	bool pl_wait;             /* collecting the "<<" payload of <line> */
+	bool plus;                /* a "+ " payload prompt is still to write */
+	struct cli_payload pl;    /* area malloc'ed while a payload is pending */
 };
+
+#define CLI_SESS(c) container_of((c), struct cli_sess, ctx)
 
 static int cli_nbsess;            /* thread 0 only */
 static unsigned long long cli_cum_sess; /* written by thread 0, read relaxed */
@@ -106,47 +121,104 @@ int cli_printf(struct cli_ctx *ctx, const char *fmt, ...)
 	return 0;
 }
 
-size_t cli_next_cmd(const char *line, size_t pos, size_t len)
-{
-	for (; pos < len; pos++) {
-		if (line[pos] == '\\' && pos + 1 < len)
-			pos++;
-		else if (line[pos] == ';')
-			return pos;
-	}
-	return len;
-}
-
-int cli_tokenize(char *cmd, char **args, int max)
-{
-	char *r = cmd, *w = cmd;
-	int n = 0;
-
-	while (*r) {
-		while (*r == ' ' || *r == '\t')
-			r++;
-		if (!*r)
-			break;
-		if (n == max)
-			break;    /* extra words are dropped */
-		args[n++] = w;
-		while (*r && *r != ' ' && *r != '\t') {
-			if (*r == '\\' && r[1])
-				r++;
-			*w++ = *r++;
-		}
-		if (*r)
-			r++;
-		*w++ = '\0';
-	}
-	args[n] = NULL;
-	return n;
-}
-
 /* Built-in commands that act on the session. */
+/* "prompt": toggles between one-shot and prompt modes; "prompt n|i|p|timed" (3.x forms)
+ * choose one. Takes effect before this command's own trailer. */
 static int cli_prompt_fn(struct cli_ctx *ctx)
 {
-	ctx->flags |= CLI_CTX_F_PROMPT;
+	static const char *const names[] = { "n", "i", "p", "timed" };
+	struct cli_sess *s = CLI_SESS(ctx);
+
+	if (ctx->nargs < 2) {
+		s->mode = s->mode == CLI_MODE_ONESHOT ? CLI_MODE_PROMPT : CLI_MODE_ONESHOT;
+		return CLI_DONE;
+	}
+	for (int m = 0; m < 4; m++) {
+		if (strcmp(ctx->args[1], names[m]) == 0) {
+			s->mode = (enum cli_mode)m;
+			return CLI_DONE;
+		}
+	}
+	return cli_printf(ctx, "'prompt' only supports 'n', 'i', 'p' and 'timed'.\n") < 0
+		       ? CLI_MORE
+		       : CLI_DONE;
+}
+
+/* "operator", "user": lower the session's level (never raise it, as HAProxy). */
+static int cli_lower_fn(struct cli_ctx *ctx)
+{
+	int want = ctx->args[0][0] == 'u' ? CLI_LVL_USER : CLI_LVL_OPER;
+	struct cli_sess *s = CLI_SESS(ctx);
+
+	if (want > s->level)
+		return cli_printf(ctx, "Permission denied\n") < 0 ? CLI_MORE : CLI_DONE;
+	s->level = want;
+	return CLI_DONE;
+}
+
+/* "set timeout cli <delay>": this session's idle timeout, in seconds by default. */
+static int cli_set_timeout_fn(struct cli_ctx *ctx)
+{
+	struct cli_sess *s = CLI_SESS(ctx);
+	const char *msg = NULL;
+	int ms = 0;
+
+	if (ctx->nargs < 3 || strcmp(ctx->args[2], "cli") != 0)
+		msg = "'set timeout' only supports 'cli'.\n";
+	else if (ctx->nargs < 4 || !*ctx->args[3])
+		msg = "Expects an integer value.\n";
+	else if (parse_time_ms(ctx->args[3], 1000, &ms) || ms <= 0)
+		msg = "Invalid timeout value.\n";
+	if (msg)
+		return cli_write(ctx, msg, strlen(msg)) < 0 ? CLI_MORE : CLI_DONE;
+	s->timeout_ms = ms;
+	timer_set(&s->tmr, tick_add(ms));
+	return CLI_DONE;
+}
+
+/* The address of <b> as "show cli sockets" prints it: "unix@PATH", "abns@NAME",
+ * "ipv4@A:P", "ipv6@[A]:P" or "fd@N". */
+static void cli_bind_name(const struct cli_bind *b, char *dst, size_t sz)
+{
+	const struct sockaddr_un *un = (const void *)&b->addr;
+	const struct sockaddr_in *in = (const void *)&b->addr;
+	const struct sockaddr_in6 *in6 = (const void *)&b->addr;
+	char ip[INET6_ADDRSTRLEN] = "";
+
+	if (b->inherited_fd >= 0)
+		snprintf(dst, sz, "fd@%d", b->inherited_fd);
+	else if (b->addr.ss_family == AF_UNIX && un->sun_path[0])
+		snprintf(dst, sz, "unix@%s", un->sun_path);
+	else if (b->addr.ss_family == AF_UNIX)
+		snprintf(dst, sz, "abns@%s", un->sun_path + 1);
+	else if (b->addr.ss_family == AF_INET && inet_ntop(AF_INET, &in->sin_addr, ip, sizeof(ip)))
+		snprintf(dst, sz, "ipv4@%s:%u", ip, ntohs(in->sin_port));
+	else if (inet_ntop(AF_INET6, &in6->sin6_addr, ip, sizeof(ip)))
+		snprintf(dst, sz, "ipv6@[%s]:%u", ip, ntohs(in6->sin6_port));
+	else
+		snprintf(dst, sz, "%s", b->addr_str);
+}
+
+/* "show cli sockets": each "stats socket" with its level, as 2.6 prints them. */
+static int cli_sockets_fn(struct cli_ctx *ctx)
+{
+	static const char *const names[] = { "", "user", "operator", "admin" };
+	const struct cli_bind *b = ctx->p[0];
+	char addr[160];
+
+	if (ctx->st == 0) {
+		if (cli_printf(ctx, "# socket lvl processes\n") < 0)
+			return CLI_MORE;
+		ctx->st = 1;
+		b = cli_binds;
+	}
+	for (; b; b = b->next) {
+		cli_bind_name(b, addr, sizeof(addr));
+		if (cli_printf(ctx, "%s %s all\n", addr, names[b->level & 3]) < 0) {
+			ctx->p[0] = b;
+			return CLI_MORE;
+		}
+	}
 	return CLI_DONE;
 }
 
@@ -175,6 +247,14 @@ static const struct cli_kw cli_builtin_kws[] = {
 	{ { "quit" }, NULL, NULL, CLI_LVL_USER, cli_quit_fn },
 	{ { "show", "cli", "level" }, "show cli level",
 	  "display the level of the current CLI session", CLI_LVL_USER, cli_level_fn },
+	{ { "show", "cli", "sockets" }, "show cli sockets", "dump list of cli sockets",
+	  CLI_LVL_USER, cli_sockets_fn },
+	{ { "operator" }, "operator", "lower the level of the current CLI session to operator",
+	  CLI_LVL_USER, cli_lower_fn },
+	{ { "user" }, "user", "lower the level of the current CLI session to user", CLI_LVL_USER,
+	  cli_lower_fn },
+	{ { "set", "timeout" }, "set timeout [cli] <delay>",
+	  "change a timeout setting", CLI_LVL_USER, cli_set_timeout_fn },
 	{ { NULL }, NULL, NULL, 0, NULL },
 };
 
@@ -182,7 +262,7 @@ CLI_REGISTER_KWS(cli_builtin_kws)
 
 static void cli_arm_timer(struct cli_sess *s)
 {
-	timer_set(&s->tmr, tick_add(cli_timeout_ms));
+	timer_set(&s->tmr, tick_add(s->timeout_ms));
 }
 
 static void cli_listeners_poll(bool on)
@@ -205,6 +285,7 @@ static void cli_sess_release(struct tasklet *tl)
 
 	free(s->in.area);
 	free(s->out.area);
+	free(s->pl.area);
 	free(s);
 }
 
@@ -269,32 +350,137 @@ static int cli_send(struct cli_sess *s)
 	return 0;
 }
 
-/* Moves the next complete line of <in> into <line> (without CR/LF). Returns true if one
- * was found; sets <closing> when the line does not fit.
+/* Finds the next complete line at the head of <in>: returns its length without CR/LF and
+ * sets <*eat> to the bytes to consume, or returns -1 when none is complete. A line longer
+ * than the input buffer is dropped as it arrives (<discard>); when its end comes, -2 is
+ * returned (after consuming it) so that the caller answers an error line.
  */
-static bool cli_take_line(struct cli_sess *s)
+static long cli_peek_line(struct cli_sess *s, size_t *eat)
 {
 	char *lf = memchr(b_head(&s->in), '\n', s->in.data);
 	size_t len;
 
 	if (!lf) {
-		if (s->in.data >= s->in.size)
-			s->closing = true; /* longer than the input buffer */
-		return false;
+		if (s->in.data >= s->in.size) {
+			s->discard = true; /* longer than the input buffer */
+			b_del(&s->in, s->in.data);
+		}
+		return -1;
 	}
 	len = (size_t)(lf - b_head(&s->in));
-	memcpy(s->line, b_head(&s->in), len);
-	b_del(&s->in, (uint32_t)len + 1);
-	if (len && s->line[len - 1] == '\r')
+	*eat = len + 1;
+	if (s->discard) {
+		s->discard = false;
+		b_del(&s->in, (uint32_t)*eat);
+		return -2;
+	}
+	if (len && b_head(&s->in)[len - 1] == '\r')
 		len--;
-	s->line[len] = '\0';
-	s->line_len = len;
-	s->line_pos = 0;
-	s->line_busy = true;
-	return true;
+	return (long)len;
 }
 
-/* Cuts the next command out of <line> and prepares its handler. */
+static int cli_toolong_fn(struct cli_ctx *ctx)
+{
+	return cli_printf(ctx, "Command line too long (%d bytes max).\n", CLI_IN_SIZE - 1) < 0
+		       ? CLI_MORE
+		       : CLI_DONE;
+}
+
+static int cli_pl_toobig_fn(struct cli_ctx *ctx)
+{
+	return cli_printf(ctx, "Payload too large (%d bytes max), command not run.\n",
+			  CLI_PL_SIZE - 1) < 0
+		       ? CLI_MORE
+		       : CLI_DONE;
+}
+
+/* Ends the current line: no command of it remains to run. */
+static void cli_line_done(struct cli_sess *s)
+{
+	s->line_busy = false;
+	s->lines_done++;
+	free(s->pl.area);
+	memset(&s->pl, 0, sizeof(s->pl));
+}
+
+/* Runs <fn> as a command of its own (an error line about the input), with its trailer. */
+static void cli_run_builtin(struct cli_sess *s, int (*fn)(struct cli_ctx *ctx))
+{
+	memset(&s->ctx, 0, sizeof(s->ctx));
+	s->ctx.args = s->args;
+	s->args[0] = NULL;
+	s->ctx.level = s->level;
+	s->ctx.out = &s->out;
+	s->ctx.fd = -1;
+	s->kw = NULL;
+	s->fn = fn;
+	s->trailer = true;
+}
+
+/* Takes the next line of <in>: a command line goes to <line> (line_busy set) unless it
+ * announces a payload, whose lines are then collected into <pl> up to an empty line.
+ * Returns true when there is something to run (line_busy or fn set), false when more
+ * input is needed.
+ */
+static bool cli_take_line(struct cli_sess *s)
+{
+	size_t eat = 0;
+	long len, cmd;
+
+	while ((len = cli_peek_line(s, &eat)) != -1) {
+		if (len == -2) {          /* the end of a line that was too long */
+			if (s->pl_wait)
+				s->pl.overflow = 1;
+			else {
+				s->lines_done++;
+				cli_run_builtin(s, cli_toolong_fn);
+				return true;
+			}
+			continue;
+		}
+		if (s->pl_wait) {
+			int r = cli_payload_feed(&s->pl, b_head(&s->in), (size_t)len);
+
+			b_del(&s->in, (uint32_t)eat);
+			if (r == CLI_PL_MORE) {
+				s->plus = true;
+				return true;
+			}
+			s->pl_wait = false;
+			if (!s->pl.overflow) {
+				s->line_busy = true;
+				return true;
+			}
+			cli_line_done(s);
+			cli_run_builtin(s, cli_pl_toobig_fn);
+			return true;
+		}
+		memcpy(s->line, b_head(&s->in), (size_t)len);
+		b_del(&s->in, (uint32_t)eat);
+		cmd = cli_payload_mark(s->line, (size_t)len);
+		s->line_len = cmd >= 0 ? (size_t)cmd : (size_t)len;
+		s->line[s->line_len] = '\0';
+		s->line_pos = 0;
+		if (cmd < 0) {
+			s->line_busy = true;
+			return true;
+		}
+		s->pl.area = malloc(CLI_PL_SIZE);
+		s->pl.size = CLI_PL_SIZE;
+		if (!s->pl.area) {
+			s->closing = true;
+			return false;
+		}
+		s->pl.area[0] = '\0';
+		s->pl_wait = true;
+		s->plus = true;
+		return true;
+	}
+	return false;
+}
+
+/* Cuts the next command out of <line> and prepares its handler. The payload, if any, goes
+ * to the last command of the line. */
 static void cli_dispatch(struct cli_sess *s)
 {
 	size_t end = cli_next_cmd(s->line, s->line_pos, s->line_len);
@@ -307,9 +493,13 @@ static void cli_dispatch(struct cli_sess *s)
 	memset(&s->ctx, 0, sizeof(s->ctx));
 	s->ctx.args = s->args;
 	s->ctx.nargs = n;
-	s->ctx.level = s->bind->level;
+	s->ctx.level = s->level;
 	s->ctx.out = &s->out;
 	s->ctx.fd = s->bind->expose_fd ? s->h.fd : -1;
+	if (end >= s->line_len && s->pl.area) {
+		s->ctx.payload = s->pl.area;
+		s->ctx.payload_len = s->pl.len;
+	}
 	kw = n ? cli_kw_find(s->args, n) : NULL;
 	s->kw = kw;
 	if (!kw)
@@ -321,13 +511,31 @@ static void cli_dispatch(struct cli_sess *s)
 	s->trailer = true;
 }
 
+/* Writes the trailer of a command in the session's mode. Returns 0 or -1 (no room). */
+static int cli_put_trailer(struct cli_sess *s)
+{
+	unsigned long long up;
+	char p[48];
+	int n;
+
+	switch (s->mode) {
+	case CLI_MODE_PROMPT:
+		return b_putblk(&s->out, "\n> ", 3);
+	case CLI_MODE_TIMED:
+		up = cli_uptime_ms() / 1000;
+		n = snprintf(p, sizeof(p), "\n[%llu:%02llu:%02llu:%02llu]> ", up / 86400,
+			     up / 3600 % 24, up / 60 % 60, up % 60);
+		return b_putblk(&s->out, p, (uint32_t)n);
+	default:
+		return b_putblk(&s->out, "\n", 1);
+	}
+}
+
 /* Runs as much of the session's work as the output buffer allows. Returns true when it
  * stopped on a full output buffer with work left.
  */
 static bool cli_exec(struct cli_sess *s)
 {
-	static const char prompt[] = "\n> ";
-
 	while (!s->closing) {
 		if (s->fn) {
 			int ret = s->fn(&s->ctx);
@@ -347,23 +555,26 @@ static bool cli_exec(struct cli_sess *s)
 				return false;
 			}
 			if (s->ctx.flags & CLI_CTX_F_PROMPT)
-				s->mode = s->mode == CLI_MODE_PROMPT ? CLI_MODE_ONESHOT
-								     : CLI_MODE_PROMPT;
+				s->mode = s->mode == CLI_MODE_ONESHOT ? CLI_MODE_PROMPT
+								      : CLI_MODE_ONESHOT;
 		}
 		if (s->trailer) {
-			/* "\n" after each command, "\n> " in prompt mode */
-			if (b_putblk(&s->out, prompt, s->mode == CLI_MODE_PROMPT ? 3 : 1) < 0)
+			if (cli_put_trailer(s) < 0)
 				return true;
 			s->trailer = false;
+		}
+		if (s->plus) {
+			/* "+ " while a payload is pending, in the prompt modes only */
+			if (s->mode >= CLI_MODE_PROMPT && b_putblk(&s->out, "+ ", 2) < 0)
+				return true;
+			s->plus = false;
 		}
 		if (s->line_busy && s->line_pos <= s->line_len) {
 			cli_dispatch(s);
 			continue;
 		}
-		if (s->line_busy) {
-			s->line_busy = false;
-			s->lines_done++;
-		}
+		if (s->line_busy)
+			cli_line_done(s);
 		if (s->mode == CLI_MODE_ONESHOT && s->lines_done) {
 			s->closing = true;
 			return false;
@@ -431,6 +642,8 @@ static struct cli_sess *cli_sess_new(struct cli_bind *b, int fd)
 	s->in.size = CLI_IN_SIZE - 1; /* room for the NUL that ends a full line */
 	s->out.size = CLI_OUT_SIZE;
 	s->bind = b;
+	s->level = b->level;
+	s->timeout_ms = cli_timeout_ms;
 	s->h.fd = fd;
 	s->h.iocb = cli_sess_iocb;
 	s->tmr.cb = cli_sess_expire;
@@ -589,7 +802,7 @@ static int cli_bind_one(struct cli_bind *b)
 		snprintf(err, sizeof(err), "%s", strerror(errno));
 		goto out_alert;
 	}
-	if (fam == AF_UNIX) {
+	if (fam == AF_UNIX && ((struct sockaddr_un *)&b->addr)->sun_path[0]) {
 		ret = cli_bind_unix(b, fd, err, sizeof(err));
 	} else {
 		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
@@ -641,6 +854,7 @@ int cli_export_fds(char *out, size_t outsz)
 
 int cli_start(void)
 {
+	cfg_startup_logs_freeze(); /* "show startup-logs": startup ends here */
 	cli_stopped = false;
 	cli_listeners_poll(true);
 	if (cli_master_link_start() < 0) /* master-worker: the master CLI's link */

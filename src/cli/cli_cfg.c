@@ -3,16 +3,19 @@
  * Only records the settings; binding is done by cli.c. "stats" in proxies is not ours.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <grp.h>
 #include <limits.h>
 #include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/un.h>
 
 #include <base/addr.h>
 #include <base/parse.h>
 #include <cfg/cfg.h>
 #include <proxy/proxy.h>
+#include <thread/thread_cfg.h>
 #include "cli_int.h"
 
 struct cli_bind *cli_binds;
@@ -74,7 +77,7 @@ static int cli_opt_user(struct cfg_ctx *ctx, struct cli_bind *b, const char *opt
 			return 0;
 		}
 	}
-	snprintf(msg, sizeof(msg), "'%s' : unknown %s '%s'", opt, opt, v ? v : "");
+	snprintf(msg, sizeof(msg), "'%s' : unknown %s name '%s'", opt, opt, v ? v : "");
 	return cli_opt_err(ctx, msg);
 }
 
@@ -96,9 +99,53 @@ static int cli_opt_level(struct cfg_ctx *ctx, struct cli_bind *b, const char *v)
 	return 0;
 }
 
+/* A process set as 2.6 reads it with one process: "all", "odd", "1", "1-1", each with an
+ * optional "/threads" part. Returns true when it names process 1 only.
+ */
+static bool cli_proc_set_ok(const char *v)
+{
+	size_t n = strcspn(v, "/");
+
+	return (n == 3 && !strncmp(v, "all", 3)) || (n == 3 && !strncmp(v, "odd", 3)) ||
+	       (n == 1 && v[0] == '1') || (n == 3 && !strncmp(v, "1-1", 3));
+}
+
+/* "process SET": deprecated in 2.6 and meaningless with one process: a warning. */
+static int cli_opt_process(struct cfg_ctx *ctx, const char *v)
+{
+	char msg[200];
+
+	if (!v || !cli_proc_set_ok(v)) {
+		bool num = v && *v >= '0' && *v <= '9';
+
+		snprintf(msg, sizeof(msg), "'process' : '%s' is not a valid number/range.%s",
+			 v ? v : "", num ? " It supports numbers from 1 to 1." : "");
+		return cli_opt_err(ctx, msg);
+	}
+	cfg_warn(ctx, "'stats socket' : 'process %s' on 'bind' lines is deprecated and will be "
+		 "removed in 2.7.", v);
+	return 0;
+}
+
+/* "thread SET": checked as "bind ... thread" is; the runtime API is served by thread 0
+ * whatever the set names (its sessions are few and short). */
+static int cli_opt_thread(struct cfg_ctx *ctx, const char *v)
+{
+	struct thread_set ts;
+	char err[256], msg[320];
+
+	if (!v || thread_set_parse(v, &ts, err, sizeof(err)) < 0) {
+		snprintf(msg, sizeof(msg), "'%s' : '%s' is not a valid number/range.", v ? v : "",
+			 v ? v : "");
+		return cli_opt_err(ctx, msg);
+	}
+	return 0;
+}
+
 /* Parses the options after the address, from args[i]. Returns 0 or -1 (alert printed). */
 static int cli_parse_opts(struct cfg_ctx *ctx, struct cli_bind *b, int i)
 {
+	char msg[200];
 	long v;
 
 	for (; i < ctx->nargs; i += 2) {
@@ -119,16 +166,19 @@ static int cli_parse_opts(struct cfg_ctx *ctx, struct cli_bind *b, int i)
 			ret = cli_opt_level(ctx, b, val);
 		else if (strcmp(opt, "expose-fd") == 0) {
 			if (!val || strcmp(val, "listeners") != 0) {
-				cfg_alert(ctx, "'stats socket' : 'expose-fd' only supports "
-					  "'listeners'");
-				return -1;
+				snprintf(msg, sizeof(msg), "'expose-fd' only supports 'listeners' "
+					 "(got '%s')", val ? val : "");
+				return cli_opt_err(ctx, msg);
 			}
 			b->expose_fd = true;
 			ret = 0;
-		} else if (strcmp(opt, "process") == 0 ||
-			 strcmp(opt, "severity-output") == 0) {
-			cfg_alert(ctx, "'stats socket' : '%s' is not supported yet (a stats "
-				  "socket is always served by the worker's thread 0).", opt);
+		} else if (strcmp(opt, "process") == 0) {
+			ret = cli_opt_process(ctx, val);
+		} else if (strcmp(opt, "thread") == 0) {
+			ret = cli_opt_thread(ctx, val);
+		} else if (strcmp(opt, "severity-output") == 0) {
+			cfg_alert(ctx, "'stats socket' : 'severity-output' is not supported yet "
+				  "(answers carry no severity prefix).");
 			return -1;
 		} else {
 			cfg_alert(ctx, "'stats socket' : unknown keyword '%s'.", opt);
@@ -137,6 +187,28 @@ static int cli_parse_opts(struct cfg_ctx *ctx, struct cli_bind *b, int i)
 		if (ret < 0)
 			return -1;
 	}
+	return 0;
+}
+
+/* "abns@NAME": a unix socket in Linux's abstract namespace. As HAProxy, the address is
+ * the whole sun_path (the name padded with NULs): clients must connect with the same
+ * padded length. Returns 0 or -1 after an alert.
+ */
+static int cli_parse_abns(struct cfg_ctx *ctx, const char *name, struct addr_res *res)
+{
+	struct sockaddr_un *un = (struct sockaddr_un *)&res->ss;
+	size_t len = strlen(name);
+
+	memset(res, 0, sizeof(*res));
+	res->fd = -1;
+	if (!len || len >= sizeof(un->sun_path)) {
+		cfg_alert(ctx, "'stats socket' : abstract socket name '%s' is empty or too long "
+			  "(%zu bytes max).", name, sizeof(un->sun_path) - 1);
+		return -1;
+	}
+	un->sun_family = AF_UNIX;
+	memcpy(un->sun_path + 1, name, len);
+	res->len = sizeof(*un);
 	return 0;
 }
 
@@ -150,6 +222,8 @@ static int cli_parse_addr(struct cfg_ctx *ctx, struct addr_res *res)
 	char err[320], buf[160];
 	int rc;
 
+	if (strncmp(ctx->args[2], "abns@", 5) == 0)
+		return cli_parse_abns(ctx, ctx->args[2] + 5, res);
 	s = addr_expand_fd_env(ctx->args[2], buf, sizeof(buf));
 	if (!s) {
 		cfg_alert(ctx, "'stats socket' : '%s': environment variable not set or invalid.",
@@ -161,6 +235,11 @@ static int cli_parse_addr(struct cfg_ctx *ctx, struct addr_res *res)
 		rc = ADDR_ERR;
 	if (rc == ADDR_ERR) {
 		cfg_alert(ctx, "'stats socket' : %s", err);
+		return -1;
+	}
+	if (res->fd >= 0 && fcntl(res->fd, F_GETFD) < 0) {
+		cfg_alert(ctx, "'stats socket' : cannot use file descriptor '%d' : %s.", res->fd,
+			  strerror(errno));
 		return -1;
 	}
 	return 0;
@@ -253,8 +332,14 @@ static int cli_cfg_stats(struct cfg_ctx *ctx)
 	if (strcmp(sub, "maxconn") == 0)
 		return cli_cfg_maxconn(ctx);
 	if (strcmp(sub, "bind-process") == 0) {
-		cfg_warn(ctx, "'stats bind-process' is obsolete and ignored (one process runs "
-			 "threads).");
+		/* one process: "all", "odd", "1" are what 2.6 accepts, silently */
+		if (ctx->nargs < 3 || !cli_proc_set_ok(ctx->args[2])) {
+			const char *v = ctx->nargs > 2 ? ctx->args[2] : "";
+
+			cfg_alert(ctx, "'stats bind-process' : '%s' is not a valid number/range.%s", v,
+				  *v >= '0' && *v <= '9' ? " It supports numbers from 1 to 1." : "");
+			return -1;
+		}
 		return 0;
 	}
 	cfg_alert(ctx, "'stats' only supports 'socket', 'maxconn', 'bind-process' and "

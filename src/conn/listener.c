@@ -31,7 +31,8 @@
 int actconn; /* process-wide: read and written with atomics */
 struct freq_ctr conn_rate; /* connections accepted per second, process-wide (atomic) */
 uint32_t conn_rate_max;    /* highest conn_rate seen at an accept (atomic) */
-static bool rate_limited;  /* a rate limit is configured: set before threads start */
+static bool rate_limited;  /* a rate limit is configured: set before threads start, or by
+			    * the CLI (listeners_limits_changed(), atomic) */
 
 /* A connection accepted by one thread for another. */
 struct accept_item {
@@ -252,7 +253,9 @@ static bool listener_full(const struct listener *li)
 {
 	const struct proxy *px = li->bind->px;
 
-	if (global.maxconn && HA_ATOMIC_LOAD_RLX(&actconn) >= global.maxconn)
+	int gmax = HA_ATOMIC_LOAD_RLX(&global.maxconn); /* the CLI may change it */
+
+	if (gmax && HA_ATOMIC_LOAD_RLX(&actconn) >= gmax)
 		return true;
 	if (px->maxconn && HA_ATOMIC_LOAD_RLX(&px->feconn) >= px->maxconn)
 		return true;
@@ -266,12 +269,12 @@ static int listener_rate_wait(const struct listener *li)
 	const struct proxy *px = li->bind->px;
 	uint64_t now = now_ms();
 	uint32_t w = 0, x;
+	int crate = HA_ATOMIC_LOAD_RLX(&global.maxconnrate); /* the CLI may change them */
+	int srate = HA_ATOMIC_LOAD_RLX(&global.maxsessrate);
 
-	if (global.maxconnrate && (x = freq_ctr_wait(&conn_rate, (uint32_t)global.maxconnrate,
-						       now)) > w)
+	if (crate && (x = freq_ctr_wait(&conn_rate, (uint32_t)crate, now)) > w)
 		w = x;
-	if (global.maxsessrate && (x = freq_ctr_wait(&conn_rate, (uint32_t)global.maxsessrate,
-						       now)) > w)
+	if (srate && (x = freq_ctr_wait(&conn_rate, (uint32_t)srate, now)) > w)
 		w = x;
 	if (px->sess_rate_lim &&
 	    (x = freq_ctr_wait(&px->sess_rate, (uint32_t)px->sess_rate_lim, now)) > w)
@@ -431,7 +434,7 @@ static void listener_iocb(struct fd_handler *h, uint32_t events)
 			reg_pause(reg, 0);
 			return;
 		}
-		if (unlikely(rate_limited) && (wait = listener_rate_wait(li)) > 0) {
+		if (unlikely(HA_ATOMIC_LOAD_RLX(&rate_limited)) && (wait = listener_rate_wait(li)) > 0) {
 			reg_pause(reg, wait);
 			return;
 		}
@@ -519,7 +522,7 @@ static void resume_local(void)
 		if (!reg->paused)
 			continue;
 		if (!listener_full(reg->sh->li) &&
-		    (!rate_limited || !(wait = listener_rate_wait(reg->sh->li))) &&
+		    (!HA_ATOMIC_LOAD_RLX(&rate_limited) || !(wait = listener_rate_wait(reg->sh->li))) &&
 		    reg_add(reg) == 0) {
 			reg->paused = false;
 			HA_ATOMIC_DEC(&paused_regs);
@@ -539,13 +542,9 @@ static void resume_item_run(struct inbox_item *it)
 	resume_local();
 }
 
-void listener_release(struct listener *li)
+/* Asks every thread to retry its paused registrations (this one at once). */
+static void resume_all(void)
 {
-	HA_ATOMIC_DEC(&actconn);
-	HA_ATOMIC_DEC(&li->nbconn);
-	HA_ATOMIC_DEC(&li->bind->px->feconn);
-	if (!HA_ATOMIC_LOAD_RLX(&paused_regs))
-		return;
 	resume_local();
 	for (int t = 0; t < global.nbthread && t < MAX_THREADS; t++) {
 		struct resume_item *ri = &resume_items[t];
@@ -556,6 +555,23 @@ void listener_release(struct listener *li)
 		ri->it.fn = resume_item_run;
 		inbox_push(t, &ri->it);
 	}
+}
+
+void listener_release(struct listener *li)
+{
+	HA_ATOMIC_DEC(&actconn);
+	HA_ATOMIC_DEC(&li->nbconn);
+	HA_ATOMIC_DEC(&li->bind->px->feconn);
+	if (HA_ATOMIC_LOAD_RLX(&paused_regs))
+		resume_all();
+}
+
+void listeners_limits_changed(void)
+{
+	if (HA_ATOMIC_LOAD_RLX(&global.maxconnrate) || HA_ATOMIC_LOAD_RLX(&global.maxsessrate))
+		HA_ATOMIC_STORE_RLX(&rate_limited, true);
+	if (HA_ATOMIC_LOAD_RLX(&paused_regs))
+		resume_all();
 }
 
 /* ---- pause and resume (SIGTTOU, SIGTTIN) ---- */
