@@ -6,6 +6,7 @@ from files and inline), a 10,000-command session, and `get var` / `set var`.
 """
 
 import socket
+import threading
 import time
 
 import httpc
@@ -222,7 +223,9 @@ def test_ten_thousand_adds_one_session(setup):
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
         s.settimeout(60)
         s.connect(str(sock))
-        s.sendall(b"prompt\n" + cmds.encode() + b"quit\n")
+        # written while the answers are read, as socat does: neither side blocks
+        w = threading.Thread(target=s.sendall, args=(b"prompt\n" + cmds.encode() + b"quit\n",))
+        w.start()
         out = b""
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
@@ -230,6 +233,8 @@ def test_ten_thousand_adds_one_session(setup):
             if not d:
                 break
             out += d
+        w.join(10)
+    assert out.count(b"> ") == n + 1
     elapsed = time.monotonic() - t0
     assert elapsed < 20, elapsed
     assert b"Unknown" not in out and b"parse" not in out
