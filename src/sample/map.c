@@ -43,11 +43,6 @@ static bool is_blank(char c)
 	return c == ' ' || c == '\t';
 }
 
-static bool is_eol(char c)
-{
-	return c == '\0' || c == '\r' || c == '\n';
-}
-
 /* Reads the whole of <path> into a NUL-terminated block (*len bytes before the NUL). */
 static char *map_slurp(const char *path, size_t *len, char *err, size_t errsz)
 {
@@ -87,53 +82,6 @@ out_nomem:
 	fclose(f);
 	snprintf(err, errsz, "out of memory");
 	return NULL;
-}
-
-int map_cut_line(char *p, char **key, char **value)
-{
-	char *k, *v, *ve, *end;
-
-	*key = *value = NULL;
-	if (*p == '#')
-		return 0;
-	for (k = p; is_blank(*k); k++)
-		;
-	if (is_eol(*k))
-		return 0;
-	for (v = k; !is_eol(*v) && !is_blank(*v); v++)
-		;
-	ve = v;
-	for (; is_blank(*v); v++)
-		;
-	for (end = v; !is_eol(*end); end++)
-		;
-	while (end > v && is_blank(end[-1]))
-		end--;
-	*end = '\0';
-	*ve = '\0';
-	*key = k;
-	*value = v;
-	return 1;
-}
-
-int map_payload_next(char **cur, char **key, char **value)
-{
-	char *p = *cur, *eol, *next;
-
-	while (*p) {
-		eol = strchr(p, '\n');
-		next = eol ? eol + 1 : p + strlen(p);
-		if (eol)
-			*eol = '\0';
-		*cur = next;
-		if ((size_t)((eol ? eol : next) - p) > MAP_LINE_MAX)
-			return -1;
-		if (map_cut_line(p, key, value))
-			return 1;
-		p = next;
-	}
-	*cur = p;
-	return 0;
 }
 
 /* ---- references ---- */
