@@ -49,6 +49,9 @@ def setup(tmp_path, proxy):
     osock = tmp_path / "o.sock"
     cfg = CFG.format(port=port, sock=sock, osock=osock, **{k: v for k, v in files.items()})
     p = proxy(cfg, ports=[port])
+    deadline = time.monotonic() + 5  # the sockets may appear just after the listener
+    while not (sock.exists() and osock.exists()) and time.monotonic() < deadline:
+        time.sleep(0.05)
     return {"port": port, "sock": sock, "osock": osock, "proxy": p, **files}
 
 
@@ -276,3 +279,60 @@ def test_set_get_var(setup):
         "'set var': cannot set variable 'txn.x', only scope 'proc' is permitted here.\n\n"
     assert cli(sock, "set var proc.y") == "Missing either 'expr', 'fmt' or expression.\n\n"
     assert cli(sock, "get var") == "Missing process-wide variable identifier.\n\n"
+
+
+def test_changes_under_traffic(setup):
+    """Adds, deletes and value changes in a loop while four client threads send requests
+    (on the proxy's four threads): every answer is one of the values the key had, the
+    proxy stays up, and the map ends as the commands left it."""
+    sock, hosts, port = setup["sock"], setup["hosts"], setup["port"]
+    stop = threading.Event()
+    seen, errors = set(), []
+
+    def client():
+        deadline = time.monotonic() + 30
+        while not stop.is_set() and time.monotonic() < deadline:
+            try:
+                st, b = body(port, path="/api/v2/z", key="t.com")
+            except Exception as e:  # noqa: BLE001 - any failure is reported
+                errors.append(repr(e))
+                return
+            seen.add((st, b.split()[0]))
+
+    threads = [threading.Thread(target=client) for _ in range(4)]
+    for t in threads:
+        t.start()
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+            s.settimeout(30)
+            s.connect(str(sock))
+            cmds = []
+            for i in range(300):
+                cmds.append("add map %s t.com v%d" % (hosts, i % 3))
+                cmds.append("add map %s /api/v2/z%d p" % (setup["paths"], i))
+                cmds.append("set map %s t.com v%d" % (hosts, (i + 1) % 3))
+                cmds.append("del map %s t.com" % hosts)
+                cmds.append("del map %s /api/v2/z%d" % (setup["paths"], i))
+            cmds.append("add map %s t.com end" % hosts)
+            w = threading.Thread(target=s.sendall,
+                                 args=(("prompt\n" + "\n".join(cmds) + "\nquit\n").encode(),))
+            w.start()
+            out = b""
+            deadline = time.monotonic() + 30
+            while time.monotonic() < deadline:
+                d = s.recv(65536)
+                if not d:
+                    break
+                out += d
+            w.join(10)
+    finally:
+        stop.set()
+        for t in threads:
+            t.join(35)
+    assert not errors, errors[:3]
+    assert out.count(b"> ") == len(cmds) + 1
+    assert b"not found" not in out
+    assert seen <= {(200, "s=none"), (200, "s=v0"), (200, "s=v1"), (200, "s=v2"),
+                    (200, "s=end")}, seen
+    assert setup["proxy"].alive()
+    assert bodies(port, path="/api/v2/z", key="t.com", n=4) == {(200, "s=end b=api2 i=-1")}
