@@ -47,7 +47,7 @@ static void fz_check_payload(const uint8_t *data, size_t size)
 	while ((rc = map_payload_next(&cur, &k, &v)) != 0) {
 		if (rc < 0)
 			continue;
-		if (!*k || strpbrk(k, " \t\r\n") || *k == '#')
+		if (!*k || strpbrk(k, " \t\r\n")) /* '#' after blanks is a key */
 			abort();
 		if (*v == ' ' || *v == '\t' ||
 		    (*v && (v[strlen(v) - 1] == ' ' || v[strlen(v) - 1] == '\t')))
