@@ -14,6 +14,7 @@
 #include <base/pool.h>
 #include <conn/connection-t.h>
 #include <conn/connection.h>
+#include <sample/logfmt.h>
 #include <sample/sample.h>
 #include <sample/vars.h>
 #include <stream/stream-t.h>
@@ -473,8 +474,31 @@ static int vars_cli_get(struct cli_ctx *ctx)
 		       : CLI_DONE;
 }
 
-/* set var proc.NAME [expr] EXPR: evaluated now, with the fetches that need nothing but
- * the process (as global set-var). */
+/* "set var NAME fmt FORMAT": renders FORMAT into smp (the scratch chunk). 0, or -1 with a
+ * message in err. */
+static int vars_cli_fmt(const char *fmt, struct smp_parse_ctx *pc, struct sample *smp, char *err,
+			size_t errsz)
+{
+	struct lf_expr lf = { 0 };
+	char *out;
+	int n;
+
+	if (lf_compile(&lf, fmt, pc, err, errsz) < 0)
+		return -1;
+	out = smp_trash();
+	n = out ? lf_render(&lf, smp->ctx, out, smp_trash_size()) : -1;
+	lf_free(&lf);
+	if (n < 0) {
+		snprintf(err, errsz, "the value does not fit");
+		return -1;
+	}
+	smp->data.type = SMP_T_STR;
+	smp->data.u.str = ist2(out, (size_t)n);
+	return 0;
+}
+
+/* set var proc.NAME [expr] EXPR | fmt FORMAT: evaluated now, with the fetches that need
+ * nothing but the process (as global set-var / set-var-fmt). */
 static int vars_cli_set(struct cli_ctx *ctx)
 {
 	struct smp_parse_ctx pc = { NULL, 0, NULL, SMP_VAL_CFG, "set var" };
@@ -484,13 +508,14 @@ static int vars_cli_set(struct cli_ctx *ctx)
 	struct var_desc d;
 	char err[512];
 	int i = 3;
+	bool fmt = false;
 
 	if (ctx->nargs < 3)
 		return vars_cli_say(ctx, "Missing variable name.\n");
-	if (ctx->nargs > 3 && !strcmp(ctx->args[3], "fmt"))
-		return vars_cli_say(ctx, "'set var <name> fmt' is not supported yet.\n");
-	if (ctx->nargs > 3 && !strcmp(ctx->args[3], "expr"))
+	if (ctx->nargs > 3 && (!strcmp(ctx->args[3], "expr") || !strcmp(ctx->args[3], "fmt"))) {
+		fmt = ctx->args[3][0] == 'f';
 		i++;
+	}
 	if (vars_lookup_desc(ctx->args[2], strlen(ctx->args[2]), &d) < 0 &&
 	    vars_parse_desc(ctx->args[2], &d, err, sizeof(err)) < 0)
 		return cli_printf(ctx, "'set var': %s.\n", err) < 0 ? CLI_MORE : CLI_DONE;
@@ -503,6 +528,13 @@ static int vars_cli_set(struct cli_ctx *ctx)
 			       : CLI_DONE;
 	if (i >= ctx->nargs)
 		return vars_cli_say(ctx, "Missing either 'expr', 'fmt' or expression.\n");
+	if (fmt) {
+		if (vars_cli_fmt(ctx->args[i], &pc, &smp, err, sizeof(err)) < 0)
+			return cli_printf(ctx, "%s\n", err) < 0 ? CLI_MORE : CLI_DONE;
+		return vars_set(&sctx, &d, &smp)
+			       ? CLI_DONE
+			       : vars_cli_say(ctx, "failed to set the variable.\n");
+	}
 	e = sample_parse_expr(ctx->args[i], NULL, &pc, err, sizeof(err));
 	if (!e)
 		return cli_printf(ctx, "%s\n", err) < 0 ? CLI_MORE : CLI_DONE;

@@ -279,6 +279,8 @@ def test_set_get_var(setup):
         "'set var': cannot set variable 'txn.x', only scope 'proc' is permitted here.\n\n"
     assert cli(sock, "set var proc.y") == "Missing either 'expr', 'fmt' or expression.\n\n"
     assert cli(sock, "get var") == "Missing process-wide variable identifier.\n\n"
+    assert cli(sock, "set var proc.f fmt v=%[var(proc.x)]") == "\n"
+    assert cli(sock, "get var proc.f") == "proc.f: type=str value=<v=5>\n\n"
 
 
 def test_changes_under_traffic(setup):
