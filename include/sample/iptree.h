@@ -8,6 +8,7 @@
 #ifndef SAMPLE_IPTREE_H
 #define SAMPLE_IPTREE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <netinet/in.h>
 
@@ -44,6 +45,21 @@ void *iptree_lookup6(const struct iptree *t, const struct in6_addr *a);
  */
 unsigned iptree_first_idx4(const struct iptree *t, struct in_addr a);
 unsigned iptree_first_idx6(const struct iptree *t, const struct in6_addr *a);
+
+/* Run time, one writer at a time, readers running (see strtree.h): iptree_has_room() says
+ * if one more insert fits in place; else the writer inserts into iptree_copy() (NULL when
+ * out of memory), publishes it and frees <t> once readers left it. data must not be NULL.
+ */
+bool iptree_has_room(const struct iptree *t);
+struct iptree *iptree_copy(const struct iptree *t);
+
+/* Removes network net/plen. Returns 0, or -1 when absent. Readers may run. */
+int iptree_delete4(struct iptree *t, struct in_addr net, int plen);
+int iptree_delete6(struct iptree *t, const struct in6_addr *net, int plen);
+
+/* Where the data of network net/plen is kept, for a release store; NULL when absent. */
+void **iptree_data_ref4(struct iptree *t, struct in_addr net, int plen);
+void **iptree_data_ref6(struct iptree *t, const struct in6_addr *net, int plen);
 
 /* Number of distinct networks in the set (both families). */
 size_t iptree_count(const struct iptree *t);

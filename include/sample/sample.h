@@ -40,6 +40,9 @@ struct smp_parse_ctx {
 	const char *where_name;   /* "http-request" ... for messages */
 };
 
+/* The context of the converter being checked (config time, for map.c's messages). */
+extern const struct smp_parse_ctx *smp_parse_cur;
+
 /* Parses the expression at <str>, which ends at NUL or, when <endp> is not NULL, at the
  * first ']' outside parentheses and quotes (log-format "%[...]"); *endp then points to
  * it. Returns the expression (malloc'd) or NULL with a message in err. Config time.

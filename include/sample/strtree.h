@@ -1,12 +1,14 @@
 /* String sets for ACL patterns and maps: exact match ("-m str", map_str) through a hash
  * table, and longest / first prefix match ("-m beg", map_beg) through a path-compressed
  * binary trie over the bits of the keys, built only for sets created with STRTREE_PREFIX.
- * Both optionally fold ASCII case ("-i"). Filled at config time, then read-only: lookups
- * take no lock and may run on every thread at once.
+ * Both optionally fold ASCII case ("-i"). Filled at config time; at run time one writer
+ * (the CLI changing a map) may insert and delete while lookups run on every thread without
+ * a lock (see strtree_has_room). Lookups take no lock and allocate nothing.
  */
 #ifndef SAMPLE_STRTREE_H
 #define SAMPLE_STRTREE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct strtree;
@@ -44,6 +46,22 @@ unsigned strtree_first_idx(const struct strtree *t, const char *s, size_t len);
  * matches when any of its keys does). The set must have been created with STRTREE_PREFIX.
  */
 unsigned strtree_first_idx_prefix(const struct strtree *t, const char *s, size_t len);
+
+/* Run time, one writer at a time, readers running: an insert that fits changes the set in
+ * place and readers see it before or after, never half-done. strtree_has_room() says if an
+ * insert of a key of <len> bytes fits; when it does not, the writer makes a larger copy with
+ * strtree_copy() (NULL when out of memory), inserts there, publishes the copy instead of
+ * <t> and frees <t> once every reader has left it. data must not be NULL.
+ */
+bool strtree_has_room(const struct strtree *t, size_t len);
+struct strtree *strtree_copy(const struct strtree *t, size_t len);
+
+/* Removes key[0..len). Returns 0, or -1 when absent. Readers may run (memory is kept). */
+int strtree_delete(struct strtree *t, const char *key, size_t len);
+
+/* Where the data of key[0..len) is kept, for a writer to change it with a release store
+ * (readers may run); NULL when absent. */
+void **strtree_data_ref(struct strtree *t, const char *key, size_t len);
 
 /* Number of distinct keys in the set. */
 size_t strtree_count(const struct strtree *t);

@@ -9,6 +9,7 @@
 #include <cfg/cfg.h>
 #include <proxy/proxy_cfg.h>
 #include <sample/acl.h>
+#include <sample/map_ref.h>
 #include <sample/pattern.h>
 #include <sample/sample.h>
 
@@ -167,6 +168,7 @@ void acl_expr_free(struct acl_expr *e)
 		}
 	}
 	sample_expr_free(e->smp);
+	map_ref_detach(&e->pat);
 	pat_set_free(&e->pat);
 	free((char *)e->kw);
 	free(e);
@@ -248,12 +250,47 @@ static int acl_parse_flags(char **args, int nargs, int i, struct acl_flags *f, c
 	return i;
 }
 
-/* Loads a -f/-M file: with -M each line is "key value" and only the key is a pattern. */
-static int acl_load_file(struct pat_set *ps, const char *path, bool map, char *err, size_t errsz)
+/* Loads a -f/-M file into the expression's set through the file's reference (shared with
+ * other ACLs, and with maps under -M, so that "add acl" reaches all of them). Without a
+ * config context (predefined ACLs) the file is read into the set only. */
+static int acl_load_file(struct pat_set *ps, const char *path, bool map,
+			 const struct smp_parse_ctx *pc, char *err, size_t errsz)
 {
-	if (!map)
-		return pat_set_load_file(ps, path, err, errsz) < 0 ? -1 : 0;
-	return pat_set_load_map_keys(ps, path, err, errsz) < 0 ? -1 : 0;
+	unsigned flags = map ? MAP_REF_F_MAP : MAP_REF_F_ACLFILE;
+	struct map_ref *r;
+	char desc[1024];
+
+	if (!pc || !pc->file) {
+		if (!map)
+			return pat_set_load_file(ps, path, err, errsz) < 0 ? -1 : 0;
+		return pat_set_load_map_keys(ps, path, err, errsz) < 0 ? -1 : 0;
+	}
+	r = map_ref_find_path(path, flags);
+	if (!r) {
+		snprintf(desc, sizeof(desc),
+			 "pattern loaded from file '%s' used by acl at file '%s' line %d", path,
+			 pc->file, pc->line);
+		r = map_ref_load_file(path, flags, desc, err, errsz);
+		if (!r)
+			return -1;
+	}
+	r->flags |= MAP_REF_F_ACL;
+	return map_ref_attach(r, ps, -1, err, errsz);
+}
+
+/* The reference of the inline patterns of an ACL line, NULL without a config context. */
+static struct map_ref *acl_inline_ref(const char *kw, const struct smp_parse_ctx *pc, int *fail)
+{
+	char desc[512];
+	struct map_ref *r;
+
+	*fail = 0;
+	if (!pc || !pc->file)
+		return NULL;
+	snprintf(desc, sizeof(desc), "acl '%s' file '%s' line %d", kw, pc->file, pc->line);
+	r = map_ref_new(NULL, MAP_REF_F_ACL, desc);
+	*fail = !r;
+	return r;
 }
 
 /* Builds "fetch(args),conv" from a derived keyword: "hdr_beg(host)" -> "hdr(host)". */
@@ -276,7 +313,9 @@ struct acl_expr *acl_parse_expr(char **args, int nargs, const struct smp_parse_c
 {
 	struct acl_flags f = { .match = -1 };
 	const struct acl_kw *kw;
+	struct map_ref *ref;
 	struct acl_expr *e;
+	int rfail;
 	char *text;
 	int i, op = PAT_OP_NONE, match;
 
@@ -306,9 +345,14 @@ struct acl_expr *acl_parse_expr(char **args, int nargs, const struct smp_parse_c
 		goto fail;
 	}
 	for (int k = 0; k < f.nfiles; k++)
-		if (acl_load_file(&e->pat, args[f.files[k]], f.pflags & ACL_F_MAPFILE, err, errsz) <
-		    0)
+		if (acl_load_file(&e->pat, args[f.files[k]], f.pflags & ACL_F_MAPFILE, pc, err,
+				  errsz) < 0)
 			goto fail;
+	ref = acl_inline_ref(args[0], pc, &rfail);
+	if (rfail) {
+		snprintf(err, errsz, "out of memory");
+		goto fail;
+	}
 	for (; i < nargs; i++) {
 		int word_op = PAT_OP_NONE;
 
@@ -321,9 +365,15 @@ struct acl_expr *acl_parse_expr(char **args, int nargs, const struct smp_parse_c
 			}
 			continue;
 		}
-		if (pat_set_add(&e->pat, args[i], op, NULL, err, errsz) < 0)
+		if (ref && !map_ref_append(ref, args[i], NULL, op, 0)) {
+			snprintf(err, errsz, "out of memory");
+			goto fail;
+		}
+		if (!ref && pat_set_add(&e->pat, args[i], op, NULL, err, errsz) < 0)
 			goto fail;
 	}
+	if (ref && map_ref_attach(ref, &e->pat, -1, err, errsz) < 0)
+		goto fail;
 	if (match == PAT_MATCH_STR && acl_pat_checker(e->smp->fetch))
 		acl_queue_pat_check(e, pc);
 	free(text);

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include <sample/acl.h>
+#include <base/atomic.h>
 #include <sample/cond_index.h>
 #include <sample/iptree.h>
 #include <sample/pattern.h>
@@ -56,7 +57,13 @@ struct cond_index {
 	struct ci_group *groups; /* sorted so that groups of one expression are adjacent */
 	unsigned int nexprs;
 	struct ci_expr *exprs;
+	struct acl_cond **conds; /* the conditions, tested one by one once ACLs changed */
 };
+
+/* Set (once, never cleared) by the CLI thread when it changes an ACL's patterns: indexes
+ * hold copies of them, so every index falls back to testing the conditions in order.
+ * Relaxed: a request that still uses the index just sees the change a little later. */
+bool cond_index_acls_changed;
 
 static bool ci_method_ok(int match)
 {
@@ -92,6 +99,7 @@ void cond_index_free(struct cond_index *ci)
 	}
 	free(ci->groups);
 	free(ci->exprs);
+	free(ci->conds);
 	free(ci);
 }
 
@@ -225,6 +233,10 @@ struct cond_index *cond_index_build(struct acl_cond *const *conds, unsigned int 
 	if (!ci)
 		return NULL;
 	ci->n = n;
+	ci->conds = malloc(n * sizeof(*ci->conds));
+	if (!ci->conds)
+		goto fail;
+	memcpy(ci->conds, conds, n * sizeof(*ci->conds));
 	for (unsigned int pos = 0; pos < n; pos++) {
 		for (const struct acl_suite *s = conds[pos]->suites; s; s = s->next) {
 			for (const struct acl_expr *e = s->terms[0].acl->exprs; e; e = e->next) {
@@ -302,6 +314,12 @@ unsigned int cond_index_first(const struct cond_index *ci, const struct smp_ctx 
 {
 	unsigned int best = CI_NONE;
 
+	if (unlikely(HA_ATOMIC_LOAD_RLX(&cond_index_acls_changed))) {
+		for (unsigned int pos = 0; pos < ci->n; pos++)
+			if (acl_cond_true(ci->conds[pos], ctx))
+				return pos;
+		return best;
+	}
 	for (unsigned int i = 0; i < ci->nexprs; i++) {
 		const struct ci_expr *x = &ci->exprs[i];
 		struct sample smp, tmp;

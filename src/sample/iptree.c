@@ -1,6 +1,9 @@
 /* IPv4/IPv6 network sets (sample/iptree.h): one path-compressed binary trie per family,
  * nodes in a growable array linked by 32-bit indices, entries (data, idx) in another. Insert
- * runs at config time; lookups only read and may run on any thread without a lock.
+ * runs at config time; lookups only read and may run on any thread without a lock. At run
+ * time one writer inserts and deletes in place under the readers (as in strtree.c: new nodes
+ * filled before a release store links them, changing fields are atomics, nothing reused, a
+ * full tree copied rather than grown).
  */
 #include <arpa/inet.h>
 #include <limits.h>
@@ -9,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <base/atomic.h>
 #include <base/compiler.h>
 #include <base/array.h>
 #include <sample/iptree.h>
@@ -56,6 +60,7 @@ struct iptree {
 	uint32_t n4_used, n4_cap, root4;
 	uint32_t n6_used, n6_cap, root6;
 	uint32_t ent_used, ent_cap;
+	uint32_t live; /* networks present (run-time deletes remove some) */
 };
 
 /* Makes room for two more nodes of the family (<v6>) and one more entry, so that an insert
@@ -95,9 +100,10 @@ static void ipt_set_ent(struct iptree *t, uint32_t *ent, void *data, unsigned id
 {
 	if (*ent) {
 		if (idx < t->ent[*ent].idx)
-			t->ent[*ent].idx = idx;
+			HA_ATOMIC_STORE_RLX(&t->ent[*ent].idx, idx);
 		return;
 	}
+	t->live++;
 	*ent = t->ent_used++;
 	t->ent[*ent].data = data;
 	t->ent[*ent].idx = idx;
@@ -106,7 +112,7 @@ static void ipt_set_ent(struct iptree *t, uint32_t *ent, void *data, unsigned id
 /* idx of entry <e>, UINT_MAX for none. */
 static inline unsigned ipt_idx(const struct iptree *t, uint32_t e)
 {
-	return e ? t->ent[e].idx : UINT_MAX;
+	return e ? HA_ATOMIC_LOAD_RLX(&t->ent[e].idx) : UINT_MAX;
 }
 
 /* Entry <cand> replaces <best> on a walk: always for the longest match, when its idx is
@@ -114,7 +120,8 @@ static inline unsigned ipt_idx(const struct iptree *t, uint32_t e)
  */
 static inline bool ipt_better(const struct iptree *t, uint32_t best, uint32_t cand, bool first)
 {
-	return !first || !best || t->ent[cand].idx < t->ent[best].idx;
+	return !first || !best ||
+	       HA_ATOMIC_LOAD_RLX(&t->ent[cand].idx) < HA_ATOMIC_LOAD_RLX(&t->ent[best].idx);
 }
 
 /* ---- IPv4 ---- */
@@ -175,7 +182,7 @@ int iptree_insert4(struct iptree *t, struct in_addr net, int plen, void *data, u
 		if (c == np && c == p) {
 			e = ipt4_ent(n);
 			ipt_set_ent(t, &e, data, idx);
-			n->meta = e << 6 | np;
+			HA_ATOMIC_STORE(&n->meta, e << 6 | np);
 			return 0;
 		}
 		if (c == np) {
@@ -186,19 +193,20 @@ int iptree_insert4(struct iptree *t, struct in_addr net, int plen, void *data, u
 		e = 0;
 		ipt_set_ent(t, &e, data, idx);
 		if (c == p) {
-			*link = ipt4_node(t, key, p, e);
-			t->n4[*link].ch[ipt4_bit(n->key, c)] = cur;
+			glue = ipt4_node(t, key, p, e);
+			t->n4[glue].ch[ipt4_bit(n->key, c)] = cur;
+			HA_ATOMIC_STORE(link, glue);
 			return 0;
 		}
 		glue = ipt4_node(t, key & ipt4_mask(c), c, 0);
 		t->n4[glue].ch[ipt4_bit(n->key, c)] = cur;
 		t->n4[glue].ch[ipt4_bit(key, c)] = ipt4_node(t, key, p, e);
-		*link = glue;
+		HA_ATOMIC_STORE(link, glue);
 		return 0;
 	}
 	e = 0;
 	ipt_set_ent(t, &e, data, idx);
-	*link = ipt4_node(t, key, p, e);
+	HA_ATOMIC_STORE(link, ipt4_node(t, key, p, e));
 	return 0;
 }
 
@@ -207,21 +215,22 @@ int iptree_insert4(struct iptree *t, struct in_addr net, int plen, void *data, u
  */
 static inline uint32_t ipt4_walk(const struct iptree *t, uint32_t a, bool first)
 {
-	uint32_t cur = t->root4, best = 0, e;
+	uint32_t cur = HA_ATOMIC_LOAD(&t->root4), best = 0, e, meta;
 	const struct ipt_node4 *n;
 	unsigned plen;
 
 	while (cur) {
 		n = &t->n4[cur];
-		plen = ipt4_plen(n);
+		meta = HA_ATOMIC_LOAD(&n->meta);
+		plen = meta & 63;
 		if ((a ^ n->key) & ipt4_mask(plen))
 			break;
-		e = ipt4_ent(n);
+		e = meta >> 6;
 		if (e && ipt_better(t, best, e, first))
 			best = e;
 		if (plen == 32)
 			break;
-		cur = n->ch[ipt4_bit(a, plen)];
+		cur = HA_ATOMIC_LOAD(&n->ch[ipt4_bit(a, plen)]);
 	}
 	return best;
 }
@@ -327,7 +336,9 @@ int iptree_insert6(struct iptree *t, const struct in6_addr *net, int plen, void 
 		n = &t->n6[cur];
 		c = ipt6_common(key, n->key, MIN(p, n->plen));
 		if (c == n->plen && c == p) {
-			ipt_set_ent(t, &n->ent, data, idx);
+			e = n->ent;
+			ipt_set_ent(t, &e, data, idx);
+			HA_ATOMIC_STORE(&n->ent, e);
 			return 0;
 		}
 		if (c == n->plen) {
@@ -337,37 +348,39 @@ int iptree_insert6(struct iptree *t, const struct in6_addr *net, int plen, void 
 		e = 0;
 		ipt_set_ent(t, &e, data, idx);
 		if (c == p) {
-			*link = ipt6_node(t, key, p, e);
-			t->n6[*link].ch[ipt6_bit(n->key, c)] = cur;
+			glue = ipt6_node(t, key, p, e);
+			t->n6[glue].ch[ipt6_bit(n->key, c)] = cur;
+			HA_ATOMIC_STORE(link, glue);
 			return 0;
 		}
 		glue = ipt6_node(t, ipt6_mask(key, c), c, 0);
 		t->n6[glue].ch[ipt6_bit(n->key, c)] = cur;
 		t->n6[glue].ch[ipt6_bit(key, c)] = ipt6_node(t, key, p, e);
-		*link = glue;
+		HA_ATOMIC_STORE(link, glue);
 		return 0;
 	}
 	e = 0;
 	ipt_set_ent(t, &e, data, idx);
-	*link = ipt6_node(t, key, p, e);
+	HA_ATOMIC_STORE(link, ipt6_node(t, key, p, e));
 	return 0;
 }
 
 /* ipt4_walk() for the IPv6 trie. */
 static inline uint32_t ipt6_walk(const struct iptree *t, struct ipt_key6 a, bool first)
 {
-	uint32_t cur = t->root6, best = 0;
+	uint32_t cur = HA_ATOMIC_LOAD(&t->root6), best = 0, e;
 	const struct ipt_node6 *n;
 
 	while (cur) {
 		n = &t->n6[cur];
 		if (!ipt6_in(a, n->key, n->plen))
 			break;
-		if (n->ent && ipt_better(t, best, n->ent, first))
-			best = n->ent;
+		e = HA_ATOMIC_LOAD(&n->ent);
+		if (e && ipt_better(t, best, e, first))
+			best = e;
 		if (n->plen == 128)
 			break;
-		cur = n->ch[ipt6_bit(a, n->plen)];
+		cur = HA_ATOMIC_LOAD(&n->ch[ipt6_bit(a, n->plen)]);
 	}
 	return best;
 }
@@ -401,7 +414,7 @@ void *iptree_lookup4(const struct iptree *t, struct in_addr a)
 	e = ipt4_walk(t, h, false);
 	if (!e)
 		e = ipt6_walk(t, ipt6_mapped(h), false);
-	return e ? t->ent[e].data : NULL;
+	return e ? HA_ATOMIC_LOAD(&t->ent[e].data) : NULL;
 }
 
 void *iptree_lookup6(const struct iptree *t, const struct in6_addr *a)
@@ -412,7 +425,7 @@ void *iptree_lookup6(const struct iptree *t, const struct in6_addr *a)
 	e = ipt6_walk(t, k, false);
 	if (!e && ipt6_embedded4(k, &v4))
 		e = ipt4_walk(t, v4, false);
-	return e ? t->ent[e].data : NULL;
+	return e ? HA_ATOMIC_LOAD(&t->ent[e].data) : NULL;
 }
 
 unsigned iptree_first_idx4(const struct iptree *t, struct in_addr a)
@@ -420,7 +433,8 @@ unsigned iptree_first_idx4(const struct iptree *t, struct in_addr a)
 	uint32_t h = ntohl(a.s_addr);
 	unsigned i4 = ipt_idx(t, ipt4_walk(t, h, true));
 
-	if (!t->root6) /* no IPv6 network: nothing may hold the mapped address */
+	if (!HA_ATOMIC_LOAD_RLX(
+		    &t->root6)) /* no IPv6 network: nothing may hold the mapped address */
 		return i4;
 	return MIN(i4, ipt_idx(t, ipt6_walk(t, ipt6_mapped(h), true)));
 }
@@ -438,7 +452,190 @@ unsigned iptree_first_idx6(const struct iptree *t, const struct in6_addr *a)
 
 size_t iptree_count(const struct iptree *t)
 {
-	return t->ent_used - 1;
+	return t->live;
+}
+
+/* ---- run-time changes (one writer, readers on any thread) ---- */
+
+bool iptree_has_room(const struct iptree *t)
+{
+	return t->ent_used < IPT4_ENT_MAX && t->n4_used + 2ULL <= t->n4_cap &&
+	       t->n6_used + 2ULL <= t->n6_cap && t->ent_used + 1ULL <= t->ent_cap;
+}
+
+/* Inserts every network under IPv4 node <cur> of <t> into <n>. 0 or -1. */
+static int ipt4_copy(struct iptree *n, const struct iptree *t, uint32_t cur)
+{
+	const struct ipt_node4 *x = &t->n4[cur];
+	uint32_t e = ipt4_ent(x);
+	struct in_addr a = { htonl(x->key) };
+
+	if (e && iptree_insert4(n, a, (int)ipt4_plen(x), t->ent[e].data, t->ent[e].idx) < 0)
+		return -1;
+	for (int i = 0; i < 2; i++)
+		if (x->ch[i] && ipt4_copy(n, t, x->ch[i]) < 0)
+			return -1;
+	return 0;
+}
+
+static int ipt6_copy(struct iptree *n, const struct iptree *t, uint32_t cur)
+{
+	const struct ipt_node6 *x = &t->n6[cur];
+	struct in6_addr a;
+
+	for (int i = 0; i < 8; i++) {
+		a.s6_addr[i] = (uint8_t)(x->key.hi >> (56 - 8 * i));
+		a.s6_addr[8 + i] = (uint8_t)(x->key.lo >> (56 - 8 * i));
+	}
+	if (x->ent && iptree_insert6(n, &a, x->plen, t->ent[x->ent].data, t->ent[x->ent].idx) < 0)
+		return -1;
+	for (int i = 0; i < 2; i++)
+		if (x->ch[i] && ipt6_copy(n, t, x->ch[i]) < 0)
+			return -1;
+	return 0;
+}
+
+struct iptree *iptree_copy(const struct iptree *t)
+{
+	struct iptree *n = iptree_new();
+	uint64_t need = 2ULL * t->live + 16;
+	void *p;
+
+	if (!n)
+		return NULL;
+	if (!(p = array_grow(n->ent, &n->ent_cap, need, sizeof(*n->ent))))
+		goto out_free;
+	n->ent = p;
+	if (!(p = array_grow(n->n4, &n->n4_cap, 2 * need, sizeof(*n->n4))))
+		goto out_free;
+	n->n4 = p;
+	if (!(p = array_grow(n->n6, &n->n6_cap, t->root6 ? 2 * need : 16, sizeof(*n->n6))))
+		goto out_free;
+	n->n6 = p;
+	if ((t->root4 && ipt4_copy(n, t, t->root4) < 0) ||
+	    (t->root6 && ipt6_copy(n, t, t->root6) < 0))
+		goto out_free;
+	return n;
+out_free:
+	iptree_free(n);
+	return NULL;
+}
+
+/* The link to the node of network key/plen in the IPv4 trie, its parent's link in *plink
+ * (NULL at the root); NULL when the network is absent. */
+static uint32_t *ipt4_find(struct iptree *t, uint32_t key, unsigned plen, uint32_t **plink)
+{
+	uint32_t *link = &t->root4, cur;
+
+	*plink = NULL;
+	while ((cur = *link) && ipt4_plen(&t->n4[cur]) < plen) {
+		if (ipt4_common(key, t->n4[cur].key, ipt4_plen(&t->n4[cur])) <
+		    ipt4_plen(&t->n4[cur]))
+			return NULL;
+		*plink = link;
+		link = &t->n4[cur].ch[ipt4_bit(key, ipt4_plen(&t->n4[cur]))];
+	}
+	if (!cur || ipt4_plen(&t->n4[cur]) != plen || t->n4[cur].key != key ||
+	    !ipt4_ent(&t->n4[cur]))
+		return NULL;
+	return link;
+}
+
+static uint32_t *ipt6_find(struct iptree *t, struct ipt_key6 key, unsigned plen, uint32_t **plink)
+{
+	uint32_t *link = &t->root6, cur;
+
+	*plink = NULL;
+	while ((cur = *link) && t->n6[cur].plen < plen) {
+		if (!ipt6_in(key, t->n6[cur].key, t->n6[cur].plen))
+			return NULL;
+		*plink = link;
+		link = &t->n6[cur].ch[ipt6_bit(key, t->n6[cur].plen)];
+	}
+	if (!cur || t->n6[cur].plen != plen || t->n6[cur].key.hi != key.hi ||
+	    t->n6[cur].key.lo != key.lo || !t->n6[cur].ent)
+		return NULL;
+	return link;
+}
+
+/* Cuts node *link (whose key was removed; children ch[2]) as strtree.c's trie delete does:
+ * replaced by its only child, or cut and then its keyless parent (*plink, children pch[2])
+ * replaced by the remaining child. */
+static void ipt_unlink(uint32_t *link, const uint32_t ch[2], uint32_t *plink, const uint32_t *pch,
+		       bool pkey)
+{
+	HA_ATOMIC_STORE(link, ch[0] ? ch[0] : ch[1]);
+	if (ch[0] || ch[1] || !plink || pkey)
+		return;
+	HA_ATOMIC_STORE(plink, pch[0] ? pch[0] : pch[1]);
+}
+
+int iptree_delete4(struct iptree *t, struct in_addr net, int plen)
+{
+	uint32_t key, *link, *plink, e;
+	struct ipt_node4 *n, *p;
+
+	if (plen < 0 || plen > 32)
+		return -1;
+	key = ntohl(net.s_addr) & ipt4_mask((unsigned)plen);
+	if (!(link = ipt4_find(t, key, (unsigned)plen, &plink)))
+		return -1;
+	n = &t->n4[*link];
+	e = ipt4_ent(n);
+	if (n->ch[0] && n->ch[1]) {
+		HA_ATOMIC_STORE(&n->meta, (uint32_t)plen);
+	} else {
+		p = plink ? &t->n4[*plink] : NULL;
+		ipt_unlink(link, n->ch, plink, p ? p->ch : NULL, p && ipt4_ent(p));
+	}
+	HA_ATOMIC_STORE(&t->ent[e].data, NULL);
+	t->live--;
+	return 0;
+}
+
+int iptree_delete6(struct iptree *t, const struct in6_addr *net, int plen)
+{
+	uint32_t *link, *plink, e;
+	struct ipt_node6 *n, *p;
+	struct ipt_key6 key;
+
+	if (plen < 0 || plen > 128)
+		return -1;
+	key = ipt6_mask(ipt6_key(net), (unsigned)plen);
+	if (!(link = ipt6_find(t, key, (unsigned)plen, &plink)))
+		return -1;
+	n = &t->n6[*link];
+	e = n->ent;
+	if (n->ch[0] && n->ch[1]) {
+		HA_ATOMIC_STORE(&n->ent, 0);
+	} else {
+		p = plink ? &t->n6[*plink] : NULL;
+		ipt_unlink(link, n->ch, plink, p ? p->ch : NULL, p && p->ent);
+	}
+	HA_ATOMIC_STORE(&t->ent[e].data, NULL);
+	t->live--;
+	return 0;
+}
+
+void **iptree_data_ref4(struct iptree *t, struct in_addr net, int plen)
+{
+	uint32_t key, *link, *plink;
+
+	if (plen < 0 || plen > 32)
+		return NULL;
+	key = ntohl(net.s_addr) & ipt4_mask((unsigned)plen);
+	link = ipt4_find(t, key, (unsigned)plen, &plink);
+	return link ? &t->ent[ipt4_ent(&t->n4[*link])].data : NULL;
+}
+
+void **iptree_data_ref6(struct iptree *t, const struct in6_addr *net, int plen)
+{
+	uint32_t *link, *plink;
+
+	if (plen < 0 || plen > 128)
+		return NULL;
+	link = ipt6_find(t, ipt6_mask(ipt6_key(net), (unsigned)plen), (unsigned)plen, &plink);
+	return link ? &t->ent[t->n6[*link].ent].data : NULL;
 }
 
 size_t iptree_mem_usage(const struct iptree *t)

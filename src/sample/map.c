@@ -1,61 +1,46 @@
-/* Maps and the map* converters. A map file is read once into one block (keys and values
- * cut in place, as HAProxy reads them: '#' in the first column starts a comment, the key
- * is the first word, the value the rest of the line without its surrounding blanks); each
- * (match method, output type) pair used on it gets a pattern set indexing the keys and an
- * array of values converted to that type. Everything is built at config time and freed by
- * map_deinit(); lookups only read.
+/* Maps and the map* converters, and the references the runtime API changes. A map file is
+ * read once into a reference (its entries: key, value, as HAProxy cuts them: '#' in the first
+ * column starts a comment, the key is the first word, the value the rest of the line without
+ * its surrounding blanks); each (match method, output type) pair used on it gets a pattern
+ * set indexing the keys with the values converted to that type. ACL pattern files and inline
+ * ACL patterns are references too (acl.c attaches its sets). At run time the CLI (one writer,
+ * under map_lock) adds, changes and removes entries in every set of a reference while the
+ * converters and ACLs read without a lock (pattern.c); what it removes is retired.
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <base/atomic.h>
 #include <sample/conv.h>
 #include <sample/map.h>
+#include <sample/map_ref.h>
 #include <sample/pattern.h>
 #include <sample/regex.h>
 #include <sample/sample.h>
 
-/* One line of a map file. */
-struct map_entry {
-	const char *key;
-	const char *value; /* "" when the line has no value */
-	int line;
-};
-
-/* A file as read, shared by every map on it. */
-struct map_file {
-	struct map_file *next;
-	char *path;
-	char *text; /* the file, cut in place; entries point into it */
-	struct map_entry *ents;
-	size_t count;
-};
-
 struct map_desc {
 	struct map_desc *next;
-	struct map_file *file;
-	uint8_t match;		  /* PAT_MATCH_* */
-	uint8_t out;		  /* SMP_T_STR, SMP_T_SINT, SMP_T_ADDR */
-	struct pat_set set;	  /* pattern->value points into vals[] */
-	struct sample_data *vals; /* one per entry of the file */
+	struct map_ref *ref;
+	uint8_t match;	    /* PAT_MATCH_* */
+	uint8_t out;	    /* SMP_T_STR, SMP_T_SINT, SMP_T_ADDR */
+	struct pat_set set; /* pattern->value: a struct sample_data (owned by the entry) */
 };
 
-static struct map_file *map_files;
+static struct map_ref *map_refs, **map_refs_tail = &map_refs;
 static struct map_desc *map_descs;
 static unsigned int nb_files_loaded;
+static int map_next_id;
+pthread_mutex_t map_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* ---- reading files ---- */
 
 static bool is_blank(char c)
 {
 	return c == ' ' || c == '\t';
-}
-
-static bool is_eol(char c)
-{
-	return c == '\0' || c == '\r' || c == '\n';
 }
 
 /* Reads the whole of <path> into a NUL-terminated block (*len bytes before the NUL). */
@@ -99,81 +84,138 @@ out_nomem:
 	return NULL;
 }
 
-/* Cuts one line starting at <p> (ending at '\n' or the end) into <e>; returns the start
- * of the next line. Comments and empty lines leave e->key NULL. */
-static char *map_cut_line(char *p, char *end, struct map_entry *e)
+/* ---- references ---- */
+
+static void map_elt_free(struct map_elt *el)
 {
-	char *eol = memchr(p, '\n', (size_t)(end - p));
-	char *next = eol ? eol + 1 : end;
-	char *k, *v, *ve;
+	struct pattern *p, *n;
 
-	if (eol)
-		*eol = '\0';
-	e->key = NULL;
-	if (*p == '#')
-		return next;
-	for (k = p; is_blank(*k); k++)
-		;
-	if (is_eol(*k))
-		return next;
-	for (v = k; !is_eol(*v) && !is_blank(*v); v++)
-		;
-	ve = v;
-	for (; is_blank(*v); v++)
-		;
-	e->key = k;
-	e->value = v;
-	for (; !is_eol(*v); v++)
-		;
-	while (v > e->value && is_blank(v[-1]))
-		v--;
-	*v = '\0';
-	*ve = '\0';
-	return next;
-}
-
-static void map_file_free(struct map_file *mf)
-{
-	if (!mf)
-		return;
-	free(mf->path);
-	free(mf->text);
-	free(mf->ents);
-	free(mf);
-}
-
-static struct map_file *map_file_load(const char *path, char *err, size_t errsz)
-{
-	struct map_file *mf = calloc(1, sizeof(*mf));
-	size_t len, cap = 0, lines = 0;
-	char *p, *end;
-
-	if (!mf || !(mf->path = strdup(path)))
-		goto out_nomem;
-	mf->text = map_slurp(path, &len, err, errsz);
-	if (!mf->text)
-		goto out_free;
-	for (p = mf->text; p < mf->text + len; p++)
-		cap += *p == '\n';
-	cap++;
-	mf->ents = calloc(cap, sizeof(*mf->ents));
-	if (!mf->ents)
-		goto out_nomem;
-	for (p = mf->text, end = mf->text + len; p < end;) {
-		struct map_entry *e = &mf->ents[mf->count];
-
-		p = map_cut_line(p, end, e);
-		e->line = (int)++lines;
-		if (e->key)
-			mf->count++;
+	for (p = el->pats; p; p = n) {
+		n = p->ref_next;
+		free(p->value);
+		pat_free_one(p);
 	}
-	nb_files_loaded++;
-	return mf;
-out_nomem:
-	snprintf(err, errsz, "out of memory");
-out_free:
-	map_file_free(mf);
+	free(el->key);
+	free(el->value);
+	free(el);
+}
+
+static void map_elt_free_v(void *el)
+{
+	map_elt_free(el);
+}
+
+/* Frees an entry still linked in live sets (exit): the sets free their own patterns and
+ * the maps their values (the patterns may be gone already). */
+static void map_elt_free_bare(struct map_elt *el)
+{
+	free(el->key);
+	free(el->value);
+	free(el);
+}
+
+static void map_ref_free(struct map_ref *r)
+{
+	struct map_elt *el, *n;
+
+	for (el = r->head; el; el = n) {
+		n = el->next;
+		if (el->gen == r->curr_ver)
+			map_elt_free_bare(el);
+		else
+			map_elt_free(el); /* a version not committed: in no set */
+	}
+	free(r->sets);
+	free(r->path);
+	free(r->desc);
+	free(r);
+}
+
+struct map_ref *map_ref_new(const char *path, unsigned flags, const char *desc)
+{
+	struct map_ref *r = calloc(1, sizeof(*r));
+
+	if (!r || (path && !(r->path = strdup(path))) || !(r->desc = strdup(desc))) {
+		if (r)
+			free(r->path);
+		free(r);
+		return NULL;
+	}
+	r->flags = flags;
+	r->id = map_next_id++;
+	*map_refs_tail = r;
+	map_refs_tail = &r->next;
+	return r;
+}
+
+struct map_ref *map_ref_find_path(const char *path, unsigned flags)
+{
+	for (struct map_ref *r = map_refs; r; r = r->next)
+		if (r->path && (r->flags & flags) && !strcmp(r->path, path))
+			return r;
 	return NULL;
+}
+
+struct map_ref *map_ref_lookup(const char *name, unsigned flags)
+{
+	char *end;
+	long id;
+
+	if (name[0] != '#')
+		return map_ref_find_path(name, flags);
+	errno = 0;
+	id = strtol(name + 1, &end, 10);
+	if (end == name + 1 || *end || errno)
+		return NULL;
+	for (struct map_ref *r = map_refs; r; r = r->next)
+		if (r->id == id && (r->flags & flags))
+			return r;
+	return NULL;
+}
+
+struct map_ref *map_ref_first(void)
+{
+	return map_refs;
+}
+
+/* Appends an entry to <r> (not to its sets). */
+struct map_elt *map_ref_append(struct map_ref *r, const char *key, const char *value, int op,
+			       unsigned gen)
+{
+	struct map_elt *el = calloc(1, sizeof(*el));
+
+	if (!el || !(el->key = strdup(key)) || !(el->value = strdup(value ? value : ""))) {
+		if (el)
+			free(el->key);
+		free(el);
+		return NULL;
+	}
+	el->op = op;
+	el->gen = gen;
+	el->prev = r->tail;
+	if (r->tail)
+		r->tail->next = el;
+	else
+		r->head = el;
+	r->tail = el;
+	if (gen == r->curr_ver)
+		r->count++;
+	return el;
+}
+
+static void map_ref_unlink(struct map_ref *r, struct map_elt *el)
+{
+	if (el->prev)
+		el->prev->next = el->next;
+	else
+		r->head = el->next;
+	if (el->next)
+		el->next->prev = el->prev;
+	else
+		r->tail = el->prev;
+	if (el->gen == r->curr_ver)
+		r->count--;
+	r->dels++;
 }
 
 /* ---- values ---- */
@@ -222,80 +264,325 @@ static int map_parse_value(const char *s, int out, struct sample_data *d)
 	return 0;
 }
 
-/* ---- maps ---- */
-
-static void map_desc_free(struct map_desc *m)
+/* The value of <s> for set <rs> (NULL for an ACL set), allocated; NULL with err set. */
+static struct sample_data *map_value_for(const struct map_ref_set *rs, const char *s, char *err,
+					 size_t errsz)
 {
-	pat_set_free(&m->set);
-	free(m->vals);
-	free(m);
-}
+	struct sample_data *d;
+	const char *bad;
 
-static struct map_desc *map_build(struct map_file *mf, int match, int out, char *err, size_t errsz)
-{
-	struct map_desc *m = calloc(1, sizeof(*m));
-	char perr[256];
-
-	if (!m || !(m->vals = calloc(mf->count ? mf->count : 1, sizeof(*m->vals)))) {
-		free(m);
+	if (rs->out < 0)
+		return NULL;
+	d = calloc(1, sizeof(*d));
+	if (!d) {
 		snprintf(err, errsz, "out of memory");
 		return NULL;
 	}
-	m->file = mf;
-	m->match = (uint8_t)match;
-	m->out = (uint8_t)out;
-	pat_set_init(&m->set, match, 0);
-	for (size_t i = 0; i < mf->count; i++) {
-		const struct map_entry *e = &mf->ents[i];
-		const char *bad;
+	if (map_parse_value(s, rs->out, d) < 0) {
+		snprintf(err, errsz, "unable to parse '%s'", s);
+		free(d);
+		return NULL;
+	}
+	if (rs->ps->match == PAT_MATCH_REGM && (bad = regex_subst_check(s))) {
+		snprintf(err, errsz, "invalid escape at offset %d of '%s'", (int)(bad - s), s);
+		free(d);
+		return NULL;
+	}
+	return d;
+}
 
-		if (map_parse_value(e->value, out, &m->vals[i]) < 0) {
-			snprintf(err, errsz, "unable to parse '%s' at line %d of file '%s'",
-				 e->value, e->line, mf->path);
-			goto out_free;
-		}
-		if (match == PAT_MATCH_REGM && (bad = regex_subst_check(e->value))) {
-			snprintf(err, errsz,
-				 "invalid escape at offset %d of '%s' at line %d of "
-				 "file '%s'",
-				 (int)(bad - e->value), e->value, e->line, mf->path);
-			goto out_free;
-		}
-		if (pat_set_add(&m->set, e->key, PAT_OP_NONE, &m->vals[i], perr, sizeof(perr)) <
-		    0) {
-			snprintf(err, errsz, "%s at line %d of file '%s'", perr, e->line, mf->path);
-			goto out_free;
+/* Adds entry <el> to set <rs>: its pattern (and value) chained on el->pats. <live>: readers
+ * run. 0 or -1 with err. */
+static int map_elt_index(struct map_ref_set *rs, struct map_elt *el, bool live, char *err,
+			 size_t errsz)
+{
+	struct sample_data *d = NULL;
+	struct pattern *p;
+
+	if (rs->out >= 0 && !(d = map_value_for(rs, el->value, err, errsz)))
+		return -1;
+	p = pat_set_add_ref(rs->ps, el->key, el->op, d, live, err, errsz);
+	if (!p)
+		goto out_free;
+	p->ref = el;
+	p->ref_next = el->pats;
+	el->pats = p;
+	return 0;
+out_free:
+	free(d);
+	return -1;
+}
+
+/* Takes the patterns of <el> out of their sets (they stay on el->pats for the retire). */
+static void map_elt_unindex(struct map_elt *el)
+{
+	for (struct pattern *p = el->pats; p; p = p->ref_next)
+		pat_set_del_live(p);
+}
+
+int map_ref_attach(struct map_ref *r, struct pat_set *ps, int out, char *err, size_t errsz)
+{
+	struct map_ref_set *ns = realloc(r->sets, (r->nsets + 1) * sizeof(*ns));
+
+	if (!ns) {
+		snprintf(err, errsz, "out of memory");
+		return -1;
+	}
+	r->sets = ns;
+	ns[r->nsets].ps = ps;
+	ns[r->nsets].out = out;
+	r->nsets++;
+	for (struct map_elt *el = r->head; el; el = el->next) {
+		if (map_elt_index(&ns[r->nsets - 1], el, false, err, errsz) < 0) {
+			char msg[256];
+
+			snprintf(msg, sizeof(msg), "%s", err);
+			if (r->path)
+				snprintf(err, errsz, "%s at line %d of file '%s'", msg, el->line,
+					 r->path);
+			else
+				snprintf(err, errsz, "%s", msg);
+			return -1;
 		}
 	}
-	return m;
-out_free:
-	map_desc_free(m);
-	return NULL;
+	return 0;
+}
+
+void map_ref_detach(const struct pat_set *ps)
+{
+	for (struct map_ref *r = map_refs; r; r = r->next)
+		for (int i = 0; i < r->nsets; i++)
+			if (r->sets[i].ps == ps)
+				r->sets[i--] = r->sets[--r->nsets];
+}
+
+int map_ref_add(struct map_ref *r, const char *key, const char *value, unsigned gen, char *err,
+		size_t errsz)
+{
+	struct map_elt *el;
+
+	if (pat_retire_reserve(1) < 0 || !(el = map_ref_append(r, key, value, PAT_OP_NONE, gen))) {
+		snprintf(err, errsz, "out of memory");
+		return -1;
+	}
+	for (int i = 0; i < r->nsets && gen != r->curr_ver; i++) {
+		struct sample_data *d = NULL;
+
+		if (r->sets[i].out >= 0 && !(d = map_value_for(&r->sets[i], value, err, errsz)))
+			goto out_undo;
+		free(d);
+	}
+	for (int i = 0; i < r->nsets && gen == r->curr_ver; i++)
+		if (map_elt_index(&r->sets[i], el, true, err, errsz) < 0)
+			goto out_undo;
+	return 0;
+out_undo:
+	map_ref_unlink(r, el);
+	r->dels--;
+	map_elt_unindex(el);
+	pat_retire(el, map_elt_free_v); /* readers may hold its patterns */
+	return -1;
+}
+
+int map_ref_del(struct map_ref *r, struct map_elt *el)
+{
+	if (pat_retire_reserve(1) < 0)
+		return -1;
+	map_ref_unlink(r, el);
+	if (el->gen == r->curr_ver)
+		map_elt_unindex(el);
+	pat_retire(el, map_elt_free_v);
+	return 0;
+}
+
+static void map_value_free_v(void *p)
+{
+	free(p);
+}
+
+int map_ref_set_value(struct map_ref *r, struct map_elt *el, const char *value, char *err,
+		      size_t errsz)
+{
+	struct sample_data **nv = calloc(r->nsets + 1, sizeof(*nv));
+	char *ns = strdup(value);
+	struct pattern *p;
+	int i = 0, rc = -1;
+
+	if (!nv || !ns || pat_retire_reserve(r->nsets + 1) < 0) {
+		snprintf(err, errsz, "out of memory");
+		goto out;
+	}
+	if (el->gen == r->curr_ver) {
+		for (p = el->pats; p; p = p->ref_next, i++) {
+			const struct map_ref_set *rs = NULL;
+
+			for (int k = 0; k < r->nsets; k++)
+				if (r->sets[k].ps == p->set)
+					rs = &r->sets[k];
+			if (rs && rs->out >= 0 && !(nv[i] = map_value_for(rs, ns, err, errsz)))
+				goto out;
+		}
+		/* every value parsed: now switch them (strings point into <ns>) */
+		for (p = el->pats, i = 0; p; p = p->ref_next, i++) {
+			if (!nv[i])
+				continue;
+			pat_retire(p->value, map_value_free_v);
+			HA_ATOMIC_STORE(&p->value, (void *)nv[i]);
+			nv[i] = NULL;
+		}
+	}
+	pat_retire(el->value, map_value_free_v);
+	el->value = ns;
+	ns = NULL;
+	rc = 0;
+out:
+	for (int k = 0; nv && k <= r->nsets; k++)
+		free(nv[k]);
+	free(nv);
+	free(ns);
+	return rc;
+}
+
+int map_ref_commit(struct map_ref *r, unsigned ver, char *err, size_t errsz)
+{
+	struct map_elt *el, *n;
+	int rc = 0;
+
+	/* entries of <ver> go in first, then the older ones go out: readers never see the
+	 * map empty in between */
+	for (el = r->head; el; el = el->next) {
+		if (el->gen != ver)
+			continue;
+		for (int i = 0; i < r->nsets; i++)
+			if (map_elt_index(&r->sets[i], el, true, err, errsz) < 0)
+				rc = -1; /* checked by "add": out of memory, it stays out */
+	}
+	if (pat_retire_reserve(r->count + 1) < 0) {
+		snprintf(err, errsz, "out of memory");
+		return -1;
+	}
+	for (el = r->head; el; el = n) {
+		n = el->next;
+		if (el->gen == ver || (int)(el->gen - ver) > 0)
+			continue;
+		map_ref_unlink(r, el);
+		if (el->gen == r->curr_ver)
+			map_elt_unindex(el);
+		pat_retire(el, map_elt_free_v);
+	}
+	r->curr_ver = ver;
+	r->count = 0;
+	for (el = r->head; el; el = el->next)
+		r->count += el->gen == ver;
+	return rc;
+}
+
+int map_ref_purge(struct map_ref *r, unsigned gen)
+{
+	struct map_elt *el, *n;
+	size_t k = 0;
+
+	for (el = r->head; el; el = el->next)
+		k += el->gen == gen;
+	if (pat_retire_reserve(k) < 0)
+		return -1;
+	for (el = r->head; el; el = n) {
+		n = el->next;
+		if (el->gen == gen)
+			map_ref_del(r, el);
+	}
+	return 0;
+}
+
+struct map_ref *map_ref_load_file(const char *path, unsigned flags, const char *desc, char *err,
+				  size_t errsz)
+{
+	struct map_ref *r;
+	char *text, *p, *end, *eol, *key, *value;
+	size_t len;
+	int line = 0;
+
+	text = map_slurp(path, &len, err, errsz);
+	if (!text)
+		return NULL;
+	r = map_ref_new(path, flags, desc);
+	if (!r)
+		goto out_nomem;
+	for (p = text, end = text + len; p < end; p = eol ? eol + 1 : end) {
+		struct map_elt *el;
+
+		eol = memchr(p, '\n', (size_t)(end - p));
+		if (eol)
+			*eol = '\0';
+		line++;
+		if (flags & MAP_REF_F_ACLFILE) { /* the whole trimmed line is a pattern */
+			for (key = p; is_blank(*key); key++)
+				;
+			value = key + strlen(key);
+			while (value > key && (is_blank(value[-1]) || value[-1] == '\r'))
+				*--value = '\0';
+			if (!*key || *key == '#')
+				continue;
+		} else if (!map_cut_line(p, &key, &value)) {
+			continue;
+		}
+		el = map_ref_append(r, key, value, PAT_OP_NONE, 0);
+		if (!el)
+			goto out_nomem;
+		el->line = line;
+	}
+	free(text);
+	nb_files_loaded++;
+	return r;
+out_nomem:
+	free(text);
+	snprintf(err, errsz, "out of memory");
+	return NULL; /* a half-made reference stays listed and is freed by map_deinit() */
+}
+
+/* ---- maps ---- */
+
+static const char *map_cfg_where(char *buf, size_t sz)
+{
+	const struct smp_parse_ctx *pc = smp_parse_cur;
+
+	if (pc && pc->file)
+		snprintf(buf, sz, " at file '%s' line %d", pc->file, pc->line);
+	else
+		buf[0] = '\0';
+	return buf;
 }
 
 struct map_desc *map_get(const char *path, int match, int out_type, char *err, size_t errsz)
 {
-	struct map_file *mf;
+	struct map_ref *r;
 	struct map_desc *m;
+	char where[300], desc[1024];
 
 	for (m = map_descs; m; m = m->next)
-		if (m->match == match && m->out == out_type && !strcmp(m->file->path, path))
+		if (m->match == match && m->out == out_type && !strcmp(m->ref->path, path))
 			return m;
-	for (mf = map_files; mf; mf = mf->next)
-		if (!strcmp(mf->path, path))
-			break;
-	if (!mf) {
-		mf = map_file_load(path, err, errsz);
-		if (!mf)
+	r = map_ref_find_path(path, MAP_REF_F_MAP);
+	if (!r) {
+		snprintf(desc, sizeof(desc), "pattern loaded from file '%s' used by map%s", path,
+			 map_cfg_where(where, sizeof(where)));
+		r = map_ref_load_file(path, MAP_REF_F_MAP, desc, err, errsz);
+		if (!r)
 			return NULL;
-		mf->next = map_files;
-		map_files = mf;
 	}
-	m = map_build(mf, match, out_type, err, errsz);
-	if (!m)
+	m = calloc(1, sizeof(*m));
+	if (!m) {
+		snprintf(err, errsz, "out of memory");
 		return NULL;
+	}
+	m->ref = r;
+	m->match = (uint8_t)match;
+	m->out = (uint8_t)out_type;
+	pat_set_init(&m->set, match, 0);
 	m->next = map_descs;
 	map_descs = m;
+	if (map_ref_attach(r, &m->set, out_type, err, errsz) < 0)
+		return NULL;
 	return m;
 }
 
@@ -311,7 +598,7 @@ static int map_lookup_regm(const struct map_desc *m, struct sample *smp)
 	p = pat_match_regm(&m->set, smp, g, REGEX_MAX_MATCH);
 	if (!p)
 		return 0;
-	v = p->value;
+	v = HA_ATOMIC_LOAD(&p->value);
 	t = smp_trash();
 	if (!t)
 		return 0;
@@ -332,7 +619,8 @@ int map_lookup(const struct map_desc *m, struct sample *smp)
 	p = pat_match(&m->set, smp); /* the IP tree also finds IPv4 in IPv6 and the reverse */
 	if (!p)
 		return 0;
-	smp->data = *(const struct sample_data *)p->value;
+	/* acquire: the value was complete before a "set map" published it */
+	smp->data = *(const struct sample_data *)HA_ATOMIC_LOAD(&p->value);
 	if (smp->data.type == SMP_T_STR)
 		smp->flags |= SMP_F_CONST;
 	return 1;
@@ -350,18 +638,24 @@ unsigned int map_files_loaded(void)
 
 void map_deinit(void)
 {
+	pat_retire_flush();
 	while (map_descs) {
 		struct map_desc *m = map_descs;
 
 		map_descs = m->next;
-		map_desc_free(m);
+		for (struct pattern *p = m->set.head; p; p = p->next)
+			free(p->value);
+		pat_set_free(&m->set);
+		free(m);
 	}
-	while (map_files) {
-		struct map_file *mf = map_files;
+	while (map_refs) {
+		struct map_ref *r = map_refs;
 
-		map_files = mf->next;
-		map_file_free(mf);
+		map_refs = r->next;
+		map_ref_free(r);
 	}
+	map_refs_tail = &map_refs;
+	map_next_id = 0;
 }
 
 /* ---- the converters ---- */

@@ -10,7 +10,9 @@
 #include <string.h>
 #include <strings.h>
 
+#include <base/atomic.h>
 #include <base/parse.h>
+#include <event/qsbr.h>
 #include <sample/iptree.h>
 #include <sample/pattern.h>
 #include <sample/regex.h>
@@ -75,18 +77,28 @@ void pat_set_init(struct pat_set *ps, int match, unsigned flags)
 	ps->tail = &ps->head;
 }
 
+/* Frees what <p> owns for method <match>, and <p>. */
+static void pat_free_match(int match, struct pattern *p)
+{
+	if (match == PAT_MATCH_REG || match == PAT_MATCH_REGM)
+		regex_free(p->val.reg);
+	else if (match >= PAT_MATCH_BIN && match <= PAT_MATCH_END && match != PAT_MATCH_LEN)
+		free((char *)p->val.str.ptr);
+	free(p);
+}
+
+void pat_free_one(struct pattern *p)
+{
+	pat_free_match(p->match, p);
+}
+
 void pat_set_free(struct pat_set *ps)
 {
 	struct pattern *p, *n;
 
 	for (p = ps->head; p; p = n) {
 		n = p->next;
-		if (ps->match == PAT_MATCH_REG || ps->match == PAT_MATCH_REGM)
-			regex_free(p->val.reg);
-		else if (ps->match >= PAT_MATCH_BIN && ps->match <= PAT_MATCH_END &&
-			 ps->match != PAT_MATCH_LEN)
-			free((char *)p->val.str.ptr);
-		free(p);
+		pat_free_match(ps->match, p);
 	}
 	strtree_free(ps->str);
 	iptree_free(ps->ip);
@@ -263,50 +275,265 @@ static int pat_parse(struct pat_set *ps, const char *t, int op, struct pattern *
 	return 0;
 }
 
-/* Indexes <p> in the set's tree when the method has one; 0 or -1. */
-static int pat_index(struct pat_set *ps, struct pattern *p)
+static bool pat_is_str_indexed(int match)
 {
-	unsigned tflags = (ps->flags & PAT_SET_ICASE) ? STRTREE_ICASE : 0;
-	int plen;
-
-	if (ps->match == PAT_MATCH_STR || ps->match == PAT_MATCH_BEG) {
-		if (ps->match == PAT_MATCH_BEG)
-			tflags |= STRTREE_PREFIX;
-		if (!ps->str && !(ps->str = strtree_new(tflags)))
-			return -1;
-		return strtree_insert(ps->str, p->val.str.ptr, p->val.str.len, p, p->idx);
-	}
-	if (ps->match != PAT_MATCH_IP)
-		return 0;
-	if (!ps->ip && !(ps->ip = iptree_new()))
-		return -1;
-	if (p->flags & PAT_F_V6)
-		return iptree_insert6(ps->ip, &p->val.v6.addr, p->val.v6.plen, p, p->idx);
-	plen = __builtin_popcount(p->val.v4.mask.s_addr);
-	return iptree_insert4(ps->ip, p->val.v4.addr, plen, p, p->idx);
+	return match == PAT_MATCH_STR || match == PAT_MATCH_BEG;
 }
 
-int pat_set_add(struct pat_set *ps, const char *text, int op, void *value, char *err, size_t errsz)
+static int pat_v4_plen(const struct pattern *p)
+{
+	return __builtin_popcount(p->val.v4.mask.s_addr);
+}
+
+/* Where the tree keeps the first pattern with <p>'s key, NULL if none. */
+static void **pat_tree_ref(struct pat_set *ps, const struct pattern *p)
+{
+	if (pat_is_str_indexed(ps->match))
+		return ps->str ? strtree_data_ref(ps->str, p->val.str.ptr, p->val.str.len) : NULL;
+	if (!ps->ip)
+		return NULL;
+	if (p->flags & PAT_F_V6)
+		return iptree_data_ref6(ps->ip, &p->val.v6.addr, p->val.v6.plen);
+	return iptree_data_ref4(ps->ip, p->val.v4.addr, pat_v4_plen(p));
+}
+
+/* Inserts <p>'s key into tree <t> (of the set's kind). 0 or -1. */
+static int pat_tree_insert(struct pat_set *ps, void *t, struct pattern *p)
+{
+	if (pat_is_str_indexed(ps->match))
+		return strtree_insert(t, p->val.str.ptr, p->val.str.len, p, p->idx);
+	if (p->flags & PAT_F_V6)
+		return iptree_insert6(t, &p->val.v6.addr, p->val.v6.plen, p, p->idx);
+	return iptree_insert4(t, p->val.v4.addr, pat_v4_plen(p), p, p->idx);
+}
+
+static void pat_strtree_free(void *t)
+{
+	strtree_free(t);
+}
+
+static void pat_iptree_free(void *t)
+{
+	iptree_free(t);
+}
+
+/* Indexes <p> in the set's tree when the method has one; 0 or -1. A key already there
+ * keeps its first pattern, <p> goes to the end of its chain of duplicates. With <live>
+ * (readers running), a full tree is replaced by a larger copy published by a release store
+ * and the old one is retired. */
+static int pat_index(struct pat_set *ps, struct pattern *p, bool live)
+{
+	unsigned tflags = (ps->flags & PAT_SET_ICASE) ? STRTREE_ICASE : 0;
+	bool str = pat_is_str_indexed(ps->match);
+	void **ref, *t, *nt;
+	struct pattern *q;
+
+	if (!str && ps->match != PAT_MATCH_IP)
+		return 0;
+	if ((ref = pat_tree_ref(ps, p))) {
+		for (q = *ref; q->dup; q = q->dup)
+			;
+		q->dup = p;
+		return 0;
+	}
+	if (ps->match == PAT_MATCH_BEG)
+		tflags |= STRTREE_PREFIX;
+	t = str ? (void *)ps->str : (void *)ps->ip;
+	if (!t) {
+		t = str ? (void *)strtree_new(tflags) : (void *)iptree_new();
+		if (!t || pat_tree_insert(ps, t, p) < 0)
+			goto out_free_new;
+		goto publish;
+	}
+	if (!live || (str ? strtree_has_room(t, p->val.str.len) : iptree_has_room(t)))
+		return pat_tree_insert(ps, t, p);
+	if (pat_retire_reserve(1) < 0)
+		return -1;
+	nt = str ? (void *)strtree_copy(t, p->val.str.len) : (void *)iptree_copy(t);
+	if (!nt || pat_tree_insert(ps, nt, p) < 0) {
+		t = nt;
+		goto out_free_new;
+	}
+	pat_retire(t, str ? pat_strtree_free : pat_iptree_free);
+	t = nt;
+publish:
+	if (str)
+		HA_ATOMIC_STORE(&ps->str, (struct strtree *)t);
+	else
+		HA_ATOMIC_STORE(&ps->ip, (struct iptree *)t);
+	return 0;
+out_free_new:
+	if (str)
+		strtree_free(t);
+	else
+		iptree_free(t);
+	return -1;
+}
+
+/* Parses, indexes and appends one pattern. */
+static struct pattern *pat_set_add_one(struct pat_set *ps, const char *text, int op, void *value,
+				       bool live, char *err, size_t errsz)
 {
 	struct pattern *p = calloc(1, sizeof(*p));
 
 	if (!p) {
 		snprintf(err, errsz, "out of memory");
-		return -1;
+		return NULL;
 	}
 	if (pat_parse(ps, text, op, p, err, errsz) < 0) {
 		free(p);
-		return -1;
+		return NULL;
 	}
-	p->idx = ps->count++;
+	p->idx = ps->next_idx++;
 	p->value = value;
-	*ps->tail = p;
-	ps->tail = &p->next;
-	if (pat_index(ps, p) < 0) {
+	p->set = ps;
+	p->match = ps->match;
+	if (pat_index(ps, p, live) < 0) {
+		pat_free_match(ps->match, p);
 		snprintf(err, errsz, "out of memory");
-		return -1;
+		return NULL;
 	}
+	ps->count++;
+	p->pprev = ps->tail;
+	HA_ATOMIC_STORE(ps->tail, p); /* release: <p> is complete before readers see it */
+	ps->tail = &p->next;
+	return p;
+}
+
+int pat_set_add(struct pat_set *ps, const char *text, int op, void *value, char *err, size_t errsz)
+{
+	return pat_set_add_one(ps, text, op, value, false, err, errsz) ? 0 : -1;
+}
+
+struct pattern *pat_set_add_ref(struct pat_set *ps, const char *text, int op, void *value,
+				bool live, char *err, size_t errsz)
+{
+	return pat_set_add_one(ps, text, op, value, live, err, errsz);
+}
+
+void pat_set_del_live(struct pattern *p)
+{
+	struct pat_set *ps = p->set;
+	struct pattern *q;
+	void **ref = NULL;
+
+	if (pat_is_str_indexed(ps->match) || ps->match == PAT_MATCH_IP)
+		ref = pat_tree_ref(ps, p);
+	if (ref && *ref == p && p->dup) {
+		HA_ATOMIC_STORE(ref, (void *)p->dup);
+	} else if (ref && *ref == p) {
+		if (pat_is_str_indexed(ps->match))
+			strtree_delete(ps->str, p->val.str.ptr, p->val.str.len);
+		else if (p->flags & PAT_F_V6)
+			iptree_delete6(ps->ip, &p->val.v6.addr, p->val.v6.plen);
+		else
+			iptree_delete4(ps->ip, p->val.v4.addr, pat_v4_plen(p));
+	} else if (ref) {
+		for (q = *ref; q && q->dup != p; q = q->dup)
+			;
+		if (q)
+			q->dup = p->dup;
+	}
+	/* the list: readers on <p> still find their way on through p->next */
+	HA_ATOMIC_STORE(p->pprev, p->next);
+	if (p->next)
+		p->next->pprev = p->pprev;
+	else
+		ps->tail = p->pprev;
+	ps->count--;
+}
+
+/* ---- deferred frees ---- */
+
+struct pat_retired {
+	void *ptr;
+	void (*fn)(void *);
+};
+
+struct pat_batch {
+	struct pat_batch *next;
+	struct qs_snap snap;
+	struct pat_retired *items;
+	size_t n, cap;
+};
+
+static struct pat_batch *pat_open;    /* retired since the last close */
+static struct pat_batch *pat_waiting; /* closed, waiting for the threads */
+
+int pat_retire_reserve(size_t n)
+{
+	struct pat_retired *it;
+	size_t cap;
+
+	if (!pat_open && !(pat_open = calloc(1, sizeof(*pat_open))))
+		return -1;
+	if (pat_open->n + n <= pat_open->cap)
+		return 0;
+	cap = pat_open->cap ? pat_open->cap : 16;
+	while (cap < pat_open->n + n)
+		cap *= 2;
+	it = realloc(pat_open->items, cap * sizeof(*it));
+	if (!it)
+		return -1;
+	pat_open->items = it;
+	pat_open->cap = cap;
 	return 0;
+}
+
+void pat_retire(void *ptr, void (*fn)(void *))
+{
+	BUG_ON(!pat_open || pat_open->n >= pat_open->cap);
+	pat_open->items[pat_open->n].ptr = ptr;
+	pat_open->items[pat_open->n++].fn = fn;
+}
+
+void pat_retire_close(void)
+{
+	if (!pat_open)
+		return;
+	if (!pat_open->n) {
+		free(pat_open->items);
+		free(pat_open);
+		pat_open = NULL;
+		return;
+	}
+	qs_snapshot(&pat_open->snap);
+	pat_open->next = pat_waiting;
+	pat_waiting = pat_open;
+	pat_open = NULL;
+}
+
+static void pat_batch_free(struct pat_batch *b)
+{
+	for (size_t i = 0; i < b->n; i++)
+		b->items[i].fn(b->items[i].ptr);
+	free(b->items);
+	free(b);
+}
+
+void pat_reclaim(void)
+{
+	struct pat_batch **pb = &pat_waiting, *b;
+
+	while ((b = *pb)) {
+		if (!qs_passed(&b->snap)) {
+			pb = &b->next;
+			continue;
+		}
+		*pb = b->next;
+		pat_batch_free(b);
+	}
+}
+
+void pat_retire_flush(void)
+{
+	struct pat_batch *b;
+
+	pat_retire_close();
+	while ((b = pat_waiting)) {
+		pat_waiting = b->next;
+		pat_batch_free(b);
+	}
 }
 
 /* Strips leading and trailing spaces and tabs and the end of line in place. */
@@ -426,11 +653,13 @@ static bool pat_word(const struct pat_set *ps, struct ist s, struct ist p, char 
 
 static struct pattern *pat_match_ip(const struct pat_set *ps, struct sample *smp)
 {
-	if (!ps->ip)
+	const struct iptree *ip = HA_ATOMIC_LOAD(&ps->ip);
+
+	if (!ip)
 		return NULL;
 	if (smp->data.type == SMP_T_IPV4)
-		return iptree_lookup4(ps->ip, smp->data.u.ipv4);
-	return iptree_lookup6(ps->ip, &smp->data.u.ipv6);
+		return iptree_lookup4(ip, smp->data.u.ipv4);
+	return iptree_lookup6(ip, &smp->data.u.ipv6);
 }
 
 /* One scanned pattern against the sample (already of the method's type). */
@@ -473,6 +702,7 @@ struct pattern *pat_match(const struct pat_set *ps, struct sample *smp)
 {
 	static struct pattern found = { 0 };
 	int type = pat_match_type(ps->match);
+	const struct strtree *str;
 
 	if (ps->match == PAT_MATCH_FOUND)
 		return &found;
@@ -480,14 +710,17 @@ struct pattern *pat_match(const struct pat_set *ps, struct sample *smp)
 		return NULL;
 	if (ps->match == PAT_MATCH_BOOL)
 		return smp->data.u.sint ? &found : NULL;
-	if (ps->str) {
+	if (pat_is_str_indexed(ps->match)) {
+		str = HA_ATOMIC_LOAD(&ps->str);
+		if (!str)
+			return NULL;
 		if (ps->match == PAT_MATCH_STR)
-			return strtree_lookup(ps->str, smp->data.u.str.ptr, smp->data.u.str.len);
-		return strtree_lookup_prefix(ps->str, smp->data.u.str.ptr, smp->data.u.str.len);
+			return strtree_lookup(str, smp->data.u.str.ptr, smp->data.u.str.len);
+		return strtree_lookup_prefix(str, smp->data.u.str.ptr, smp->data.u.str.len);
 	}
 	if (ps->match == PAT_MATCH_IP)
 		return pat_match_ip(ps, smp);
-	for (struct pattern *p = ps->head; p; p = p->next)
+	for (struct pattern *p = HA_ATOMIC_LOAD(&ps->head); p; p = HA_ATOMIC_LOAD(&p->next))
 		if (pat_test(ps, p, smp))
 			return p;
 	return NULL;
@@ -498,7 +731,7 @@ struct pattern *pat_match_regm(const struct pat_set *ps, struct sample *smp, str
 {
 	if (!sample_cast(smp, SMP_T_STR))
 		return NULL;
-	for (struct pattern *p = ps->head; p; p = p->next)
+	for (struct pattern *p = HA_ATOMIC_LOAD(&ps->head); p; p = HA_ATOMIC_LOAD(&p->next))
 		if (regex_exec_match(p->val.reg, smp->data.u.str.ptr, smp->data.u.str.len, m,
 				     nmatch))
 			return p;

@@ -537,6 +537,8 @@ static int parse_fetch(struct sample_expr *e, const char **p, const struct smp_p
 	return 0;
 }
 
+const struct smp_parse_ctx *smp_parse_cur;
+
 static int parse_conv(struct sample_expr *e, const char **p, int *type,
 		      const struct smp_parse_ctx *pc, char *err, size_t errsz)
 {
@@ -569,6 +571,7 @@ static int parse_conv(struct sample_expr *e, const char **p, int *type,
 	ce->args = arg_parse_list(p, c->arg_min, c->arg_types, c->kw, pc, &nb, err, errsz);
 	if (nb < 0)
 		return -1;
+	smp_parse_cur = pc; /* map references name the rule's file and line (map.c) */
 	if (c->val && c->val(ce->args, c->private, err, errsz) < 0) {
 		char msg[512];
 

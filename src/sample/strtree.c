@@ -2,7 +2,11 @@
  * arena; entries point into it. Exact match: open addressing with linear probing, load at
  * most 1/2, over a seeded hash. Prefix match (STRTREE_PREFIX): a path-compressed binary
  * trie over the key bits, where a key of n bytes is a "network" of 8n bits, so a walk sees
- * every key that is a prefix of the string. Arrays grow at config time; lookups only read.
+ * every key that is a prefix of the string. Arrays grow at config time; at run time (maps
+ * changed from the CLI) one writer inserts and deletes in place while readers walk without a
+ * lock: new nodes and slots are filled before a release store links them, the fields that
+ * change under readers (links, slot entries, data, idx) are atomics, nothing is reused, and
+ * a full tree is copied (strtree_copy) rather than grown under the readers.
  */
 #include <limits.h>
 #include <pthread.h>
@@ -14,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <base/atomic.h>
 #include <base/compiler.h>
 #include <base/array.h>
 #include <sample/strtree.h>
@@ -22,6 +27,7 @@
 #define STRT_K1 0x9e3779b97f4a7c15ULL
 #define STRT_K2 0xd6e8feb86659fd93ULL
 #define STRT_ONES 0x0101010101010101ULL
+#define STRT_TOMB UINT32_MAX /* slot of a deleted key: probing goes on past it */
 
 /* Why a trie over bits rather than over bytes: every node is the same 16 bytes in one
  * array (no per-node child tables to size and grow), a node exists only where keys end or
@@ -40,7 +46,7 @@ struct strt_ent {
 
 struct strt_slot {
 	uint32_t hash; /* strt_hash() of the key, to skip most key compares */
-	uint32_t ent;  /* 0: free slot */
+	uint32_t ent;  /* 0: free slot, STRT_TOMB: deleted (never reused until a copy) */
 };
 
 struct strt_node {
@@ -60,6 +66,9 @@ struct strtree {
 	uint32_t ent_used, ent_cap;
 	uint32_t slot_cap; /* 0 or a power of two */
 	uint32_t node_used, node_cap, root;
+	/* run-time changes */
+	uint32_t live;	    /* keys present (ent_used - 1 minus the deleted ones) */
+	uint32_t live_keys; /* bytes of the keys present */
 };
 
 static uint64_t strt_seed;
@@ -171,17 +180,18 @@ static bool strt_eq(const struct strtree *t, const char *s, const char *k, size_
 /* Entry of the key equal to s[0..len) with hash <h>, 0 if none. */
 static inline uint32_t strt_find(const struct strtree *t, const char *s, size_t len, uint32_t h)
 {
-	uint32_t mask = t->slot_cap - 1, i;
+	uint32_t mask = t->slot_cap - 1, i, se;
 	const struct strt_ent *e;
 
 	if (!t->slot_cap)
 		return 0;
-	for (i = h & mask; t->slot[i].ent; i = (i + 1) & mask) {
-		if (t->slot[i].hash != h)
+	/* acquire: the slot's hash and entry were written before it was published */
+	for (i = h & mask; (se = HA_ATOMIC_LOAD(&t->slot[i].ent)); i = (i + 1) & mask) {
+		if (se == STRT_TOMB || t->slot[i].hash != h)
 			continue;
-		e = &t->ent[t->slot[i].ent];
+		e = &t->ent[se];
 		if (e->len == len && strt_eq(t, s, t->keys + e->off, len))
-			return t->slot[i].ent;
+			return se;
 	}
 	return 0;
 }
@@ -193,7 +203,7 @@ static void strt_slot_put(struct strt_slot *slot, uint32_t cap, uint32_t h, uint
 	for (i = h & (cap - 1); slot[i].ent; i = (i + 1) & (cap - 1))
 		;
 	slot[i].hash = h;
-	slot[i].ent = ent;
+	HA_ATOMIC_STORE(&slot[i].ent, ent);
 }
 
 /* Doubles the hash table when one more entry would fill it past 1/2. Returns 0 or -1. */
@@ -213,7 +223,7 @@ static int strt_reserve_slot(struct strtree *t)
 	if (!ns)
 		return -1;
 	for (i = 0; i < t->slot_cap; i++)
-		if (t->slot[i].ent)
+		if (t->slot[i].ent && t->slot[i].ent != STRT_TOMB)
 			strt_slot_put(ns, cap, t->slot[i].hash, t->slot[i].ent);
 	free(t->slot);
 	t->slot = ns;
@@ -320,7 +330,7 @@ static void strt_trie_insert(struct strtree *t, uint32_t e)
 	const unsigned char *rk;
 
 	if (!cur) {
-		t->root = strt_node_new(t, kbits, e);
+		HA_ATOMIC_STORE(&t->root, strt_node_new(t, kbits, e));
 		return;
 	}
 	while (t->node[cur].plen < kbits && t->node[cur].ch[strt_bit(k, t->node[cur].plen, false)])
@@ -339,12 +349,12 @@ static void strt_trie_insert(struct strtree *t, uint32_t e)
 		/* a fork exactly k long takes k (never a key: the hash table saw them all) */
 		if (c == kbits) {
 			BUG_ON(t->node[cur].ent);
-			t->node[cur].ent = e;
+			HA_ATOMIC_STORE(&t->node[cur].ent, e);
 			return;
 		}
 		link = &t->node[cur].ch[strt_bit(k, c, false)];
 		BUG_ON(*link); /* else the first walk would have gone there */
-		*link = strt_node_new(t, kbits, e);
+		HA_ATOMIC_STORE(link, strt_node_new(t, kbits, e));
 		return;
 	}
 	/* <cur> and all below it (r included) start with r's first c + 1 bits: k, if it ends
@@ -353,13 +363,13 @@ static void strt_trie_insert(struct strtree *t, uint32_t e)
 	leaf = strt_node_new(t, kbits, e);
 	if (c == kbits) {
 		t->node[leaf].ch[strt_bit((const char *)rk, c, false)] = cur;
-		*link = leaf;
+		HA_ATOMIC_STORE(link, leaf);
 		return;
 	}
 	fork = strt_node_new(t, c, 0);
 	t->node[fork].ch[strt_bit((const char *)rk, c, false)] = cur;
 	t->node[fork].ch[strt_bit(k, c, false)] = leaf;
-	*link = fork;
+	HA_ATOMIC_STORE(link, fork);
 }
 
 /* Walks the trie along s[0..len). Returns the entry of the longest key that is a prefix
@@ -373,16 +383,16 @@ static uint32_t strt_walk(const struct strtree *t, const char *s, size_t len, bo
 {
 	bool fold = t->flags & STRTREE_ICASE;
 	uint64_t sbits = (uint64_t)len * 8;
-	uint32_t cur = t->root, deep = 0, lim, best = 0;
+	uint32_t cur = HA_ATOMIC_LOAD(&t->root), deep = 0, lim, best = 0, e;
 	const struct strt_node *n;
 
 	BUG_ON(!(t->flags & STRTREE_PREFIX));
-	for (; cur; cur = n->ch[strt_bit(s, n->plen, fold)]) {
+	for (; cur; cur = HA_ATOMIC_LOAD(&n->ch[strt_bit(s, n->plen, fold)])) {
 		n = &t->node[cur];
 		if (n->plen > sbits)
 			break;
-		if (n->ent)
-			deep = n->ent;
+		if ((e = HA_ATOMIC_LOAD(&n->ent)))
+			deep = e;
 		if (n->plen == sbits)
 			break;
 	}
@@ -391,12 +401,16 @@ static uint32_t strt_walk(const struct strtree *t, const char *s, size_t len, bo
 	lim = strt_common(s, strt_ent_key(t, deep), t->ent[deep].len * 8, fold);
 	if (!first && lim == t->ent[deep].len * 8)
 		return deep;
-	for (cur = t->root; cur; cur = n->ch[strt_bit(s, n->plen, fold)]) {
+	for (cur = HA_ATOMIC_LOAD(&t->root); cur;
+	     cur = HA_ATOMIC_LOAD(&n->ch[strt_bit(s, n->plen, fold)])) {
 		n = &t->node[cur];
 		if (n->plen > lim)
 			break;
-		if (n->ent && (!first || !best || t->ent[n->ent].idx < t->ent[best].idx))
-			best = n->ent;
+		e = HA_ATOMIC_LOAD(&n->ent);
+		if (e &&
+		    (!first || !best ||
+		     HA_ATOMIC_LOAD_RLX(&t->ent[e].idx) < HA_ATOMIC_LOAD_RLX(&t->ent[best].idx)))
+			best = e;
 		if (n->plen == lim)
 			break;
 	}
@@ -446,7 +460,7 @@ int strtree_insert(struct strtree *t, const char *key, size_t len, void *data, u
 	e = strt_find(t, k, len, h);
 	if (e) {
 		if (idx < t->ent[e].idx)
-			t->ent[e].idx = idx;
+			HA_ATOMIC_STORE_RLX(&t->ent[e].idx, idx);
 		return 0;
 	}
 	e = t->ent_used++;
@@ -455,6 +469,8 @@ int strtree_insert(struct strtree *t, const char *key, size_t len, void *data, u
 	t->ent[e].len = (uint32_t)len;
 	t->ent[e].idx = idx;
 	t->keys_used += (uint32_t)len;
+	t->live++;
+	t->live_keys += (uint32_t)len;
 	strt_slot_put(t->slot, t->slot_cap, h, e);
 	if (t->flags & STRTREE_PREFIX)
 		strt_trie_insert(t, e);
@@ -465,33 +481,140 @@ void *strtree_lookup(const struct strtree *t, const char *s, size_t len)
 {
 	uint32_t e = strt_find(t, s, len, strt_hash(t, s, len));
 
-	return e ? t->ent[e].data : NULL;
+	return e ? HA_ATOMIC_LOAD(&t->ent[e].data) : NULL;
 }
 
 unsigned strtree_first_idx(const struct strtree *t, const char *s, size_t len)
 {
 	uint32_t e = strt_find(t, s, len, strt_hash(t, s, len));
 
-	return e ? t->ent[e].idx : UINT_MAX;
+	return e ? HA_ATOMIC_LOAD_RLX(&t->ent[e].idx) : UINT_MAX;
 }
 
 void *strtree_lookup_prefix(const struct strtree *t, const char *s, size_t len)
 {
 	uint32_t e = strt_walk(t, s, len, false);
 
-	return e ? t->ent[e].data : NULL;
+	return e ? HA_ATOMIC_LOAD(&t->ent[e].data) : NULL;
 }
 
 unsigned strtree_first_idx_prefix(const struct strtree *t, const char *s, size_t len)
 {
 	uint32_t e = strt_walk(t, s, len, true);
 
-	return e ? t->ent[e].idx : UINT_MAX;
+	return e ? HA_ATOMIC_LOAD_RLX(&t->ent[e].idx) : UINT_MAX;
 }
 
 size_t strtree_count(const struct strtree *t)
 {
-	return t->ent_used - 1;
+	return t->live;
+}
+
+/* ---- run-time changes (one writer, readers on any thread) ---- */
+
+bool strtree_has_room(const struct strtree *t, size_t len)
+{
+	return (uint64_t)t->keys_used + len + 1 <= t->keys_cap &&
+	       t->ent_used + 1ULL <= t->ent_cap &&
+	       (!(t->flags & STRTREE_PREFIX) || t->node_used + 2ULL <= t->node_cap) &&
+	       (uint64_t)t->ent_used * 2 <= t->slot_cap;
+}
+
+/* Grows array *arr of *cap elements to hold <need>. 0 or -1. */
+static int strt_presize(void *arr, uint32_t *cap, uint64_t need, size_t size)
+{
+	void *p;
+
+	if (need <= *cap)
+		return 0;
+	p = array_grow(*(void **)arr, cap, need, size);
+	if (!p)
+		return -1;
+	*(void **)arr = p;
+	return 0;
+}
+
+struct strtree *strtree_copy(const struct strtree *t, size_t len)
+{
+	struct strtree *n = strtree_new(t->flags);
+	uint64_t keys = 2ULL * t->live_keys + len + 64, ents = 2ULL * t->live + 16, slots = 16;
+
+	if (!n)
+		return NULL;
+	n->seed = t->seed;
+	while (slots < 2 * ents)
+		slots *= 2;
+	if (keys > STRT_KEY_MAX || slots > UINT32_MAX / 2 ||
+	    strt_presize(&n->keys, &n->keys_cap, keys, 1) ||
+	    strt_presize(&n->ent, &n->ent_cap, ents, sizeof(*n->ent)) ||
+	    ((n->flags & STRTREE_PREFIX) &&
+	     strt_presize(&n->node, &n->node_cap, 2 * ents, sizeof(*n->node))) ||
+	    !(n->slot = calloc(slots, sizeof(*n->slot))))
+		goto out_free;
+	n->slot_cap = (uint32_t)slots;
+	for (uint32_t e = 1; e < t->ent_used; e++) {
+		const struct strt_ent *o = &t->ent[e];
+
+		if (o->data && strtree_insert(n, t->keys + o->off, o->len, o->data, o->idx) < 0)
+			goto out_free;
+	}
+	return n;
+out_free:
+	strtree_free(n);
+	return NULL;
+}
+
+void **strtree_data_ref(struct strtree *t, const char *key, size_t len)
+{
+	uint32_t e = strt_find(t, key, len, strt_hash(t, key, len));
+
+	return e ? &t->ent[e].data : NULL;
+}
+
+/* Unlinks the trie node of entry <e>: a node with two children only loses its key; one
+ * with one child is replaced by it; a leaf is cut, and then a fork above it left with one
+ * child is replaced by that child. Each step is one release store, so a reader sees the
+ * trie before or after it, and the invariant "a node without key has two children" holds.
+ */
+static void strt_trie_delete(struct strtree *t, uint32_t e)
+{
+	const char *k = (const char *)strt_ent_key(t, e);
+	uint32_t kbits = t->ent[e].len * 8, *link = &t->root, *plink = NULL, cur, par = 0;
+	struct strt_node *n;
+
+	while ((cur = *link) && t->node[cur].plen < kbits) {
+		plink = link;
+		par = cur;
+		link = &t->node[cur].ch[strt_bit(k, t->node[cur].plen, false)];
+	}
+	BUG_ON(!cur || t->node[cur].ent != e);
+	n = &t->node[cur];
+	if (n->ch[0] && n->ch[1]) {
+		HA_ATOMIC_STORE(&n->ent, 0);
+		return;
+	}
+	HA_ATOMIC_STORE(link, n->ch[0] ? n->ch[0] : n->ch[1]);
+	if (n->ch[0] || n->ch[1] || !par || t->node[par].ent)
+		return;
+	n = &t->node[par];
+	HA_ATOMIC_STORE(plink, n->ch[0] ? n->ch[0] : n->ch[1]);
+}
+
+int strtree_delete(struct strtree *t, const char *key, size_t len)
+{
+	uint32_t h = strt_hash(t, key, len), e = strt_find(t, key, len, h), i;
+
+	if (!e)
+		return -1;
+	for (i = h & (t->slot_cap - 1); t->slot[i].ent != e; i = (i + 1) & (t->slot_cap - 1))
+		;
+	HA_ATOMIC_STORE(&t->slot[i].ent, STRT_TOMB);
+	if (t->flags & STRTREE_PREFIX)
+		strt_trie_delete(t, e);
+	HA_ATOMIC_STORE(&t->ent[e].data, NULL);
+	t->live--;
+	t->live_keys -= t->ent[e].len;
+	return 0;
 }
 
 size_t strtree_mem_usage(const struct strtree *t)

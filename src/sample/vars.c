@@ -8,10 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <base/atomic.h>
 #include <base/buf.h>
+#include <cli/cli.h>
 #include <base/pool.h>
 #include <conn/connection-t.h>
 #include <conn/connection.h>
+#include <sample/logfmt.h>
 #include <sample/sample.h>
 #include <sample/vars.h>
 #include <stream/stream-t.h>
@@ -36,9 +39,13 @@ static const char *const scope_names[VS_SCOPES] = {
 
 uint32_t vars_max_size[VS_SCOPES];
 
-/* Name registry: written at config time only, read-only afterwards. */
+/* Name registry: written at config time, and at run time by "set var" on the CLI thread
+ * only. Readers on any thread load nb_names (acquire) then names: the array never moves
+ * under them, a full one is copied and the old one kept until exit (graveyard). */
 static char **names;
-static uint32_t nb_names;
+static uint32_t nb_names, names_cap;
+static char ***names_graveyard; /* old arrays, freed by vars_deinit() */
+static uint32_t nb_graveyard;
 
 /* proc scope */
 static struct vars proc_vars;
@@ -54,10 +61,43 @@ static int scope_of(const char *s, size_t len)
 
 static int name_find(const char *s, size_t len)
 {
-	for (uint32_t i = 0; i < nb_names; i++)
-		if (strlen(names[i]) == len && !memcmp(names[i], s, len))
+	uint32_t n = HA_ATOMIC_LOAD(&nb_names);
+	char **arr = HA_ATOMIC_LOAD(&names);
+
+	for (uint32_t i = 0; i < n; i++)
+		if (strlen(arr[i]) == len && !memcmp(arr[i], s, len))
 			return (int)i;
 	return -1;
+}
+
+/* Appends a name (the one writer). Returns its id, or -1 when out of memory. */
+static int name_add(const char *name, size_t nlen)
+{
+	uint32_t cap = names_cap ? names_cap * 2 : 16;
+	char **n, ***g, *dup = strndup(name, nlen);
+
+	if (!dup)
+		return -1;
+	if (nb_names == names_cap) {
+		n = malloc(cap * sizeof(*n));
+		g = realloc(names_graveyard, (nb_graveyard + 1) * sizeof(*g));
+		if (g)
+			names_graveyard = g;
+		if (!n || !g) {
+			free(n);
+			free(dup);
+			return -1;
+		}
+		if (nb_names)
+			memcpy(n, names, nb_names * sizeof(*n));
+		if (names)
+			names_graveyard[nb_graveyard++] = names;
+		HA_ATOMIC_STORE(&names, n);
+		names_cap = cap;
+	}
+	names[nb_names] = dup;
+	HA_ATOMIC_STORE(&nb_names, nb_names + 1); /* release: the entry is there first */
+	return (int)nb_names - 1;
 }
 
 static int split(const char *text, size_t len, int *scope, const char **name, size_t *nlen)
@@ -77,7 +117,6 @@ int vars_parse_desc(const char *text, struct var_desc *d, char *err, size_t errs
 	const char *name;
 	size_t nlen;
 	int scope, id;
-	char **n;
 
 	if (split(text, strlen(text), &scope, &name, &nlen) < 0) {
 		snprintf(err, errsz,
@@ -97,16 +136,9 @@ int vars_parse_desc(const char *text, struct var_desc *d, char *err, size_t errs
 		}
 	}
 	id = name_find(name, nlen);
-	if (id < 0) {
-		n = realloc(names, (nb_names + 1) * sizeof(*names));
-		if (!n || !(n[nb_names] = strndup(name, nlen))) {
-			if (n)
-				names = n;
-			snprintf(err, errsz, "out of memory");
-			return -1;
-		}
-		names = n;
-		id = (int)nb_names++;
+	if (id < 0 && (id = name_add(name, nlen)) < 0) {
+		snprintf(err, errsz, "out of memory");
+		return -1;
 	}
 	d->scope = (uint8_t)scope;
 	d->id = (uint32_t)id;
@@ -130,8 +162,10 @@ const char *vars_name(const struct var_desc *d)
 {
 	static __thread char buf[128];
 
-	snprintf(buf, sizeof(buf), "%s.%s", scope_names[d->scope],
-		 d->id < nb_names ? names[d->id] : "?");
+	uint32_t n = HA_ATOMIC_LOAD(&nb_names);
+	char **arr = HA_ATOMIC_LOAD(&names);
+
+	snprintf(buf, sizeof(buf), "%s.%s", scope_names[d->scope], d->id < n ? arr[d->id] : "?");
 	return buf;
 }
 
@@ -403,8 +437,130 @@ void vars_deinit(void)
 		free(names[i]);
 	free(names);
 	names = NULL;
-	nb_names = 0;
+	nb_names = names_cap = 0;
+	for (uint32_t i = 0; i < nb_graveyard; i++)
+		free(names_graveyard[i]);
+	free(names_graveyard);
+	names_graveyard = NULL;
+	nb_graveyard = 0;
 }
+
+/* ---- runtime API: get var, set var (proc scope only, as in 2.6) ---- */
+
+static int vars_cli_say(struct cli_ctx *ctx, const char *msg)
+{
+	return cli_write(ctx, msg, strlen(msg)) < 0 ? CLI_MORE : CLI_DONE;
+}
+
+/* get var proc.NAME: "proc.NAME: type=TYPE value=<TEXT>" */
+static int vars_cli_get(struct cli_ctx *ctx)
+{
+	struct smp_ctx sctx = { NULL, NULL, NULL, SMP_OPT_FINAL };
+	struct sample smp = { .ctx = &sctx };
+	struct var_desc d;
+	int type;
+
+	if (ctx->nargs < 3)
+		return vars_cli_say(ctx, "Missing process-wide variable identifier.\n");
+	if (vars_lookup_desc(ctx->args[2], strlen(ctx->args[2]), &d) < 0 || d.scope != VS_PROC ||
+	    !vars_get(&sctx, &d, &smp))
+		return vars_cli_say(ctx, "Variable not found.\n");
+	type = smp.data.type;
+	if (!sample_cast(&smp, SMP_T_STR))
+		return vars_cli_say(ctx, "Variable not found.\n");
+	return cli_printf(ctx, "%s: type=%s value=<%.*s>\n", ctx->args[2], smp_type_name(type),
+			  (int)smp.data.u.str.len, smp.data.u.str.ptr) < 0
+		       ? CLI_MORE
+		       : CLI_DONE;
+}
+
+/* "set var NAME fmt FORMAT": renders FORMAT into smp (the scratch chunk). 0, or -1 with a
+ * message in err. */
+static int vars_cli_fmt(const char *fmt, struct smp_parse_ctx *pc, struct sample *smp, char *err,
+			size_t errsz)
+{
+	struct lf_expr lf = { 0 };
+	char *out;
+	int n;
+
+	if (lf_compile(&lf, fmt, pc, err, errsz) < 0)
+		return -1;
+	out = smp_trash();
+	n = out ? lf_render(&lf, smp->ctx, out, smp_trash_size()) : -1;
+	lf_free(&lf);
+	if (n < 0) {
+		snprintf(err, errsz, "the value does not fit");
+		return -1;
+	}
+	smp->data.type = SMP_T_STR;
+	smp->data.u.str = ist2(out, (size_t)n);
+	return 0;
+}
+
+/* set var proc.NAME [expr] EXPR | fmt FORMAT: evaluated now, with the fetches that need
+ * nothing but the process (as global set-var / set-var-fmt). */
+static int vars_cli_set(struct cli_ctx *ctx)
+{
+	struct smp_parse_ctx pc = { NULL, 0, NULL, SMP_VAL_CFG, "set var" };
+	struct smp_ctx sctx = { NULL, NULL, NULL, SMP_OPT_FINAL };
+	struct sample smp = { .ctx = &sctx };
+	struct sample_expr *e;
+	struct var_desc d;
+	char err[512];
+	int i = 3;
+	bool fmt = false;
+
+	if (ctx->nargs < 3)
+		return vars_cli_say(ctx, "Missing variable name.\n");
+	if (ctx->nargs > 3 && (!strcmp(ctx->args[3], "expr") || !strcmp(ctx->args[3], "fmt"))) {
+		fmt = ctx->args[3][0] == 'f';
+		i++;
+	}
+	if (vars_lookup_desc(ctx->args[2], strlen(ctx->args[2]), &d) < 0 &&
+	    vars_parse_desc(ctx->args[2], &d, err, sizeof(err)) < 0)
+		return cli_printf(ctx, "'set var': %s.\n", err) < 0 ? CLI_MORE : CLI_DONE;
+	if (d.scope != VS_PROC)
+		return cli_printf(ctx,
+				  "'set var': cannot set variable '%s', only scope 'proc' is "
+				  "permitted here.\n",
+				  ctx->args[2]) < 0
+			       ? CLI_MORE
+			       : CLI_DONE;
+	if (i >= ctx->nargs)
+		return vars_cli_say(ctx, "Missing either 'expr', 'fmt' or expression.\n");
+	if (fmt) {
+		if (vars_cli_fmt(ctx->args[i], &pc, &smp, err, sizeof(err)) < 0)
+			return cli_printf(ctx, "%s\n", err) < 0 ? CLI_MORE : CLI_DONE;
+		return vars_set(&sctx, &d, &smp)
+			       ? CLI_DONE
+			       : vars_cli_say(ctx, "failed to set the variable.\n");
+	}
+	e = sample_parse_expr(ctx->args[i], NULL, &pc, err, sizeof(err));
+	if (!e)
+		return cli_printf(ctx, "%s\n", err) < 0 ? CLI_MORE : CLI_DONE;
+	if (!sample_process(e, &smp) || !vars_set(&sctx, &d, &smp)) {
+		sample_expr_free(e);
+		return vars_cli_say(ctx, "failed to set the variable.\n");
+	}
+	sample_expr_free(e);
+	return CLI_DONE;
+}
+
+static const struct cli_kw vars_cli_kws[] = {
+	{ { "get", "var" },
+	  "get var <name>",
+	  "retrieve contents of a process-wide variable",
+	  CLI_LVL_OPER,
+	  vars_cli_get },
+	{ { "set", "var" },
+	  "set var <var> [fmt|expr] {<fmt>|<expr>}",
+	  "set a process-wide variable from an expression",
+	  CLI_LVL_OPER,
+	  vars_cli_set },
+	{ { NULL }, NULL, NULL, 0, NULL },
+};
+
+CLI_REGISTER_KWS(vars_cli_kws)
 
 /* ---- var() fetch, set-var / unset-var converters ---- */
 
