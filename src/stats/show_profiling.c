@@ -15,62 +15,14 @@
 #include <event/loop.h>
 #include <event/profiling.h>
 #include <proc/global-t.h>
+#include <stats/prof_args.h>
 #include <thread/thread-t.h>
 
 #define PROF_NAME_MAX 128
 
-/* Options of "show profiling". */
-#define SP_STATUS 0x01 /* print the status lines */
-#define SP_TASKS 0x02  /* print the tasks table */
-#define SP_BYADDR 0x04
-#define SP_BYTIME 0x08
-#define SP_AGGR 0x10
-#define SP_BYGROUP 0x20 /* one table per thread group */
-#define SP_PCT 0x40	/* lat_p99 column */
-
-struct sp_opts {
-	uint32_t flags;
-	uint64_t maxcnt; /* rows per table, 0 = all */
-};
-
 static int nb_threads(void)
 {
 	return global.nbthread > 0 && global.nbthread <= MAX_THREADS ? global.nbthread : 1;
-}
-
-/* Parses the words after "show profiling"; returns -1 on an unknown word. */
-static int sp_parse(const struct cli_ctx *ctx, struct sp_opts *o)
-{
-	o->flags = SP_STATUS | SP_TASKS;
-	o->maxcnt = 0;
-	for (int i = 2; i < ctx->nargs; i++) {
-		const char *a = ctx->args[i];
-		char *end;
-
-		if (!strcmp(a, "all"))
-			o->flags |= SP_STATUS | SP_TASKS;
-		else if (!strcmp(a, "status"))
-			o->flags = (o->flags & ~(SP_STATUS | SP_TASKS)) | SP_STATUS;
-		else if (!strcmp(a, "tasks"))
-			o->flags = (o->flags & ~(SP_STATUS | SP_TASKS)) | SP_TASKS;
-		else if (!strcmp(a, "memory")) /* memory profiling is not built: nothing */
-			o->flags &= ~(SP_STATUS | SP_TASKS);
-		else if (!strcmp(a, "byaddr"))
-			o->flags |= SP_BYADDR;
-		else if (!strcmp(a, "bytime"))
-			o->flags |= SP_BYTIME;
-		else if (!strcmp(a, "aggr"))
-			o->flags |= SP_AGGR;
-		else if (!strcmp(a, "bygroup"))
-			o->flags |= SP_BYGROUP;
-		else if (!strcmp(a, "pct"))
-			o->flags |= SP_PCT;
-		else if (*a >= '0' && *a <= '9' && (o->maxcnt = strtoull(a, &end, 10), !*end))
-			continue;
-		else
-			return -1;
-	}
-	return 0;
 }
 
 static const char *sp_mode_name(int mode)
@@ -262,7 +214,7 @@ static int sp_show(struct cli_ctx *ctx)
 {
 	struct sp_opts o;
 
-	if (sp_parse(ctx, &o) < 0)
+	if (sp_parse_args(ctx->args + 2, ctx->nargs - 2, &o) < 0)
 		return cli_printf(ctx,
 				  "Expects either 'all', 'status', 'tasks', 'memory', 'byaddr', "
 				  "'bytime', 'aggr', 'bygroup', 'pct' or a max number of output "
