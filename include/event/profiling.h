@@ -63,7 +63,10 @@ void prof_loop_sample(struct thread_ctx *tc);
 /* Average loop run time of thread <thr> in us (swrate over 512 samples). Any thread. */
 uint64_t prof_avg_loop_us(int thr);
 
-/* Measured calls (loop thread, only while th_ctx->prof is set). */
+/* Measured calls (loop thread, only while th_ctx->prof is set). prof_dispatch runs a
+ * batch of epoll events as the loop does (skipping handlers whose fd is -1). */
+struct epoll_event;
+void prof_dispatch(const struct epoll_event *evs, int n);
 void prof_run_fd(struct fd_handler *h, uint32_t events);
 void prof_run_timer(struct timer *t, uint64_t expire_ms);
 void prof_run_tasklet(struct tasklet *tl);

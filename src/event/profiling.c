@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/epoll.h>
 #include <base/atomic.h>
 #include <base/compiler.h>
 #include <base/tinfo.h>
@@ -245,6 +246,16 @@ void prof_run_fd(struct fd_handler *h, uint32_t events)
 	prof_begin_outer(&m, th_ctx->now_ns); /* ready since epoll_wait returned */
 	iocb(h, events);
 	prof_end(&m, (void (*)(void))iocb);
+}
+
+void prof_dispatch(const struct epoll_event *evs, int n)
+{
+	for (int i = 0; i < n; i++) {
+		struct fd_handler *h = evs[i].data.ptr;
+
+		if (likely(h->fd >= 0))
+			prof_run_fd(h, evs[i].events);
+	}
 }
 
 void prof_run_timer(struct timer *t, uint64_t expire_ms)

@@ -122,7 +122,9 @@ def test_show_profiling_under_load(prof_proxy):
     for fn in ("process_stream", "h1_io_cb"):
         assert fn in by, out
         calls, (cpu_tot, cpu_avg, lat_tot, lat_avg) = by[fn]
-        assert calls >= n / 2, (fn, calls, n)
+        # every request runs the stream at least once; the mux's I/O callback runs on
+        # socket events, fewer than requests when one read brings the next request
+        assert calls >= (0.9 * n if fn == "process_stream" else n / 10), (fn, calls, n)
         # the average is the total over the calls (4 significant digits shown)
         assert abs(ns(cpu_avg) * calls - ns(cpu_tot)) <= 0.01 * ns(cpu_tot) + calls, out
         assert 100 <= ns(cpu_avg) <= 10e6, out  # 100 ns .. 10 ms per call
