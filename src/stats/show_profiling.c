@@ -43,15 +43,15 @@ static void sp_add_thread(struct prof_entry *sum, struct prof_entry *tmp, int th
 		if (!tmp[i].calls)
 			continue;
 		for (int j = 0; j < PROF_SLOTS; j++) {
-			if ((sum[j].calls && sum[j].fn == tmp[i].fn && (i == 0) == (j == 0)) ||
-			    (!sum[j].calls && !d)) {
+			/* "other" (slot 0) is the only entry without a function */
+			if ((sum[j].calls && sum[j].fn == tmp[i].fn) || (!sum[j].calls && !d)) {
 				d = &sum[j];
 				if (sum[j].calls)
 					break;
 			}
 		}
 		if (!d)
-			continue; /* cannot happen: as many slots as a table */
+			continue; /* more than PROF_SLOTS functions over all threads */
 		d->fn = tmp[i].fn;
 		d->calls += tmp[i].calls;
 		d->cpu_ns += tmp[i].cpu_ns;

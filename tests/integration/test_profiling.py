@@ -119,6 +119,7 @@ def test_show_profiling_under_load(prof_proxy):
     rs = rows(out)
     assert len(rs) == len([l for l in lines if l]) - 4, out  # every row has the layout
     by = {name: (calls, times) for name, calls, times in rs}
+    assert len(by) == len(rs), out  # one row per function, summed over the threads
     for fn in ("process_stream", "h1_io_cb"):
         assert fn in by, out
         calls, (cpu_tot, cpu_avg, lat_tot, lat_avg) = by[fn]
