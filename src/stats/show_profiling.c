@@ -455,3 +455,6 @@ static const struct cli_kw sp_kws[] = {
 };
 
 CLI_REGISTER_KWS(sp_kws)
+
+/* names in "show profiling" (event/profiling.h) */
+PROF_NAME(st_item, "show_tasks_snapshot")
