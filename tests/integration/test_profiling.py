@@ -9,7 +9,9 @@ the errors a user gets. hapx-only options (`bytime`, `aggr`, `bygroup`, `pct`) a
 
 import re
 import shutil
+import socket
 import subprocess
+import time
 
 import pytest
 from conftest import IS_REF, cli, free_port, make_cfg, run_haproxy
@@ -44,6 +46,16 @@ def rows(text):
     return out
 
 
+def listening(path):
+    """True when a unix socket accepts connections at <path>."""
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+        try:
+            s.connect(str(path))
+            return True
+        except OSError:
+            return False
+
+
 @pytest.fixture
 def prof_proxy(tmp_path, proxy, nginx):
     """Start a proxy with admin, operator and user sockets over nginx; returns (port,
@@ -57,6 +69,9 @@ def prof_proxy(tmp_path, proxy, nginx):
              "stats socket %s level operator" % socks[1],
              "stats socket %s level user" % socks[2]] + list(glob)
         proxy(make_cfg(port, [("s1", nport)], glob=g), ports=[port])
+        deadline = time.monotonic() + 5  # the unix sockets may come after the TCP port
+        while not all(listening(s) for s in socks) and time.monotonic() < deadline:
+            time.sleep(0.02)
         return port, socks[0], socks[1], socks[2]
     return start
 
