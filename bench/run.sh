@@ -19,7 +19,8 @@
 # part, ours vs theirs: req/s and CPU per request), LOG_PAIRS (3), CLOSE_BENCH (1; 0
 # skips the connection close mode part), CLOSE_PAIRS (3),
 # RULES_BENCH (1; 0 skips the rules and large-list lookups part), RULES_CG_REQUESTS
-# (5000). Results are also written under bench/out/. With 2+ CPUs it then runs nbthread 2, ours
+# (5000), PROF_BENCH (1; 0 skips the task profiling off/on part). Results are also
+# written under bench/out/. With 2+ CPUs it then runs nbthread 2, ours
 # vs theirs, and ours with 1 thread vs 2 threads in 1 group vs 2 groups of 1 thread,
 # everything sharing all CPUs.
 # Only the idle part: RPS_BENCH=0 THREADS_BENCH=0 CALLGRIND=0 bench/run.sh
@@ -481,6 +482,22 @@ if [ "${RULES_BENCH:-1}" != 0 ] && command -v valgrind >/dev/null; then
 			done
 			echo "$line"
 		done
+	done
+fi
+
+# --- task profiling: instructions per request with profiling.tasks off and on -----------
+if [ "${PROF_BENCH:-1}" != 0 ] && command -v valgrind >/dev/null; then
+	echo
+	echo "profiling: instructions per request (callgrind) with task profiling off (the" \
+		"default, auto-off) and with profiling.tasks on:"
+	sed 's|^global$|global\n\tprofiling.tasks on|' "$CFG" >"$TMP/prof.cfg"
+	for side in ours theirs; do
+		bin=$OURS
+		[ $side = theirs ] && bin=$THEIRS
+		off=$(rules_ir "$bin" "$CFG")
+		on=$(rules_ir "$bin" "$TMP/prof.cfg")
+		printf '%-6s  profiling off %6d  on %6d  => %+d instructions when on\n' \
+			"$side" "$off" "$on" $((on - off))
 	done
 fi
 

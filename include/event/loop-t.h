@@ -27,6 +27,7 @@ struct timer {
 struct tasklet {
 	struct list list;         /* in th_ctx->tasklets while scheduled */
 	void (*process)(struct tasklet *tl);
+	uint64_t wake_date;       /* profiling: monotonic ns of the wakeup, 0 if not measured */
 };
 
 struct inbox_item;
@@ -54,6 +55,10 @@ struct thread_ctx {
 	bool stopped;             /* loop must exit */
 	unsigned int nb_conns;    /* connections owned by this thread */
 	struct list conns;        /* those connections (struct conn.by_thread) */
+	/* profiling and loop activity (event/profiling.h) */
+	bool prof;                /* measure the callbacks (task profiling on for this thread) */
+	uint32_t act_cnt;         /* turns left before the next prof_loop_sample() */
+	uint64_t now_ns;          /* monotonic ns when the last epoll_wait returned */
 	struct fd_handler inbox_h; /* the inbox eventfd */
 	struct thread_shared sh;  /* written by other threads */
 } ALIGNED_CL;

@@ -51,12 +51,18 @@ static inline void tasklet_init(struct tasklet *tl, void (*process)(struct taskl
 {
 	list_init(&tl->list);
 	tl->process = process;
+	tl->wake_date = 0;
 }
+
+uint64_t prof_now_ns(void);
 
 static inline void tasklet_wakeup(struct tasklet *tl)
 {
-	if (list_empty(&tl->list))
+	if (list_empty(&tl->list)) {
 		list_append(&th_ctx->tasklets, &tl->list);
+		if (unlikely(th_ctx->prof)) /* wake-to-run latency (event/profiling.h) */
+			tl->wake_date = prof_now_ns();
+	}
 }
 
 static inline void tasklet_cancel(struct tasklet *tl)

@@ -47,7 +47,6 @@ static const struct cfg_known cfg_known_kws[] = {
 	{ G, "lua-*", WHY_LUA },
 	{ G, "tune.lua.*", WHY_LUA },
 	{ G, "pp2-never-send-local", WHY_PP },
-	{ G, "profiling.*", "task profiling settings are not implemented yet" },
 	{ G, "tune.vars.*", WHY_VARS },
 	{ G, "tune.h2.*", WHY_H2 },
 	{ G, "tune.quic.*", WHY_QUIC },

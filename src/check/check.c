@@ -25,6 +25,7 @@
 #include <check/extcheck.h>
 #include <check/tcpcheck.h>
 #include <event/loop.h>
+#include <event/profiling.h>
 #include <proc/global-t.h>
 #include <log/log-t.h>
 #include <proxy/proxy.h>
@@ -484,3 +485,7 @@ void checks_release(void)
 	}
 	agents_release();
 }
+
+/* names in "show profiling" (event/profiling.h) */
+PROF_NAME(chk_iocb, "srv_chk_io_cb")
+PROF_NAME(chk_timer_cb, "process_chk")

@@ -28,6 +28,7 @@
 #include <cli/cli.h>
 #include <conn/listener_fds.h>
 #include <event/loop.h>
+#include <event/profiling.h>
 #include "cli_int.h"
 
 #define CLI_IN_SIZE  16384        /* longest line accepted, with its LF */
@@ -893,3 +894,8 @@ void cli_stop(void)
 		b->h.fd = -1;
 	}
 }
+
+/* names in "show profiling" (event/profiling.h) */
+PROF_NAME(cli_sess_iocb, "cli_io_handler")
+PROF_NAME(cli_sess_resume, "cli_io_handler_resume")
+PROF_NAME(cli_accept_iocb, "cli_listener_accept")

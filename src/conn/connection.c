@@ -11,6 +11,7 @@
 #include <base/sys.h>
 #include <conn/connection.h>
 #include <event/loop.h>
+#include <event/profiling.h>
 
 DECLARE_POOL(pool_conn, "connection", sizeof(struct conn))
 
@@ -219,3 +220,6 @@ void conn_shutw(struct conn *c)
 	c->flags |= CO_FL_WR_SHUT;
 	shutdown(c->h.fd, SHUT_WR);
 }
+
+/* names in "show profiling" (event/profiling.h) */
+PROF_NAME(conn_gc_cb, "conn_gc_cb")

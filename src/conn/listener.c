@@ -23,6 +23,7 @@
 #include <conn/sockopt.h>
 #include <event/inbox.h>
 #include <event/loop.h>
+#include <event/profiling.h>
 #include <proc/global-t.h>
 #include <proxy/proxy-t.h>
 #include <stats/counters.h>
@@ -619,3 +620,8 @@ void listeners_thread_resume(void)
 {
 	resume_local();
 }
+
+/* names in "show profiling" (event/profiling.h) */
+PROF_NAME(listener_iocb, "listener_accept")
+PROF_NAME(accept_item_run, "accept_queue_process")
+PROF_NAME(resume_item_run, "listener_resume")

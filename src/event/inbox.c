@@ -10,6 +10,7 @@
 #include <base/atomic.h>
 #include <event/inbox.h>
 #include <event/loop.h>
+#include <event/profiling.h>
 #include <stats/counters.h>
 
 static void inbox_iocb(struct fd_handler *h, uint32_t events)
@@ -88,9 +89,15 @@ int inbox_drain(void)
 
 		rev = rev->next;
 		it->next = NULL;
-		it->fn(it);
+		if (unlikely(tc->prof))
+			prof_run_inbox(it);
+		else
+			it->fn(it);
 		n++;
 	}
 	HA_OWNER_ADD(&activity[tid].inbox_items, (uint64_t)n);
 	return n;
 }
+
+/* names in "show profiling" (event/profiling.h) */
+PROF_NAME(inbox_iocb, "inbox_iocb")

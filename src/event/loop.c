@@ -11,6 +11,7 @@
 #include <base/atomic.h>
 #include <base/sys.h>
 #include <event/loop.h>
+#include <event/profiling.h>
 #include <event/qsbr.h>
 #include <stats/counters.h>
 #include <event/timer.h>
@@ -23,8 +24,12 @@ void clock_update(void)
 {
 	struct timespec ts;
 
+	uint64_t ns;
+
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	th_ctx->now_ms = (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+	ns = (uint64_t)ts.tv_sec * 1000000000 + (uint64_t)ts.tv_nsec;
+	th_ctx->now_ns = ns;
+	th_ctx->now_ms = ns / 1000000;
 }
 
 int loop_init_thread(void)
@@ -44,6 +49,7 @@ int loop_init_thread(void)
 	list_init(&tc->tasklets);
 	list_init(&tc->deferred);
 	list_init(&tc->conns);
+	tc->act_cnt = 1; /* the first turn samples: profiling follows the mode at once */
 	th_ctx = tc;
 	HA_ATOMIC_STORE(&ha_thread_ctx[tid], tc);
 	clock_update();
@@ -93,7 +99,10 @@ void tasklets_run(void)
 		struct tasklet *tl = list_elem(tc->tasklets.next, struct tasklet, list);
 
 		list_delete(&tl->list);
-		tl->process(tl);
+		if (unlikely(tc->prof))
+			prof_run_tasklet(tl);
+		else
+			tl->process(tl);
 	}
 }
 
@@ -128,18 +137,23 @@ void loop_run(bool (*idle_check)(void))
 		if (tc->stopping && (delay < 0 || delay > 100))
 			delay = 100; /* re-check the graceful stop regularly */
 		HA_OWNER_INC(&activity[tid].loops);
+		if (unlikely(!--tc->act_cnt))
+			prof_loop_sample(tc); /* loop time, profiling mode */
 		qs_leave(); /* no pointer to a shared LB table is held across the wait */
 		n = sys_epoll_wait(tc->epfd, evs, maxev, delay);
 		qs_enter();
 		clock_update();
-		for (int i = 0; i < n; i++) {
-			struct fd_handler *h = evs[i].data.ptr;
+		if (unlikely(tc->prof))
+			prof_dispatch(evs, n); /* the same, each call measured */
+		else
+			for (int i = 0; i < n; i++) {
+				struct fd_handler *h = evs[i].data.ptr;
 
-			/* closed or unregistered by an earlier handler of this batch: its
-			 * memory stays valid until loop_release_deferred() */
-			if (likely(h->fd >= 0))
-				h->iocb(h, evs[i].events);
-		}
+				/* closed or unregistered by an earlier handler of this batch:
+				 * its memory stays valid until loop_release_deferred() */
+				if (likely(h->fd >= 0))
+					h->iocb(h, evs[i].events);
+			}
 		tasklets_run();
 		loop_release_deferred();
 		if (n < 0 && errno != EINTR)

@@ -4,6 +4,7 @@
  */
 #include <stdlib.h>
 #include <event/loop.h>
+#include <event/profiling.h>
 #include <event/timer.h>
 
 static void heap_swap(struct timer **h, uint32_t a, uint32_t b)
@@ -113,6 +114,13 @@ int timer_run(void)
 			continue;
 		if (t->expire > now) {
 			heap_insert(tc, t);
+			continue;
+		}
+		if (unlikely(tc->prof)) { /* measured: lateness is the wake-to-run latency */
+			uint64_t expire = t->expire;
+
+			t->expire = 0;
+			prof_run_timer(t, expire);
 			continue;
 		}
 		t->expire = 0;

@@ -18,6 +18,7 @@
 #include <proxy/proxy-t.h>
 #include <conn/connection.h>
 #include <event/loop.h>
+#include <event/profiling.h>
 #include <mux/h1.h>
 
 
@@ -250,3 +251,7 @@ void h1_back_close_idle(struct server *srv)
 	while ((c = h1_back_take_idle(srv, NULL, 0)))
 		conn_close(c);
 }
+
+/* names in "show profiling" (event/profiling.h) */
+PROF_NAME(back_iocb, "h1_back_io_cb")
+PROF_NAME(back_timeout, "h1_back_timeout_task")

@@ -13,6 +13,7 @@
 #include <conn/listener.h>
 #include <base/freq_ctr.h>
 #include <event/loop.h>
+#include <event/profiling.h>
 #include <event/stop.h>
 #include <mux/h1.h>
 #include <proxy/proxy-t.h>
@@ -298,3 +299,8 @@ void h1_release_all(void)
 		tasklets_run();
 	loop_release_deferred();
 }
+
+/* names in "show profiling" (event/profiling.h) */
+PROF_NAME(front_iocb, "h1_io_cb")
+PROF_NAME(front_tasklet, "h1_front_tasklet")
+PROF_NAME(front_timeout, "h1_timeout_task")

@@ -11,10 +11,12 @@
 #include <base/atomic.h>
 #include <base/tinfo.h>
 #include <cli/cli.h>
+#include <event/profiling.h>
 #include <proc/global-t.h>
 #include <stats/counters.h>
 
 #define ACT_NONE ((size_t)-1)     /* a counter that does not exist here: 0 */
+#define ACT_LOOP_US ((size_t)-2)  /* avg_loop_us, from event/profiling */
 
 struct act_row {
 	const char *name;
@@ -30,7 +32,7 @@ static const struct act_row act_rows[] = {
 	{ "poll_drop_fd", ACT_NONE }, { "poll_skip_fd", ACT_NONE }, { "conn_dead", ACT_NONE },
 	{ "stream_calls", ACT_NONE }, { "pool_fail", ACT_NONE }, { "buf_wait", ACT_NONE },
 	{ "cpust_ms_tot", ACT_NONE }, { "cpust_ms_1s", ACT_NONE }, { "cpust_ms_15s", ACT_NONE },
-	{ "avg_loop_us", ACT_NONE }, { "accepted", ACT_FIELD(accepted) },
+	{ "avg_loop_us", ACT_LOOP_US }, { "accepted", ACT_FIELD(accepted) },
 	{ "accq_pushed", ACT_FIELD(accq_pushed) }, { "accq_full", ACT_NONE },
 	{ "accq_ring", ACT_NONE }, { "fd_takeover", ACT_NONE },
 	/* this proxy's own */
@@ -42,6 +44,8 @@ static uint64_t act_get(int thr, size_t off)
 {
 	if (off == ACT_NONE)
 		return 0;
+	if (off == ACT_LOOP_US)
+		return prof_avg_loop_us(thr);
 	return HA_ATOMIC_LOAD_RLX((const uint64_t *)((const char *)&activity[thr] + off));
 }
 
@@ -54,6 +58,8 @@ static size_t act_render_row(char *b, size_t size, const struct act_row *r, int 
 
 	for (int t = 0; t < nthr; t++)
 		total += act_get(t, r->off);
+	if (r->off == ACT_LOOP_US)
+		total /= (uint64_t)nthr; /* an average: HAProxy shows the mean of the threads */
 	n = snprintf(b, size, "%s: %llu", r->name, (unsigned long long)total);
 	if (n < 0 || (size_t)n >= size)
 		return 0;

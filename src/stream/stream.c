@@ -13,6 +13,7 @@
 #include <conn/connection.h>
 #include <base/freq_ctr.h>
 #include <event/loop.h>
+#include <event/profiling.h>
 #include <event/stop.h>
 #include <http/h1.h>
 #include <http/status.h>
@@ -1039,7 +1040,7 @@ static __attribute__((noinline)) int stream_check_cli_gone(struct stream *s)
 	}
 }
 
-static void stream_process(struct stream *s)
+static void stream_process_run(struct stream *s)
 {
 	int ret;
 
@@ -1080,6 +1081,25 @@ static void stream_process(struct stream *s)
 	} while (ret > 0);
 	if (ret == 0)
 		stream_set_timers(s);
+}
+
+/* The stream's processing, measured under its own name ("process_stream") when the
+ * thread profiles: it runs inline from the mux's I/O callbacks and timers. */
+static __attribute__((noinline, cold)) void stream_process_prof(struct stream *s)
+{
+	struct prof_mark m;
+
+	prof_begin(&m);
+	stream_process_run(s);
+	prof_end(&m, (void (*)(void))stream_process_run);
+}
+
+static void stream_process(struct stream *s)
+{
+	if (unlikely(prof_th_on))
+		stream_process_prof(s);
+	else
+		stream_process_run(s);
 }
 
 /* timeout queue: 503, counted as a connection error of the backend. */
@@ -1223,3 +1243,8 @@ void stream_init_runtime(void)
 	pool_stream.size = sizeof(struct stream) + 2 * stream_hdr_cap * sizeof(struct h1_hdr);
 	h1_register_stream_ops(&stream_ops);
 }
+
+/* names in "show profiling" (event/profiling.h) */
+PROF_NAME(stream_process_run, "process_stream")
+PROF_NAME(stream_tmr_cb, "stream_tmr_cb")
+PROF_NAME(stream_wake_cb, "stream_wake_cb")
