@@ -63,10 +63,11 @@ static bool sp_auth_ok(const struct stats_cfg *st, const struct stream *s)
 			return false;
 		for (int k = 0; k < st->nb_users; k++) {
 			const char *c = st->users[k], *col = strchr(c, ':');
-			size_t ul = (size_t)(col - c);
+			size_t ul = col ? (size_t)(col - c) : strlen(c);
+			const char *pw = col ? col + 1 : ""; /* "user" alone: an empty password */
 
-			if (ul == u.len && !memcmp(c, u.ptr, ul) && strlen(col + 1) == p.len &&
-			    !memcmp(col + 1, p.ptr, p.len))
+			if (ul == u.len && !memcmp(c, u.ptr, ul) && strlen(pw) == p.len &&
+			    !memcmp(pw, p.ptr, p.len))
 				return true;
 		}
 		return false;

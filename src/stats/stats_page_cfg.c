@@ -141,19 +141,11 @@ static int stats_cfg_admin(struct cfg_ctx *ctx, struct stats_cfg *st)
 	return 0;
 }
 
-/* stats http-request { allow | deny | auth [realm R] } [ { if | unless } COND ] */
+/* stats http-request ACTION [ { if | unless } COND ]: any request action, as 2.6 parses
+ * them (the page acts on allow, deny and auth; a reply of another action is sent). */
 static int stats_cfg_http_req(struct cfg_ctx *ctx, struct stats_cfg *st)
 {
-	const char *a = ctx->nargs > 2 ? ctx->args[2] : "";
-
-	if (strcmp(a, "allow") && strcmp(a, "deny") && strcmp(a, "auth")) {
-		cfg_alert(ctx,
-			  "'stats http-request' expects 'allow', 'deny' or 'auth', but got "
-			  "'%s'.",
-			  a);
-		return -1;
-	}
-	return act_rule_parse_line(ctx, 2, ACT_F_HTTP_REQ, "stats http-request", &st->rules);
+	return act_rule_parse_line(ctx, 2, ACT_F_HTTP_REQ, "http-request", &st->rules);
 }
 
 static int stats_cfg_bool_kw(struct cfg_ctx *ctx, struct stats_cfg *st, const char *kw)
@@ -166,17 +158,47 @@ static int stats_cfg_bool_kw(struct cfg_ctx *ctx, struct stats_cfg *st, const ch
 		st->flags |= ST_F_LEGENDS;
 	else
 		return 1;
-	if (ctx->nargs > 2) {
-		cfg_alert(ctx, "'stats %s' does not expect any argument.", kw);
+	return 0; /* further words are ignored, as 2.6 does */
+}
+
+/* Adds <v> to the list <v>/<n>; 0, or -1 after an alert. */
+static int stats_cfg_add(struct cfg_ctx *ctx, char ***v, int *n, const char *s)
+{
+	if (stats_strv_add(v, n, s) < 0) {
+		cfg_alert(ctx, "out of memory.");
 		return -1;
 	}
 	return 0;
 }
 
+/* stats refresh <time> */
+static int stats_cfg_refresh(struct cfg_ctx *ctx, struct stats_cfg *st, const char *v)
+{
+	const char *end;
+	int ms;
+
+	end = parse_time_ms(v, 1000, &ms);
+	if (end) {
+		cfg_alert(ctx, "unexpected character '%c' in argument to stats refresh interval.",
+			  *end);
+		return -1;
+	}
+	st->refresh = ms / 1000;
+	return 0;
+}
+
+/* The keywords with words: 0, -1 after an alert, 1 when <kw> is not one of them. */
 static int stats_cfg_word(struct cfg_ctx *ctx, struct stats_cfg *st, const char *kw)
 {
+	static const char *const need[][2] = {
+		{ "uri", "'uri' needs an URI prefix." },
+		{ "realm", "'realm' needs an realm name." },
+		{ "auth", "'auth' needs a user:password account." },
+		{ "scope", "'scope' needs a proxy name." },
+		{ "refresh", NULL }, /* an empty delay is 0, as 2.6 reads it */
+	};
 	const char *v = ctx->args[2];
-	int ms;
+	size_t i;
 
 	if (!strcmp(kw, "show-node") || !strcmp(kw, "show-desc")) {
 		bool node = kw[5] == 'n';
@@ -184,42 +206,30 @@ static int stats_cfg_word(struct cfg_ctx *ctx, struct stats_cfg *st, const char 
 		st->flags |= node ? ST_F_NODE : ST_F_DESC;
 		return ctx->nargs > 2 ? stats_set_str(ctx, node ? &st->node : &st->desc, v) : 0;
 	}
-	if (ctx->nargs < 3) {
-		cfg_alert(ctx, "'stats %s' expects %s.", kw,
-			  !strcmp(kw, "auth")	   ? "<user>:<passwd>"
-			  : !strcmp(kw, "refresh") ? "<time>"
-			  : !strcmp(kw, "scope")   ? "a proxy name"
-						   : "an argument");
+	for (i = 0; i < sizeof(need) / sizeof(need[0]) && strcmp(kw, need[i][0]); i++)
+		;
+	if (i == sizeof(need) / sizeof(need[0]))
+		return 1;
+	if ((ctx->nargs < 3 || !*v) && need[i][1]) {
+		cfg_alert(ctx, "%s", need[i][1]);
 		return -1;
 	}
+	if (ctx->nargs < 3)
+		v = "0";
 	if (!strcmp(kw, "uri"))
 		return stats_set_str(ctx, &st->uri, v);
 	if (!strcmp(kw, "realm"))
 		return stats_set_str(ctx, &st->realm, v);
-	if (!strcmp(kw, "auth")) {
-		if (!strchr(v, ':')) {
-			cfg_alert(ctx, "'stats auth' expects <user>:<passwd>.");
-			return -1;
-		}
-		return stats_strv_add(&st->users, &st->nb_users, v) < 0 ? -1 : 0;
-	}
 	if (!strcmp(kw, "scope"))
-		return stats_strv_add(&st->scope, &st->nb_scope, v) < 0 ? -1 : 0;
-	if (!strcmp(kw, "refresh")) {
-		const char *end = parse_time_ms(v, 1000, &ms);
-
-		if (end) {
-			cfg_alert(ctx,
-				  "unexpected character '%c' in 'stats refresh' (expects "
-				  "<time>).",
-				  *end);
-			return -1;
-		}
-		st->refresh = ms / 1000;
-		return 0;
-	}
-	return 1;
+		return stats_cfg_add(ctx, &st->scope, &st->nb_scope, v);
+	if (!strcmp(kw, "refresh"))
+		return stats_cfg_refresh(ctx, st, v);
+	return stats_cfg_add(ctx, &st->users, &st->nb_users, v);
 }
+
+#define STATS_KWS                                                                           \
+	"'admin', 'uri', 'realm', 'auth', 'scope', 'enable', 'hide-version', 'show-node', " \
+	"'show-desc' or 'show-legends'"
 
 static int stats_cfg(struct cfg_ctx *ctx)
 {
@@ -227,39 +237,37 @@ static int stats_cfg(struct cfg_ctx *ctx)
 	struct stats_cfg *st;
 	int ret;
 
-	if (!strcmp(kw, "bind-process")) {
-		cfg_warn(ctx, "'stats bind-process' is ignored (one process, several threads).");
-		return 0;
-	}
 	if (!strcmp(kw, "socket") || !strcmp(kw, "timeout") || !strcmp(kw, "maxconn")) {
 		cfg_alert(ctx, "'stats %s' is only allowed in the 'global' section.", kw);
 		return -1;
 	}
 	if ((!strcmp(kw, "admin") || !strcmp(kw, "http-request")) && (ctx->px->cap & PR_CAP_DEF)) {
-		cfg_alert(ctx, "'stats %s' is not supported in 'defaults' section.", kw);
+		cfg_alert(ctx, "'stats %s' not allowed in 'defaults' section.", kw);
 		return -1;
 	}
-	st = stats_own(ctx->px);
-	if (!st) {
-		cfg_alert(ctx, "out of memory.");
-		return -1;
+	if (!strcmp(kw, "admin") || !strcmp(kw, "http-request") || !strcmp(kw, "enable") ||
+	    !strcmp(kw, "hide-version") || !strcmp(kw, "show-legends") ||
+	    !strcmp(kw, "show-node") || !strcmp(kw, "show-desc") || !strcmp(kw, "uri") ||
+	    !strcmp(kw, "realm") || !strcmp(kw, "auth") || !strcmp(kw, "scope") ||
+	    !strcmp(kw, "refresh")) {
+		st = stats_own(ctx->px);
+		if (!st) {
+			cfg_alert(ctx, "out of memory.");
+			return -1;
+		}
+		if (!strcmp(kw, "admin"))
+			return stats_cfg_admin(ctx, st);
+		if (!strcmp(kw, "http-request"))
+			return stats_cfg_http_req(ctx, st);
+		ret = stats_cfg_bool_kw(ctx, st, kw);
+		if (ret <= 0)
+			return ret;
+		return stats_cfg_word(ctx, st, kw) ? -1 : 0;
 	}
-	if (!strcmp(kw, "admin"))
-		return stats_cfg_admin(ctx, st);
-	if (!strcmp(kw, "http-request"))
-		return stats_cfg_http_req(ctx, st);
-	ret = stats_cfg_bool_kw(ctx, st, kw);
-	if (ret <= 0)
-		return ret;
-	ret = *kw ? stats_cfg_word(ctx, st, kw) : 1;
-	if (ret < 0) {
-		cfg_alert(ctx, "out of memory.");
-		return -1;
-	}
-	if (ret == 0)
-		return 0;
-	cfg_alert(ctx, "'stats' expects 'admin', 'uri', 'realm', 'auth', 'scope', 'enable', "
-		       "'hide-version', 'show-node', 'show-desc' or 'show-legends'.");
+	if (*kw)
+		cfg_alert(ctx, "unknown stats parameter '%s', expects %s.", kw, STATS_KWS);
+	else
+		cfg_alert(ctx, "missing keyword in 'stats', expects %s.", STATS_KWS);
 	return -1;
 }
 
