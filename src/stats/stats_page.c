@@ -17,6 +17,7 @@
 #include <base/buf.h>
 #include <cli/cli.h>
 #include <conn/connection.h>
+#include <event/inbox.h>
 #include <event/loop.h>
 #include <http/h1.h>
 #include <http/meth.h>
@@ -95,14 +96,18 @@ static int sp_reply_401(struct stream *s, const struct stats_cfg *st)
 	return stream_reply_finish(s, start, 401, false);
 }
 
-/* Without the runtime API's "set server" command: the change is made here only when this
- * thread owns the server's checks (none: thread 0), as the checks' functions require. */
-static bool sp_admin_srv_local(struct server *srv, const char *action)
+/* A change of a server's state made by the form, run on the thread that owns the
+ * server's checks (thread 0 without checks), as the checks' functions require. */
+struct sp_admin_op {
+	struct inbox_item it;
+	struct server *srv;
+	char action[8];
+};
+
+static void sp_admin_apply(struct server *srv, const char *action)
 {
 	uint64_t now = now_ms();
 
-	if ((srv->check ? srv->check->tid : 0) != (int)tid)
-		return false;
 	if (!strcmp(action, "ready")) {
 		srv_set_drain(srv, false, now);
 		srv_set_maint(srv, false, true, now);
@@ -113,6 +118,35 @@ static bool sp_admin_srv_local(struct server *srv, const char *action)
 		srv_set_maint(srv, true, false, now);
 		srv_set_drain(srv, false, now);
 	}
+}
+
+static void sp_admin_op_run(struct inbox_item *it)
+{
+	struct sp_admin_op *op = (struct sp_admin_op *)it;
+
+	sp_admin_apply(op->srv, op->action);
+	free(op);
+}
+
+/* Without the runtime API's "set server" command: applied here when this thread owns the
+ * server's checks, else handed to that thread's inbox (applied within its next loop turn,
+ * before the client can follow the redirect and look). False when out of memory. */
+static bool sp_admin_srv_local(struct server *srv, const char *action)
+{
+	int owner = srv->check ? srv->check->tid : 0;
+	struct sp_admin_op *op;
+
+	if (owner == (int)tid) {
+		sp_admin_apply(srv, action);
+		return true;
+	}
+	op = calloc(1, sizeof(*op));
+	if (!op)
+		return false;
+	op->it.fn = sp_admin_op_run;
+	op->srv = srv;
+	snprintf(op->action, sizeof(op->action), "%s", action);
+	inbox_push(owner, &op->it);
 	return true;
 }
 
@@ -146,7 +180,7 @@ static bool sp_admin_srv(struct proxy *be, const char *name, const char *action)
 	return sp_admin_srv_local(srv, action);
 }
 
-/* The proxy <name> ("#IID" as the form sends it, or a name) with a backend side. */
+/* The backend the form names: "#IID" (as the page writes it) or its name. */
 static struct proxy *sp_find_be(const char *name)
 {
 	if (name[0] != '#')
@@ -157,17 +191,18 @@ static struct proxy *sp_find_be(const char *name)
 	return NULL;
 }
 
-/* The admin form's POST body: the status code shown after the redirect (DONE, PART,
- * NONE, ERRP). */
+/* The admin form's POST body: the status code shown after the redirect, as 2.6 answers
+ * (DONE, PART, NONE: no server or no action, ERRP: no such backend, server or action). */
 static const char *sp_admin_post(char *body, size_t len)
 {
 	struct stats_form f;
 	struct proxy *be;
 	int ok = 0;
 
-	if (stats_form_parse(body, len, &f) < 0 || !(be = sp_find_be(f.backend)))
+	stats_form_parse(body, len, &f);
+	if (!f.backend || !(be = sp_find_be(f.backend)))
 		return "ERRP";
-	if (!f.nb_srv)
+	if (!f.nb_srv || !f.action || !*f.action)
 		return "NONE";
 	for (int i = 0; i < f.nb_srv; i++)
 		ok += sp_admin_srv(be, f.srv[i], f.action);

@@ -255,6 +255,13 @@ static int stats_cfg(struct cfg_ctx *ctx)
 			cfg_alert(ctx, "out of memory.");
 			return -1;
 		}
+		if ((!strcmp(kw, "http-request") && (st->nb_users || st->realm)) ||
+		    ((!strcmp(kw, "auth") || !strcmp(kw, "realm")) && !list_empty(&st->rules))) {
+			cfg_alert(ctx,
+				  "stats 'auth'/'realm' and 'http-request' can't be used at the "
+				  "same time.");
+			return -1;
+		}
 		if (!strcmp(kw, "admin"))
 			return stats_cfg_admin(ctx, st);
 		if (!strcmp(kw, "http-request"))

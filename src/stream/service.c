@@ -100,17 +100,19 @@ static int service_head(struct stream *s, const struct http_service *svc, struct
 	c->conf = conf;
 	c->status = 200;
 	c->head = !!(s->req.flags & H1_MF_METH_HEAD);
-	c->chunked = !!(s->req.flags & H1_MF_VER_11);
+	c->chunked = 1; /* to HTTP/1.0 clients too (then closed), as HAProxy does */
 	s->svc = c;
 	if (svc->start(c, &hdrs) < 0)
 		goto fail;
-	if (c->no_body)
+	if (c->head)
+		framing = ""; /* no body follows, whatever its framing would be (as HAProxy) */
+	else if (c->no_body)
 		framing = "content-length: 0\r\n";
 	else if (c->chunked)
 		framing = "transfer-encoding: chunked\r\n";
 	else
 		framing = "";
-	if (!c->chunked && !c->no_body)
+	if (!c->chunked && !c->no_body && !c->head)
 		s->flags |= SF_FRONT_CLOSE; /* the body ends with the connection */
 	if (stream_reply_start(s) < 0 ||
 	    svc_printf(ob, "HTTP/1.1 %d %s\r\n", c->status, http_reason(c->status)) < 0 ||
