@@ -22,8 +22,8 @@
  *     Not called for HEAD requests.
  *   - release (optional): frees ctx->priv; called exactly once when the stream ends
  *     (finished or aborted).
- * The stream frames the body: chunked for HTTP/1.1 clients, close-delimited for 1.0 ones;
- * keep-alive is kept for 1.1 clients.
+ * The stream frames the body: chunked, to HTTP/1.0 clients too (closed after it), as
+ * HAProxy does; keep-alive is kept for 1.1 clients.
  */
 #ifndef STREAM_SERVICE_H
 #define STREAM_SERVICE_H
@@ -66,7 +66,8 @@ struct svc_ctx {
 	void *conf;	     /* what parse produced for the rule, or the caller's data */
 	int status;	     /* response status, set by start (default 200) */
 	uint8_t head;	     /* HEAD request: dump is never called */
-	uint8_t chunked;     /* the body is sent chunked (HTTP/1.1 client) */
+	uint8_t chunked;     /* the body is sent chunked (set; start may clear it: the body then
+			      * ends with the connection) */
 	uint8_t no_body;     /* set by start: content-length 0, dump is never called */
 	uint8_t done;	     /* the body (and its last chunk) is in the output */
 	int st;		     /* service cursors: 0 on the first dump */

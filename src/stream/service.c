@@ -1,6 +1,6 @@
 /* HTTP services (include/stream/service.h): the registry, the "use-service" action, and
  * the stream side of a service: the response head it asks for, then its body produced
- * each time the client's output buffer is empty, framed (chunked or close-delimited) in
+ * each time the client's output buffer is empty, framed (chunked, or close-delimited) in
  * that one buffer. What a service writes is its own business (stats/, promex...).
  */
 #include <stdarg.h>
