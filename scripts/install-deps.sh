@@ -10,7 +10,7 @@ PKGS=(
 	libssl-dev libpcre2-dev liblua5.4-dev zlib1g-dev libcrypt-dev
 	python3 python3-pytest python3-pytest-xdist
 	curl socat wrk netcat-openbsd iproute2 procps util-linux openssl nftables
-	nginx-light haproxy redis-server valgrind clang-format
+	nginx-light haproxy redis-server valgrind clang-format chromium
 	gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user
 )
 SERVICES=(nginx haproxy redis-server)

@@ -437,7 +437,7 @@ TEST(proxy_cfg_balance_and_misc)
 	pxt_setup();
 	pxt_load("defaults\n  mode http\n" PXT_TIMEOUTS
 		 "backend be\n  balance static-rr\n  balance leastconn\n  balance random(300)\n"
-		 "  balance foo\n  stats enable\n  acl x path /\n  http-reuse safe\n"
+		 "  balance foo\n  stats frob\n  acl x path /\n  http-reuse safe\n"
 		 "  http-reuse always\n  log global\n  option httplog\n  no option httplog\n"
 		 "  option http-use-htx\n  option httpchk GET /\n  option foo\n"
 		 "  no option forwardfor\n  retries 3 4\n  frobnicate\n"
@@ -447,8 +447,9 @@ TEST(proxy_cfg_balance_and_misc)
 		 "  server z 127.0.0.1:4 foo\n", &r);
 	PXT_HAS(&r, "t.cfg:9] : 'balance random' expects 'random' or 'random(<draws>)'");
 	PXT_HAS(&r, "t.cfg:10] : balance only supports");
-	PXT_HAS(&r, "t.cfg:11] : 'stats' is not supported yet (the stats page is not "
-		"implemented yet)");
+	PXT_HAS(&r, "t.cfg:11] : unknown stats parameter 'frob', expects 'admin', 'uri', "
+		"'realm', 'auth', 'scope', 'enable', 'hide-version', 'show-node', 'show-desc' or "
+		"'show-legends'.");
 	PXT_HAS(&r, "[WARNING]  (");
 	PXT_HAS(&r, "t.cfg:16] : backend 'be' : 'option httplog' directive is ignored in backends.");
 	PXT_HAS(&r, "t.cfg:17] : backend 'be' : 'option httplog' directive is ignored in backends.");
