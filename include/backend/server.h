@@ -58,6 +58,13 @@ static inline int srv_rr_weight(const struct server *s)
 	return w16 ? w16 : srv_weight(s) * 16;
 }
 
+/* In maintenance ("disabled", "disable server", "set server ... state maint", an agent):
+ * its run state is DOWN as well, so that the LB rounds need not test this. Any thread. */
+static inline bool srv_in_maint(const struct server *s)
+{
+	return HA_ATOMIC_LOAD_RLX(&s->admin) & SRV_ADM_FMAINT;
+}
+
 /* May take traffic in the tier <backup> (active or backup servers). */
 static inline bool srv_usable(const struct server *s, bool backup)
 {
@@ -104,6 +111,11 @@ int srv_track_check_all(void);
 /* Kills the streams of <s>, or with <backups> those of every backup server of its backend
  * ("on-marked-*", stream/srv_shut.c); each thread kills its own. Any thread. */
 extern void (*srv_shutdown_hook)(struct server *s, bool backups);
+
+/* The runtime API on agents (check/agent.c sets them): the thread of the agent of <s> (-1:
+ * none), and its health forced up or down ("set server ... agent"), on that thread. */
+extern int (*srv_agent_tid_hook)(const struct server *s);
+extern void (*srv_agent_force_hook)(struct server *s, bool up, uint64_t now);
 
 /* "observe": live traffic results of servers (HANA_*), handled by check/check_hana.c. */
 extern void (*srv_observe_hook)(struct server *s, int status);

@@ -282,7 +282,14 @@ struct proxy {
 	bool log_hchk;            /* backend: option log-health-checks (defaults included), set
 				   * at check time (log_strm.c): each check result is logged */
 	struct px_log *log_conf;  /* what this section declared (log_strm.c), NULL if nothing */
+	/* runtime API (proxy/px_cli.c): PX_ADM_* ("disable|shutdown frontend"), atomic,
+	 * written by the CLI thread, read by "show stat" */
+	int adm_state;
 };
+
+/* proxy->adm_state */
+#define PX_ADM_PAUSED  0x1 /* "disable frontend": its sockets do not listen */
+#define PX_ADM_STOPPED 0x2 /* "shutdown frontend": for good */
 
 struct switching_rule {
 	struct list list;         /* member of proxy->switching_rules */

@@ -251,10 +251,11 @@ void listener_close(struct listener *li)
 static bool listener_full(const struct listener *li)
 {
 	const struct proxy *px = li->bind->px;
+	int pxmax = HA_ATOMIC_LOAD_RLX(&px->maxconn); /* "set maxconn frontend" writes it */
 
 	if (global.maxconn && HA_ATOMIC_LOAD_RLX(&actconn) >= global.maxconn)
 		return true;
-	if (px->maxconn && HA_ATOMIC_LOAD_RLX(&px->feconn) >= px->maxconn)
+	if (pxmax && HA_ATOMIC_LOAD_RLX(&px->feconn) >= pxmax)
 		return true;
 	return li->bind->maxconn && HA_ATOMIC_LOAD_RLX(&li->nbconn) >= li->bind->maxconn;
 }

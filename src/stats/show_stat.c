@@ -136,7 +136,7 @@ static int stat_be_fullconn(const struct proxy *be)
 
 static bool srv_is_up(const struct server *srv)
 {
-	return !(srv->flags & SRV_F_DISABLED) &&
+	return !(HA_ATOMIC_LOAD_RLX(&srv->admin) & SRV_ADM_FMAINT) &&
 	       HA_ATOMIC_LOAD_RLX(&srv->run_state) == SRV_RS_UP;
 }
 
@@ -145,12 +145,15 @@ static const char *stat_srv_status(const struct server *srv)
 	static const char *const st[] = { "UP", "DOWN", "NOLB" };
 	int rs = HA_ATOMIC_LOAD_RLX(&srv->run_state);
 
-	if (srv->flags & SRV_F_DISABLED)
+	if (HA_ATOMIC_LOAD_RLX(&srv->admin) & SRV_ADM_FMAINT)
 		return "MAINT";
 	if (rs == SRV_RS_RMAINT)
 		return "MAINT (resolution)";
-	if (!(srv->flags & SRV_F_CHECK))
-		return "no check";
+	if (HA_ATOMIC_LOAD_RLX(&srv->admin) & SRV_ADM_FDRAIN) /* runtime API, agent */
+		return "DRAIN";
+	if (!(srv->flags & SRV_F_CHECK) ||
+	    (rs == SRV_RS_UP && (HA_ATOMIC_LOAD_RLX(&srv->chk_adm) & SRV_CHK_HEALTH_OFF)))
+		return "no check"; /* "disable health" (2.6: a DOWN server shows DOWN) */
 	return st[rs >= 0 && rs <= SRV_RS_NOLB ? rs : 0];
 }
 
@@ -210,7 +213,7 @@ static void stat_fill_fe(struct stat_line *l, const struct proxy *px)
 	st_u64(l, ST_dreq, c.denied_req);
 	st_u64(l, ST_dresp, c.denied_resp);
 	st_u64(l, ST_ereq, c.failed_req);
-	st_str(l, ST_status, "OPEN");
+	st_str(l, ST_status, HA_ATOMIC_LOAD_RLX(&px->adm_state) & PX_ADM_STOPPED ? "STOP" : "OPEN");
 	st_str(l, ST_sid, "0");
 	st_str(l, ST_type, "0");
 	st_rsp(l, c.rsp);
