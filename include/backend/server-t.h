@@ -53,7 +53,8 @@ struct server {
 	struct sockaddr_storage addr;
 	socklen_t addrlen;
 	int port_off;             /* SRV_F_PORT_MAP: added to the client's destination port */
-	char *cookie;             /* "cookie VALUE" (persistence, stream/cookie.c), or NULL */
+	char *cookie;             /* "cookie VALUE" (persistence, stream/cookie.c), or NULL;
+				   * replaced at run time by stream/cookie_cli.c (atomic) */
 	uint32_t flags;           /* SRV_F_* */
 	int weight;               /* configured weight 0..256, default 1 */
 	int maxconn;              /* 0 = unlimited */
@@ -140,6 +141,8 @@ struct server {
 	/* runtime API (backend/srv_cli.c) */
 	int chk_adm;              /* SRV_CHK_*_OFF: "disable health|agent" (atomic, written on
 				   * the thread of the check, read by "show stat") */
+	bool ck_dyn;              /* <cookie> was computed from "dynamic-cookie-key" (written
+				   * at check time, then by thread 0: stream/cookie_cli.c) */
 	struct dns_addr_pub *rt_addr; /* "set server addr" on a server without "resolvers": the
 				       * address every thread connects to (written by thread 0,
 				       * dns/dns_addr.h), or NULL: <addr>; allocated once, freed

@@ -285,6 +285,9 @@ struct proxy {
 	/* runtime API (proxy/px_cli.c): PX_ADM_* ("disable|shutdown frontend"), atomic,
 	 * written by the CLI thread, read by "show stat" */
 	int adm_state;
+	/* "enable|disable dynamic-cookie backend" (stream/cookie_cli.c), thread 0: 0 as
+	 * configured ("cookie ... dynamic"), 1 forced on, -1 forced off */
+	int8_t ck_dyn_rt;
 };
 
 /* proxy->adm_state */

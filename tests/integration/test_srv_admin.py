@@ -393,3 +393,34 @@ def test_help_lists_admin_commands(proxy, backends, tmp_path):
                  "  get weight <bk>/<srv>                   : report a server's current weight",
                  "  shutdown frontend <frontend>            : stop a specific frontend"):
         assert line in h
+
+
+def set_cookies(port, n=2):
+    """The Set-Cookie values of <n> requests (round robin over the servers)."""
+    out = []
+    for _ in range(n):
+        r = httpc.get(port, "/")
+        out += [v for k, v in r.headers if k.lower() == "set-cookie" and "Expires" not in v]
+    return sorted(out)
+
+
+def test_dynamic_cookie_key(proxy, backends, tmp_path):
+    port, sock = free_port(), str(tmp_path / "s.sock")
+    s1, s2 = backends(2)
+    text = cfg(port, sock, [s2], srv_opts="cookie fixed",
+               listen=["cookie SRV insert dynamic", "dynamic-cookie-key abc",
+                       "server s1 127.0.0.1:%d" % s1.port])
+    proxy(text, ports=[port])
+    first = set_cookies(port)
+    assert "SRV=fixed; path=/" in first and len(first) == 2
+    dyn = [c for c in first if "fixed" not in c][0]
+    assert cli(sock, "set dynamic-cookie-key backend px xyz") == "\n"
+    second = set_cookies(port)
+    assert "SRV=fixed; path=/" in second and dyn not in second and len(second) == 2
+    assert cli(sock, "disable dynamic-cookie backend px") == "\n"
+    assert set_cookies(port) == ["SRV=fixed; path=/"]
+    assert cli(sock, "enable dynamic-cookie backend px") == "\n"
+    assert set_cookies(port) == second
+    assert cli(sock, "set dynamic-cookie-key backend") == "A backend name is expected.\n\n"
+    assert cli(sock, "set dynamic-cookie-key backend px") == "String value expected.\n\n"
+    assert cli(sock, "enable dynamic-cookie backend nob") == "No such backend.\n\n"
