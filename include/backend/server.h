@@ -34,6 +34,13 @@ extern void (*srv_ext_release)(struct server *srv);
  * Returns 0 or -1 after an alert. Parse time. */
 int srv_kw_parse(struct cfg_ctx *ctx);
 
+/* "add server" (backend/srv_dyn.c): the server "NAME ADDR [options]" of args[1..] of
+ * <ctx> for ctx->px, built as a "server" line is but without the "default-server" options
+ * (as 2.6) and not appended to the backend; a host name is refused. NULL after an alert.
+ * srv_cfg_free frees what parsing allocated and the server. */
+struct server *srv_build_dynamic(struct cfg_ctx *ctx);
+void srv_cfg_free(struct server *srv);
+
 /* Gives each server of <px> without an "id" the lowest id no other server has, in config
  * order. Check time. */
 void srv_assign_ids(struct proxy *px);

@@ -424,3 +424,68 @@ def test_dynamic_cookie_key(proxy, backends, tmp_path):
     assert cli(sock, "set dynamic-cookie-key backend") == "A backend name is expected.\n\n"
     assert cli(sock, "set dynamic-cookie-key backend px") == "String value expected.\n\n"
     assert cli(sock, "enable dynamic-cookie backend nob") == "No such backend.\n\n"
+
+
+def test_add_server_serves_on_every_group_and_del(proxy, backends, tmp_path):
+    port, sock = free_port(), str(tmp_path / "s.sock")
+    s1, s2 = backends(2)
+    p = proxy(cfg(port, sock, [s1], glob=groups_glob()), ports=[port])
+    assert cli(sock, "add server px/s2 127.0.0.1:%d weight 3" % s2.port) == (
+        "New server registered.\n\n")
+    # 2.6: a new server starts in maintenance
+    assert stat_rows(sock)[("px", "s2")]["status"] == "MAINT"
+    assert srv_state(sock, "px", "s2")["srv_admin_state"] == "1"
+    assert srv_state(sock, "px", "s2")["srv_id"] == "2"
+    assert hits(port, 10) == {"s1": 10}
+    assert cli(sock, "enable server px/s2") == "\n"
+    c = hits(port, 40)
+    assert c["s1"] + c["s2"] == 40 and 24 <= c["s2"] <= 36
+    assert int(stat_rows(sock)[("px", "s2")]["stot"]) == c["s2"]
+    assert "CLI : 'server px/s2' : New server registered." in p.stderr()
+    # del: only in maintenance
+    assert cli(sock, "del server px/s2") == "Only servers in maintenance mode can be deleted.\n"
+    assert cli(sock, "disable server px/s2") == "\n"
+    assert cli(sock, "del server px/s2") == "Server deleted.\n"
+    assert ("px", "s2") not in stat_rows(sock)
+    assert cli(sock, "del server px/s2") == "No such server.\n"
+    assert hits(port, 10) == {"s1": 10}
+    # the name can be used again
+    assert cli(sock, "add server px/s2 127.0.0.1:%d" % s2.port) == "New server registered.\n\n"
+    assert cli(sock, "set server px/s2 state ready") == "\n"
+    assert set(hits(port, 10)) == {"s1", "s2"}
+
+
+ADD_BAD = [
+    ("add server px", "Require 'backend/server'.\n"),
+    ("add server px/", "Require 'backend/server'.\n"),
+    ("add server /s9 127.0.0.1:1", "Require 'backend/server'.\n"),
+    ("add server nob/s9 127.0.0.1:1", "No such backend.\n"),
+    ("add server px/s1 127.0.0.1:1", "Already exists a server with the same name in backend.\n\n"),
+    ("add server px/s9", "'server' expects <name> and <addr>[:<port>] as arguments.\n\n"),
+    ("add server px/s9 127.0.0.1:1 cookie x",
+     "'cookie' option is not accepted for dynamic server\n\n"),
+    ("add server px/s9 127.0.0.1:1 redir http://x",
+     "'redir' option is not accepted for dynamic server\n\n"),
+    ("del server px", "Require 'backend/server'.\n"),
+    ("del server nob/s1", "No such backend.\n"),
+    ("del server px/s9", "No such server.\n"),
+    ("del server px/s1", "Only servers in maintenance mode can be deleted.\n"),
+]
+
+
+def test_add_del_server_bad_input(proxy, backends, tmp_path):
+    port, sock = free_port(), str(tmp_path / "s.sock")
+    s1, s2 = backends(2)
+    text = cfg(port, sock, [s1], extra="backend st\n    balance static-rr\n"
+               "    server a 127.0.0.1:%d\n" % s2.port)
+    proxy(text, ports=[port])
+    for cmd, want in ADD_BAD:
+        assert cli(sock, cmd) == want, cmd
+    assert cli(sock, "add server px/s9 127.0.0.1:1 weight 300").startswith("weight of server")
+    assert cli(sock, "add server st/b 127.0.0.1:1") == (
+        "Backend must use a dynamic load balancing to support dynamic servers.\n")
+    assert cli(sock, "add server px/s9 127.0.0.1:1 id 1").startswith(
+        "'id' : custom id 1 already used at ")
+    assert [k for k in stat_rows(sock) if k[0] == "px"] == [("px", "FRONTEND"), ("px", "s1"),
+                                                            ("px", "BACKEND")]
+    assert hits(port, 6) == {"s1": 6}
