@@ -13,6 +13,7 @@
 #include <netinet/in.h>
 
 #include <backend/server.h>
+#include <backend/srv_cli_parse.h>
 #include <backend/lb_load.h>
 #include <backend/lb_update.h>
 #include <base/atomic.h>
@@ -278,39 +279,6 @@ static struct server *srv_cli_lookup(struct cli_ctx *ctx, int i, int *ret)
 	return s;
 }
 
-/* Parses a weight "N" or "N%" for <s> as 2.6 does. Returns the weight, or -1 with *err
- * set to its message (some of 2.6's have no newline: the trailer ends them). */
-static int srv_cli_parse_weight(const struct server *s, const char *str, const char **err)
-{
-	char *end;
-	long w;
-
-	errno = 0;
-	w = strtol(str, &end, 10);
-	if (end == str) {
-		*err = "Empty weight string empty or preceded by garbage";
-		return -1;
-	}
-	if (*end == '%' && !end[1]) {
-		if (w < 0) {
-			*err = "Relative weight must be positive.\n";
-			return -1;
-		}
-		w = w > 100000 ? 100000 : w; /* no overflow below; capped to 256 anyway */
-		w = (long)s->iweight * w / 100;
-		return w > 256 ? 256 : (int)w;
-	}
-	if (*end) {
-		*err = "Trailing garbage in weight string";
-		return -1;
-	}
-	if (w < 0 || w > 256 || errno) {
-		*err = "Absolute weight can only be between 0 and 256 inclusive.\n";
-		return -1;
-	}
-	return (int)w;
-}
-
 /* Sets the weight of <s> from <str> (NULL: missing), answering 2.6's errors. */
 static int srv_cli_weight(struct cli_ctx *ctx, struct server *s, const char *str)
 {
@@ -319,7 +287,7 @@ static int srv_cli_weight(struct cli_ctx *ctx, struct server *s, const char *str
 
 	if (!str || !*str)
 		return srv_cli_msg(ctx, "Require <weight> or <weight%>.\n");
-	w = srv_cli_parse_weight(s, str, &err);
+	w = srv_parse_weight(str, s->iweight, &err);
 	if (w < 0)
 		return srv_cli_msg(ctx, err);
 	if (s->px->lb && s->px->lb->static_weights && w != 0 && w != s->iweight)
@@ -380,43 +348,6 @@ static int srv_cli_set_agent(struct cli_ctx *ctx, struct server *s, const char *
 	return srv_cli_post(ctx, s, SRV_OP_AGENT, v[0] == 'u');
 }
 
-/* A port in 1..65535 from <str>: the port, or NULL-terminated 2.6's message in *err. */
-static int srv_cli_port(const char *str, const char **err)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(str, &end, 10);
-	if (end == str || *end) {
-		*err = "provided port is not an integer";
-		return -1;
-	}
-	if (errno || v < 1 || v > 65535) {
-		*err = "provided port is invalid";
-		return -1;
-	}
-	return (int)v;
-}
-
-/* An IPv4 or IPv6 address literal <str> into <ss> (port 0). */
-static bool srv_cli_ip(const char *str, struct sockaddr_storage *ss)
-{
-	struct sockaddr_in *in4 = (struct sockaddr_in *)ss;
-	struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)ss;
-
-	memset(ss, 0, sizeof(*ss));
-	if (inet_pton(AF_INET, str, &in4->sin_addr) == 1) {
-		in4->sin_family = AF_INET;
-		return true;
-	}
-	if (inet_pton(AF_INET6, str, &in6->sin6_addr) == 1) {
-		in6->sin6_family = AF_INET6;
-		return true;
-	}
-	return false;
-}
-
 /* set server <b>/<s> check-port|agent-port <port> */
 static int srv_cli_set_chk_port(struct cli_ctx *ctx, struct server *s, bool agent)
 {
@@ -430,7 +361,7 @@ static int srv_cli_set_chk_port(struct cli_ctx *ctx, struct server *s, bool agen
 	if (!(agent ? srv_agent_on(s) : srv_health_on(s)))
 		return srv_cli_msg(ctx, agent ? "agent checks are not enabled on this server"
 					      : "health checks are not enabled on this server");
-	port = srv_cli_port(ctx->args[4], &err);
+	port = srv_parse_port(ctx->args[4], &err);
 	if (port < 0)
 		return srv_cli_msg(ctx, err);
 	op = srv_op_new(s, agent ? SRV_OP_AGENT_ADDR : SRV_OP_CHECK_ADDR, port);
@@ -453,10 +384,10 @@ static int srv_cli_set_chk_addr(struct cli_ctx *ctx, struct server *s, bool agen
 	if (!(agent ? srv_agent_on(s) : srv_health_on(s)))
 		return srv_cli_msg(ctx, agent ? "agent checks are not enabled on this server"
 					      : "health checks are not enabled on this server");
-	if (!srv_cli_ip(ctx->args[4], &ss))
+	if (!srv_parse_ip(ctx->args[4], &ss))
 		return cli_printf(ctx, "invalid addr '%s'", ctx->args[4]) < 0 ? CLI_MORE : CLI_DONE;
 	if (ctx->nargs > 5 && !strcmp(ctx->args[5], "port")) {
-		port = srv_cli_port(ctx->nargs > 6 ? ctx->args[6] : "", &err);
+		port = srv_parse_port(ctx->nargs > 6 ? ctx->args[6] : "", &err);
 		if (port < 0)
 			return srv_cli_msg(ctx, err);
 	}
@@ -548,7 +479,7 @@ static int srv_cli_set_addr(struct cli_ctx *ctx, struct server *s)
 		return srv_cli_msg(ctx,
 				   "set server <b>/<s> addr requires an address and optionally "
 				   "a port.\n");
-	if (!srv_cli_ip(ctx->args[4], &ss))
+	if (!srv_parse_ip(ctx->args[4], &ss))
 		return cli_printf(ctx, "Invalid addr '%s' by 'stats socket command'\n",
 				  ctx->args[4]) < 0
 			       ? CLI_MORE
