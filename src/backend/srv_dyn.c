@@ -4,7 +4,7 @@
  * and is published at the end of the backend's list with a release store; the LB tables
  * are rebuilt through lb_update. A deleted server is unlinked the same way, each thread
  * closes its idle connections to it, and its memory is kept until exit (a stream or a log
- * line may still name it). Thread 0 (the CLI's); only roundrobin backends for now.
+ * line may still name it). Thread 0 (the CLI's); not with leastconn and random yet.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -195,13 +195,12 @@ static int srv_dyn_add(struct cli_ctx *ctx)
 	px = proxy_find(be, PR_CAP_BE);
 	if (!px)
 		return srv_dyn_msg(ctx, "No such backend.");
-	if ((px->lb && px->lb->static_weights) || px->lbalgo != LB_ALGO_ROUNDROBIN) {
-		if (px->lb && px->lb->static_weights)
-			return srv_dyn_msg(ctx, "Backend must use a dynamic load balancing to "
-						"support dynamic servers.");
-		return srv_dyn_msg(ctx, "Dynamic servers are not supported yet on this backend's "
-					"load-balancing algorithm (only 'roundrobin').\n");
-	}
+	if (px->lb && px->lb->static_weights)
+		return srv_dyn_msg(ctx, "Backend must use a dynamic load balancing to support "
+					"dynamic servers.");
+	if (px->lbalgo == LB_ALGO_LEASTCONN || px->lbalgo == LB_ALGO_RANDOM)
+		return srv_dyn_msg(ctx, "Dynamic servers are not supported yet with 'balance "
+					"leastconn' and 'balance random'.\n");
 	if (srv_dyn_find(px, name))
 		return srv_dyn_msg(ctx, "Already exists a server with the same name in backend.\n");
 	if (ctx->nargs < 4 || !*ctx->args[3])

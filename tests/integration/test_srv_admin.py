@@ -16,7 +16,20 @@ import time
 import httpc
 import pytest
 from backend import Reader
-from conftest import IS_REF, cli, free_port
+from conftest import IS_REF, free_port
+from conftest import cli as _cli
+
+
+def cli(sock, cmd, timeout=5.0):
+    """conftest's cli(), waiting (bounded) for the socket of a proxy just started."""
+    deadline = time.monotonic() + 5.0
+    while True:
+        try:
+            return _cli(sock, cmd, timeout)
+        except (FileNotFoundError, ConnectionRefusedError):
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
 
 
 def cfg(port, sock, servers, glob=(), listen=(), srv_opts="", level="admin", extra=""):
@@ -489,3 +502,39 @@ def test_add_del_server_bad_input(proxy, backends, tmp_path):
     assert [k for k in stat_rows(sock) if k[0] == "px"] == [("px", "FRONTEND"), ("px", "s1"),
                                                             ("px", "BACKEND")]
     assert hits(port, 6) == {"s1": 6}
+
+
+@pytest.mark.parametrize("algo", ["first", "uri consistent"])
+def test_add_server_other_algorithms(proxy, backends, tmp_path, algo):
+    port, sock = free_port(), str(tmp_path / "s.sock")
+    s1, s2 = backends(2)
+    listen = ["balance %s" % algo.split()[0]]
+    if "consistent" in algo:
+        listen.append("hash-type consistent sdbm avalanche")
+    proxy(cfg(port, sock, [s1], listen=listen, glob=groups_glob()), ports=[port])
+    assert cli(sock, "add server px/s2 127.0.0.1:%d" % s2.port) == "New server registered.\n\n"
+    assert cli(sock, "enable server px/s2") == "\n"
+    if algo == "first":
+        assert hits(port, 6) == {"s1": 6}
+        assert cli(sock, "disable server px/s1") == "\n"
+        assert hits(port, 6) == {"s2": 6}
+    else:
+        c = collections.Counter()
+        for i in range(30):
+            c[httpc.get(port, "/k%d" % i).header("X-Server")] += 1
+        assert c["s1"] > 0 and c["s2"] > 0 and c["s1"] + c["s2"] == 30
+    assert cli(sock, "disable server px/s2") == "\n"
+    assert cli(sock, "del server px/s2") == "Server deleted.\n"
+
+
+@pytest.mark.ours
+def test_add_server_leastconn_not_supported_yet(proxy, backends, tmp_path):
+    port, sock = free_port(), str(tmp_path / "s.sock")
+    s1, s2 = backends(2)
+    proxy(cfg(port, sock, [s1], listen=["balance leastconn"]), ports=[port])
+    assert cli(sock, "add server px/s2 127.0.0.1:%d" % s2.port) == (
+        "Dynamic servers are not supported yet with 'balance leastconn' and 'balance "
+        "random'.\n\n")
+    assert cli(sock, "add server px/s2 127.0.0.1:%d check" % s2.port) == (
+        "Dynamic servers are not supported yet with 'balance leastconn' and 'balance "
+        "random'.\n\n")
