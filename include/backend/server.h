@@ -124,6 +124,10 @@ extern void (*srv_shutdown_hook)(struct server *s, bool backups);
 extern int (*srv_agent_tid_hook)(const struct server *s);
 extern void (*srv_agent_force_hook)(struct server *s, bool up, uint64_t now);
 
+/* "set server addr" changed the address of <s> (stream/cookie_cli.c recomputes its
+ * dynamic cookie, as 2.6). Thread 0. */
+extern void (*srv_addr_changed_hook)(struct server *s);
+
 /* "observe": live traffic results of servers (HANA_*), handled by check/check_hana.c. */
 extern void (*srv_observe_hook)(struct server *s, int status);
 

@@ -58,6 +58,7 @@ struct srv_op {
 static int srv_ops_pending;
 
 int (*srv_agent_tid_hook)(const struct server *s);
+void (*srv_addr_changed_hook)(struct server *s);
 void (*srv_agent_force_hook)(struct server *s, bool up, uint64_t now);
 
 /* The thread of the agent of <s>, or -1 without one. */
@@ -513,6 +514,8 @@ static int srv_cli_set_addr(struct cli_ctx *ctx, struct server *s)
 	srv_ss_set_port(&ss, port >= 0 ? port : oport);
 	if ((!same || port >= 0) && srv_addr_publish(s, &ss) < 0)
 		return srv_cli_msg(ctx, "Out of memory.\n");
+	if ((!same || port >= 0) && srv_addr_changed_hook)
+		srv_addr_changed_hook(s);
 	return cli_printf(ctx, "%s%s by 'stats socket command'\n", am, pm) < 0 ? CLI_MORE
 									       : CLI_DONE;
 }

@@ -16,6 +16,7 @@
 #include <backend/backend.h>
 #include <backend/server.h>
 #include <cfg/cfg.h>
+#include <dns/dns_addr.h>
 #include <http/meth.h>
 #include <proxy/proxy.h>
 #include <proxy/proxy_cfg.h>
@@ -224,7 +225,8 @@ fail:
  * server's cookie and returns 0 or -1 (memory). */
 int cookie_dyn_value(const struct proxy *px, const struct server *srv, char hex[17])
 {
-	const struct sockaddr_storage *ss = &srv->addr;
+	struct sockaddr_storage tmp;
+	const struct sockaddr_storage *ss = dns_srv_shown_addr(srv, &tmp); /* set server addr */
 	size_t klen = strlen(px->dyncookie_key), alen;
 	unsigned char buf[1024 + 20];
 	uint32_t port;

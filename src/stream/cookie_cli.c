@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <backend/server-t.h>
+#include <backend/server.h>
 #include <base/atomic.h>
 #include <cli/cli.h>
 #include <event/qsbr.h>
@@ -92,6 +92,24 @@ static void ck_dyn_refresh(struct proxy *px)
 		}
 		ck_swap(srv, v, true);
 	}
+}
+
+/* srv_addr_changed_hook: the dynamic cookie of <srv> follows its new address. */
+static void ck_addr_changed(struct server *srv)
+{
+	char hex[17], *v;
+
+	if ((srv->cookie && !srv->ck_dyn) || !ck_dyn_on(srv->px))
+		return;
+	ck_reclaim(false);
+	if (!cookie_dyn_value(srv->px, srv, hex) || !(v = strdup(hex)))
+		return;
+	ck_swap(srv, v, true);
+}
+
+__attribute__((constructor)) static void ck_cli_register(void)
+{
+	srv_addr_changed_hook = ck_addr_changed;
 }
 
 /* The backend named by args[<i>], or NULL after answering 2.6's error (*ret). */

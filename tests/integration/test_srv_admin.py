@@ -538,3 +538,21 @@ def test_add_server_leastconn_not_supported_yet(proxy, backends, tmp_path):
     assert cli(sock, "add server px/s2 127.0.0.1:%d check" % s2.port) == (
         "Dynamic servers are not supported yet with 'balance leastconn' and 'balance "
         "random'.\n\n")
+
+
+def test_dynamic_cookie_follows_set_addr(proxy, backends, tmp_path):
+    port, sock = free_port(), str(tmp_path / "s.sock")
+    a, b = backends(2, names=["A", "B"])
+    text = cfg(port, sock, [("s1", a.port)],
+               listen=["cookie SRV insert dynamic", "dynamic-cookie-key abc"])
+    proxy(text, ports=[port])
+    before = set_cookies(port, 1)
+    assert len(before) == 1
+    assert cli(sock, "set server px/s1 addr 127.0.0.1 port %d" % b.port).startswith(
+        "no need to change the addr, port changed")
+    assert hits(port, 2) == {"B": 2}
+    moved = set_cookies(port, 1)
+    assert len(moved) == 1 and moved != before
+    assert cli(sock, "set server px/s1 addr 127.0.0.1 port %d" % a.port).startswith(
+        "no need to change the addr, port changed")
+    assert set_cookies(port, 1) == before
