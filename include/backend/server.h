@@ -174,11 +174,12 @@ static inline int srv_dyn_maxconn(const struct server *s)
 {
 	const struct proxy *px = s->px;
 	int load = HA_ATOMIC_LOAD_RLX(&px->beconn) + HA_ATOMIC_LOAD_RLX(&px->nb_queued);
+	int smax = HA_ATOMIC_LOAD_RLX(&s->maxconn); /* an agent or the CLI may change it */
 	long max;
 
 	if (load >= px->fullconn)
-		return s->maxconn;
-	max = (long)load * s->maxconn / px->fullconn;
+		return smax;
+	max = (long)load * smax / px->fullconn;
 	if (max < s->minconn)
 		max = s->minconn;
 	return max > 0 ? (int)max : 1;
@@ -187,7 +188,7 @@ static inline int srv_dyn_maxconn(const struct server *s)
 /* The number of slots of <s> now (0: unlimited). */
 static inline int srv_cur_maxconn(const struct server *s)
 {
-	return likely(!s->minconn) ? s->maxconn : srv_dyn_maxconn(s);
+	return likely(!s->minconn) ? HA_ATOMIC_LOAD_RLX(&s->maxconn) : srv_dyn_maxconn(s);
 }
 
 /* Every slot allowed by "maxconn" (and "minconn") is taken. A server without maxconn
