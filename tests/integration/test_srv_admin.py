@@ -556,3 +556,33 @@ def test_dynamic_cookie_follows_set_addr(proxy, backends, tmp_path):
     assert cli(sock, "set server px/s1 addr 127.0.0.1 port %d" % a.port).startswith(
         "no need to change the addr, port changed")
     assert set_cookies(port, 1) == before
+
+
+def test_changes_under_load_never_fail_a_request(proxy, backends, tmp_path):
+    """Weights, drain, maintenance, add and del of a server while two threads in two groups
+    serve traffic: every request gets a 200 (s2 always serves), then the farm is whole."""
+    port, sock = free_port(), str(tmp_path / "s.sock")
+    s1, s2, s3 = backends(3)
+    proxy(cfg(port, sock, [s1, s2], glob=groups_glob()), ports=[port])
+    statuses = collections.Counter()
+    stop = threading.Event()
+
+    def load():
+        for _ in range(2000):
+            if stop.is_set():
+                return
+            statuses[httpc.get(port, "/").status] += 1
+
+    t = threading.Thread(target=load, daemon=True)
+    t.start()
+    for i in range(20):
+        for cmd in ("set server px/s1 weight %d" % (i % 4), "set server px/s1 state drain",
+                    "set server px/s1 state maint", "set server px/s1 state ready",
+                    "add server px/s3 127.0.0.1:%d" % s3.port, "enable server px/s3",
+                    "disable server px/s3", "del server px/s3"):
+            cli(sock, cmd)
+    stop.set()
+    t.join(20)
+    assert sum(statuses.values()) >= 20 and set(statuses) == {200}, statuses
+    assert cli(sock, "set server px/s1 weight 1") == "\n"
+    assert set(hits(port, 10)) == {"s1", "s2"}
