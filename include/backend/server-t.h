@@ -19,6 +19,7 @@ struct srv_per_thread;
 struct check;
 struct dns_srv;
 struct agent;
+struct dns_addr_pub;
 
 /* run_state: what checks (and later the CLI) decided, through srv_set_state() only. */
 enum srv_run_state {
@@ -28,7 +29,9 @@ enum srv_run_state {
 	SRV_RS_RMAINT,            /* no address from DNS (dns/): never picked, only dns/ leaves it */
 };
 
-#define SRV_F_DISABLED 0x0001 /* "disabled": administratively down (maintenance) */
+#define SRV_F_DISABLED 0x0001 /* "disabled" (or a state file's maintenance); at start-up it
+			       * becomes SRV_ADM_FMAINT | SRV_ADM_CMAINT and DOWN (srv_init_weights)
+			       * so that the runtime API can end it */
 #define SRV_F_BACKUP   0x0002 /* "backup": used only when no active server is usable */
 #define SRV_F_CHECK    0x0004 /* "check": health checks run (src/check/) */
 #define SRV_F_NON_STICK 0x0008 /* "non-stick": "stick" rules never store this server */
@@ -50,7 +53,8 @@ struct server {
 	struct sockaddr_storage addr;
 	socklen_t addrlen;
 	int port_off;             /* SRV_F_PORT_MAP: added to the client's destination port */
-	char *cookie;             /* "cookie VALUE" (persistence, stream/cookie.c), or NULL */
+	char *cookie;             /* "cookie VALUE" (persistence, stream/cookie.c), or NULL;
+				   * replaced at run time by stream/cookie_cli.c (atomic) */
 	uint32_t flags;           /* SRV_F_* */
 	int weight;               /* configured weight 0..256, default 1 */
 	int maxconn;              /* 0 = unlimited */
@@ -134,11 +138,25 @@ struct server {
 	struct sockaddr_storage agent_addr; /* "agent-addr", family 0: the server's */
 	int admin;                /* SRV_ADM_*: forced drain or maintenance (atomic, written on
 				   * the agent's thread) */
+	/* runtime API (backend/srv_cli.c) */
+	int chk_adm;              /* SRV_CHK_*_OFF: "disable health|agent" (atomic, written on
+				   * the thread of the check, read by "show stat") */
+	bool ck_dyn;              /* <cookie> was computed from "dynamic-cookie-key" (written
+				   * at check time, then by thread 0: stream/cookie_cli.c) */
+	struct dns_addr_pub *rt_addr; /* "set server addr" on a server without "resolvers": the
+				       * address every thread connects to (written by thread 0,
+				       * dns/dns_addr.h), or NULL: <addr>; allocated once, freed
+				       * at exit */
 };
+
+/* server->chk_adm */
+#define SRV_CHK_HEALTH_OFF 0x01 /* health checks stopped: the server counts as unchecked */
+#define SRV_CHK_AGENT_OFF  0x02 /* agent checks stopped: the agent no longer holds it down */
 
 /* server->admin */
 #define SRV_ADM_FDRAIN 0x01 /* drain: effective weight 0 */
 #define SRV_ADM_FMAINT 0x02 /* maintenance: DOWN whatever the checks say */
+#define SRV_ADM_CMAINT 0x04 /* "disabled" in the configuration (show servers state) */
 
 /* server->observe */
 #define SRV_OBS_NONE   0

@@ -34,6 +34,13 @@ extern void (*srv_ext_release)(struct server *srv);
  * Returns 0 or -1 after an alert. Parse time. */
 int srv_kw_parse(struct cfg_ctx *ctx);
 
+/* "add server" (backend/srv_dyn.c): the server "NAME ADDR [options]" of args[1..] of
+ * <ctx> for ctx->px, built as a "server" line is but without the "default-server" options
+ * (as 2.6) and not appended to the backend; a host name is refused. NULL after an alert.
+ * srv_cfg_free frees what parsing allocated and the server. */
+struct server *srv_build_dynamic(struct cfg_ctx *ctx);
+void srv_cfg_free(struct server *srv);
+
 /* Gives each server of <px> without an "id" the lowest id no other server has, in config
  * order. Check time. */
 void srv_assign_ids(struct proxy *px);
@@ -56,6 +63,13 @@ static inline int srv_rr_weight(const struct server *s)
 	int w16 = HA_ATOMIC_LOAD_RLX(&s->ss_w16);
 
 	return w16 ? w16 : srv_weight(s) * 16;
+}
+
+/* In maintenance ("disabled", "disable server", "set server ... state maint", an agent):
+ * its run state is DOWN as well, so that the LB rounds need not test this. Any thread. */
+static inline bool srv_in_maint(const struct server *s)
+{
+	return HA_ATOMIC_LOAD_RLX(&s->admin) & SRV_ADM_FMAINT;
 }
 
 /* May take traffic in the tier <backup> (active or backup servers). */
@@ -105,6 +119,15 @@ int srv_track_check_all(void);
  * ("on-marked-*", stream/srv_shut.c); each thread kills its own. Any thread. */
 extern void (*srv_shutdown_hook)(struct server *s, bool backups);
 
+/* The runtime API on agents (check/agent.c sets them): the thread of the agent of <s> (-1:
+ * none), and its health forced up or down ("set server ... agent"), on that thread. */
+extern int (*srv_agent_tid_hook)(const struct server *s);
+extern void (*srv_agent_force_hook)(struct server *s, bool up, uint64_t now);
+
+/* "set server addr" changed the address of <s> (stream/cookie_cli.c recomputes its
+ * dynamic cookie, as 2.6). Thread 0. */
+extern void (*srv_addr_changed_hook)(struct server *s);
+
 /* "observe": live traffic results of servers (HANA_*), handled by check/check_hana.c. */
 extern void (*srv_observe_hook)(struct server *s, int status);
 
@@ -151,11 +174,12 @@ static inline int srv_dyn_maxconn(const struct server *s)
 {
 	const struct proxy *px = s->px;
 	int load = HA_ATOMIC_LOAD_RLX(&px->beconn) + HA_ATOMIC_LOAD_RLX(&px->nb_queued);
+	int smax = HA_ATOMIC_LOAD_RLX(&s->maxconn); /* an agent or the CLI may change it */
 	long max;
 
 	if (load >= px->fullconn)
-		return s->maxconn;
-	max = (long)load * s->maxconn / px->fullconn;
+		return smax;
+	max = (long)load * smax / px->fullconn;
 	if (max < s->minconn)
 		max = s->minconn;
 	return max > 0 ? (int)max : 1;
@@ -164,7 +188,7 @@ static inline int srv_dyn_maxconn(const struct server *s)
 /* The number of slots of <s> now (0: unlimited). */
 static inline int srv_cur_maxconn(const struct server *s)
 {
-	return likely(!s->minconn) ? s->maxconn : srv_dyn_maxconn(s);
+	return likely(!s->minconn) ? HA_ATOMIC_LOAD_RLX(&s->maxconn) : srv_dyn_maxconn(s);
 }
 
 /* Every slot allowed by "maxconn" (and "minconn") is taken. A server without maxconn

@@ -25,4 +25,7 @@ int srv_route_parse_opt(struct cfg_ctx *ctx, struct server *srv, int *i);
  * server's "minconn" dropped when it is not below its "maxconn" (a static limit). */
 void srv_limits_prepare(void);
 
+/* The run-time limits of one server <s> of backend <px> (also for "add server"). */
+void srv_limits_prepare_srv(const struct proxy *px, struct server *s);
+
 #endif

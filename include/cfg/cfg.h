@@ -72,6 +72,12 @@ void cfg_alert(const struct cfg_ctx *ctx, const char *fmt, ...) __attribute__((f
 void cfg_warn(const struct cfg_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Same without a parsing location: "[ALERT]    (PID) : config : MSG" (check phase uses
  * "[ALERT]    (PID) : config : proxy 'x' : ..." style text in <fmt>). */
+/* While set (the runtime API parsing a server line: backend/srv_dyn.c), the calling
+ * thread's alerts go into this buffer (the last one kept) and warnings are dropped, instead
+ * of stderr. */
+extern __thread char *cfg_capture_buf;
+extern __thread size_t cfg_capture_size;
+
 void ha_alert(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void ha_warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void ha_notice(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

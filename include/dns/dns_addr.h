@@ -60,7 +60,11 @@ static inline void dns_addr_publish(struct dns_addr_pub *p, const struct sockadd
 static inline const struct sockaddr_storage *dns_srv_shown_addr(const struct server *s,
 								struct sockaddr_storage *tmp)
 {
+	const struct dns_addr_pub *rt = HA_ATOMIC_LOAD(&s->rt_addr); /* "set server addr" */
+
 	if ((s->flags & SRV_F_RESOLVE) && dns_addr_read(&s->dns->pub, tmp))
+		return tmp;
+	if (rt && dns_addr_read(rt, tmp))
 		return tmp;
 	return &s->addr;
 }

@@ -286,7 +286,17 @@ struct proxy {
 	/* the stats page ("stats" keywords, stats/stats_page.c): shared with the defaults
 	 * section it came from until the proxy changes it (stats->owner), NULL if none */
 	struct stats_cfg *stats;
+	/* runtime API (proxy/px_cli.c): PX_ADM_* ("disable|shutdown frontend"), atomic,
+	 * written by the CLI thread, read by "show stat" */
+	int adm_state;
+	/* "enable|disable dynamic-cookie backend" (stream/cookie_cli.c), thread 0: 0 as
+	 * configured ("cookie ... dynamic"), 1 forced on, -1 forced off */
+	int8_t ck_dyn_rt;
 };
+
+/* proxy->adm_state */
+#define PX_ADM_PAUSED  0x1 /* "disable frontend": its sockets do not listen */
+#define PX_ADM_STOPPED 0x2 /* "shutdown frontend": for good */
 
 struct switching_rule {
 	struct list list;         /* member of proxy->switching_rules */

@@ -24,6 +24,9 @@ extern struct thread_activity activity[MAX_THREADS];
  * start). Returns 0 or -1. */
 int counters_alloc(int ngroups);
 void counters_free(void);
+/* One zeroed, cache-aligned block of <size> bytes per thread group (the counters of a
+ * server added at run time), or NULL. Freed with free(). */
+void *counters_blocks_new(size_t size);
 
 /* Sums <n> blocks of a counters struct made only of uint64_t fields into <out>. */
 void counters_sum(const void *blocks, size_t size, int n, void *out);

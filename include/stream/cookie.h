@@ -41,4 +41,11 @@ int cookie_check_proxy(struct proxy *px);
 /* Frees the settings <px> owns. */
 void cookie_free_proxy(struct proxy *px);
 
+struct server;
+/* "dynamic" cookies (cookie.c), for the runtime API (cookie_cli.c): the value of <srv> from
+ * px->dyncookie_key in <hex> (1), or 0 without a key or an IP address; whether the
+ * backend's "cookie" line says "dynamic". Thread 0 once running. */
+int cookie_dyn_value(const struct proxy *px, const struct server *srv, char hex[17]);
+bool cookie_dyn_configured(const struct proxy *px);
+
 #endif

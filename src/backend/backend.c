@@ -187,7 +187,8 @@ static bool srv_take_slot(struct server *srv)
 	int cur = HA_ATOMIC_LOAD_RLX(&srv->cur_conns);
 
 	do {
-		if (srv->maxconn && cur >= srv_cur_maxconn(srv))
+		/* an agent or "set maxconn server" may change it (atomic) */
+		if (HA_ATOMIC_LOAD_RLX(&srv->maxconn) && cur >= srv_cur_maxconn(srv))
 			return false;
 	} while (!HA_ATOMIC_CAS(&srv->cur_conns, &cur, cur + 1));
 	HA_ATOMIC_UPDATE_MAX(&srv->cur_conns_max, cur + 1);

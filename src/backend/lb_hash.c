@@ -152,8 +152,10 @@ static struct lb_hash *lb_hash_make(struct proxy *px)
 	h->srv = calloc((size_t)(h->nsrv ? h->nsrv : 1), sizeof(*h->srv));
 	if (!h->srv)
 		goto out_free;
-	for (struct server *s = px->srv; s; s = s->next)
+	/* "add server" may append one meanwhile (backend/srv_dyn.c) */
+	for (struct server *s = px->srv; s && i < h->nsrv; s = s->next)
 		h->srv[i++] = s;
+	h->nsrv = i;
 	qsort(h->srv, (size_t)h->nsrv, sizeof(*h->srv), lb_srv_cmp);
 	if (px->lbalgo < LB_ALGO_HASHED)
 		return h; /* "first" only needs the id order */

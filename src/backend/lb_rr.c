@@ -16,10 +16,11 @@
 #include <base/atomic.h>
 #include <base/tinfo.h>
 
-/* One tier's sequence of server positions (indexes in lb_rr.srv). */
+/* One tier's sequence of servers: the sequence names them directly, so that servers added
+ * or removed at run time (backend/srv_dyn.c) only need a new sequence. */
 struct rr_seq {
 	uint32_t len;
-	uint16_t pos[];
+	struct server *srv[];
 };
 
 /* The cursor of one thread group: written by its threads only (atomic add). */
@@ -28,7 +29,6 @@ struct rr_cursor {
 } ALIGNED_CL;
 
 struct lb_rr {
-	struct server **srv;      /* servers by position */
 	struct rr_seq *tier[2];   /* [0] active, [1] backup; NULL when empty. Replaced at run
 				   * time by lb_rr_rebuild (atomic store), read by any thread */
 	struct rr_cursor cur[MAX_TGROUPS][2];
@@ -62,7 +62,7 @@ static struct rr_seq *rr_seq_build(struct server **tab, int n, bool backup)
 			total += w[i] / g;
 	if (!total)
 		return NULL;
-	seq = malloc(sizeof(*seq) + sizeof(seq->pos[0]) * (size_t)total);
+	seq = malloc(sizeof(*seq) + sizeof(seq->srv[0]) * (size_t)total);
 	if (!seq)
 		return NULL;
 	seq->len = (uint32_t)total;
@@ -78,7 +78,7 @@ static struct rr_seq *rr_seq_build(struct server **tab, int n, bool backup)
 				best = i;
 		}
 		cw[best] -= total;
-		seq->pos[k] = (uint16_t)best;
+		seq->srv[k] = tab[best];
 	}
 	return seq;
 }
@@ -90,43 +90,63 @@ void lb_rr_free(struct proxy *px)
 	lb_retired_flush(px);
 	if (!rr)
 		return;
-	free(rr->srv);
 	free(rr->tier[0]);
 	free(rr->tier[1]);
 	free(rr);
 	px->lb_ctx = NULL;
 }
 
+/* The servers of <px> in config order (then those added at run time) in a new array of
+ * *n, or NULL (memory). Under lb_update's lock or before threads start. */
+static struct server **rr_servers(struct proxy *px, int *n)
+{
+	struct server **tab;
+	int i = 0;
+
+	*n = 0;
+	for (struct server *s = px->srv; s; s = s->next)
+		(*n)++;
+	tab = calloc((size_t)(*n ? *n : 1), sizeof(*tab));
+	if (!tab)
+		return NULL;
+	for (struct server *s = px->srv; s && i < *n; s = s->next)
+		tab[i++] = s;
+	*n = i;
+	return tab;
+}
+
+/* Whether <tab> has a usable server in tier <backup> (a NULL sequence then means no
+ * memory). */
+static bool rr_tier_usable(struct server **tab, int n, bool backup)
+{
+	for (int i = 0; i < n; i++)
+		if (srv_usable(tab[i], backup))
+			return true;
+	return false;
+}
+
 int lb_rr_build(struct proxy *px)
 {
+	struct server **tab;
 	struct lb_rr *rr;
-	int n = 0, i = 0;
+	int n, rc = 0;
 
 	lb_rr_free(px);
-	for (struct server *s = px->srv; s; s = s->next)
-		n++;
-	if (n > 65535)
-		return -1;
 	rr = aligned_alloc(CACHELINE, sizeof(*rr));
 	if (!rr)
 		return -1;
 	memset(rr, 0, sizeof(*rr));
 	px->lb_ctx = rr;
-	rr->srv = calloc((size_t)(n ? n : 1), sizeof(*rr->srv));
-	if (!rr->srv)
+	tab = rr_servers(px, &n);
+	if (!tab)
 		return -1;
-	for (struct server *s = px->srv; s; s = s->next)
-		rr->srv[i++] = s;
 	for (int t = 0; t < 2; t++) {
-		rr->tier[t] = rr_seq_build(rr->srv, n, t == 1);
-		if (!rr->tier[t]) {
-			for (i = 0; i < n && !srv_usable(rr->srv[i], t == 1); i++)
-				;
-			if (i < n)
-				return -1; /* usable servers but no memory */
-		}
+		rr->tier[t] = rr_seq_build(tab, n, t == 1);
+		if (!rr->tier[t] && rr_tier_usable(tab, n, t == 1))
+			rc = -1; /* usable servers but no memory */
 	}
-	return 0;
+	free(tab);
+	return rc;
 }
 
 /* Next usable, non-full server of tier <backup> other than <avoid>; <avoid> when it is
@@ -144,7 +164,7 @@ static struct server *rr_round(struct proxy *px, bool backup, struct server *avo
 		return NULL;
 	start = HA_ATOMIC_FETCH_ADD(&rr->cur[tgid - 1][backup].next, 1);
 	for (uint32_t k = 0; k < seq->len; k++) {
-		struct server *s = rr->srv[seq->pos[(start + k) % seq->len]];
+		struct server *s = seq->srv[(start + k) % seq->len];
 
 		/* the sequence holds the configured servers: skip DOWN ones */
 		if (srv_is_up(s) && lb_take_candidate(s, avoid, usable, &avoid_free))
@@ -158,29 +178,22 @@ struct server *lb_rr_pick(struct proxy *px, struct server *avoid, bool *all_full
 	return lb_pick_tiered(px, avoid, all_full, rr_round);
 }
 
-/* Whether tier <backup> of <rr> has a usable server (a NULL sequence then means no memory). */
-static bool rr_tier_usable(const struct lb_rr *rr, int n, bool backup)
-{
-	for (int i = 0; i < n; i++)
-		if (srv_usable(rr->srv[i], backup))
-			return true;
-	return false;
-}
-
 int lb_rr_rebuild(struct proxy *px)
 {
 	struct lb_rr *rr = px->lb_ctx;
-	int n = 0, rc = 0;
+	struct server **tab;
+	int n, rc = 0;
 
 	if (!rr)
 		return 0;
-	for (struct server *s = px->srv; s; s = s->next)
-		n++;
+	tab = rr_servers(px, &n);
+	if (!tab)
+		return -1; /* the old sequences stay */
 	for (int t = 0; t < 2; t++) {
-		struct rr_seq *seq = rr_seq_build(rr->srv, n, t == 1);
+		struct rr_seq *seq = rr_seq_build(tab, n, t == 1);
 		struct lb_retired *node = lb_retire_prepare();
 
-		if (!node || (!seq && rr_tier_usable(rr, n, t == 1))) {
+		if (!node || (!seq && rr_tier_usable(tab, n, t == 1))) {
 			free(seq);
 			free(node);
 			rc = -1; /* the old sequence stays */
@@ -188,5 +201,6 @@ int lb_rr_rebuild(struct proxy *px)
 		}
 		lb_retire(node, px, HA_ATOMIC_XCHG(&rr->tier[t], seq), free);
 	}
+	free(tab);
 	return rc;
 }

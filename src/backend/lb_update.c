@@ -36,7 +36,15 @@ static int lb_update_hash(struct proxy *px)
 
 static const struct lb_ops lb_ops_rr = { .update = lb_update_rr };
 static const struct lb_ops lb_ops_static_rr = { .update = lb_update_rr, .static_weights = true };
-static const struct lb_ops lb_ops_live = { .update = NULL }; /* leastconn, random, first */
+/* "first" reads states and weights live, but its id order is a table: rebuilt when a
+ * server is added or deleted at run time (backend/srv_dyn.c) */
+static int lb_update_first(struct proxy *px)
+{
+	return lb_hash_rebuild(px);
+}
+
+static const struct lb_ops lb_ops_live = { .update = NULL }; /* leastconn, random */
+static const struct lb_ops lb_ops_first = { .update = lb_update_first };
 static const struct lb_ops lb_ops_consistent = { .update = lb_update_hash };
 static const struct lb_ops lb_ops_map = { .update = lb_update_hash, .static_weights = true };
 
@@ -44,6 +52,8 @@ const struct lb_ops *lb_ops_for(const struct proxy *px)
 {
 	if (px->lbalgo == LB_ALGO_ROUNDROBIN)
 		return px->lb_static ? &lb_ops_static_rr : &lb_ops_rr;
+	if (px->lbalgo == LB_ALGO_FIRST)
+		return &lb_ops_first;
 	if (px->lbalgo < LB_ALGO_HASHED)
 		return &lb_ops_live;
 	return px->hash_type == LB_HASH_CONSISTENT ? &lb_ops_consistent : &lb_ops_map;

@@ -405,6 +405,56 @@ fail:
 	return -1;
 }
 
+void srv_cfg_free(struct server *srv)
+{
+	if (!srv)
+		return;
+	free(srv->id);
+	free(srv->file);
+	free(srv->cookie);
+	if (srv_ext_release)
+		srv_ext_release(srv);
+	free(srv->track_name);
+	free(srv->agent_send);
+	free(srv->redir);
+	free(srv->rt_addr);
+	free(srv);
+}
+
+struct server *srv_build_dynamic(struct cfg_ctx *ctx)
+{
+	struct addr_res hres;
+	struct server *srv;
+	int i;
+
+	hres.host[0] = 0;
+	srv = calloc(1, sizeof(*srv));
+	if (!srv || !(srv->id = strdup(ctx->args[1]))) {
+		cfg_alert(ctx, "out of memory.");
+		goto fail;
+	}
+	srv->px = ctx->px;
+	srv->weight = 1;
+	srv->inter = 2000; /* HAProxy's check defaults; no default-server (as 2.6) */
+	srv->rise = 2;
+	srv->fall = 3;
+	srv_limits_init(srv);
+	if (srv_parse_addr(ctx, srv, ctx->args[2], &hres) < 0)
+		goto fail;
+	for (i = 3; i < ctx->nargs; i++)
+		if (srv_parse_opt(ctx, srv, &i) < 0)
+			goto fail;
+	if (hres.host[0]) {
+		cfg_alert(ctx, "a host name is not supported yet on a dynamic server: '%s'.",
+			  ctx->args[2]);
+		goto fail;
+	}
+	return srv;
+fail:
+	srv_cfg_free(srv);
+	return NULL;
+}
+
 static const struct cfg_kw srv_kws[] = {
 	{ "server", CFG_SEC_PROXIES, srv_kw_parse },
 	{ "default-server", CFG_SEC_PROXIES, defsrv_kw_parse },

@@ -77,7 +77,10 @@ void srv_set_state(struct server *s, enum srv_run_state st, const char *why, uin
 	if (!why) /* the caller prints its own notice (maintenance) */
 		goto out;
 	/* a tracking server's <why> is "via be/srv", printed as such (2.6) */
-	sep = !*why ? "" : strncmp(why, "via ", 4) ? ", reason: " : " ";
+	sep = !*why				   ? ""
+	      : !strncmp(why, "via ", 4)	   ? " "
+	      : !strncmp(why, "changed from ", 13) ? ", " /* runtime API (2.6) */
+						   : ", reason: ";
 	/* "": option log-health-checks logged the reason on its own line (check.c) */
 	if (st == SRV_RS_UP)
 		ev_report(s->px, LOG_LVL_NOTICE, EV_OUT_WARNING,

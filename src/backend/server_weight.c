@@ -25,6 +25,11 @@ void srv_init_weights(struct server *s)
 	s->iweight = s->weight;
 	s->uweight = s->weight;
 	s->maxconn_cfg = s->maxconn;
+	if (s->flags & SRV_F_DISABLED) { /* "enable server" may end it: one way to be in maint */
+		s->flags &= ~SRV_F_DISABLED;
+		s->admin |= SRV_ADM_FMAINT | SRV_ADM_CMAINT;
+		s->run_state = SRV_RS_DOWN;
+	}
 }
 
 /* The algorithm of <s>'s backend (px->lb once built). */

@@ -147,8 +147,7 @@ static long srv_limits_fe_maxconn(const struct proxy *be)
 	return tot;
 }
 
-/* The run-time limits of server <s> of backend <px>. */
-static void srv_limits_prepare_srv(const struct proxy *px, struct server *s)
+void srv_limits_prepare_srv(const struct proxy *px, struct server *s)
 {
 	/* minconn matters only below maxconn: a static limit otherwise */
 	if (!s->maxconn || s->minconn >= s->maxconn)

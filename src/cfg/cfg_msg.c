@@ -36,12 +36,21 @@ static void cfg_startup_log_line(enum cfg_level lvl, const char *loc, const char
 }
 
 /* See cfg_int.h. Counts alerts and warnings even when quiet; only alerts always print. */
+__thread char *cfg_capture_buf;
+__thread size_t cfg_capture_size;
+
 void cfg_vemit(enum cfg_level lvl, const char *file, int line, const char *sep, const char *fmt,
 	       va_list ap)
 {
 	char msg[4096], loc[512] = "";
 	size_t len;
 
+	if (cfg_capture_buf) { /* the runtime API answers with the last alert instead */
+		if (lvl != CFG_LVL_ALERT)
+			return;
+		vsnprintf(cfg_capture_buf, cfg_capture_size, fmt, ap);
+		return;
+	}
 	if (lvl == CFG_LVL_ALERT)
 		cfg_errors++;
 	else if (lvl == CFG_LVL_WARNING)

@@ -24,6 +24,7 @@
 #include <check/agent.h>
 #include <check/check-t.h>
 #include <check/check_http.h>
+#include <dns/dns_addr.h>
 #include <log/log-t.h>
 #include <event/loop.h>
 #include <proc/global-t.h>
@@ -75,13 +76,41 @@ bool agent_allows_up(const struct server *s)
 {
 	if (HA_ATOMIC_LOAD_RLX(&s->admin) & SRV_ADM_FMAINT)
 		return false;
-	return !s->agent || s->agent->health >= s->rise;
+	return !s->agent || (HA_ATOMIC_LOAD_RLX(&s->chk_adm) & SRV_CHK_AGENT_OFF) ||
+	       s->agent->health >= s->rise;
 }
 
 /* Whether the server's health check lets it be UP (no check, or a check at rise). */
 static bool agent_check_allows_up(const struct server *s)
 {
-	return !s->check || HA_ATOMIC_LOAD_RLX(&s->check->health) >= s->rise;
+	return !s->check || (HA_ATOMIC_LOAD_RLX(&s->chk_adm) & SRV_CHK_HEALTH_OFF) ||
+	       HA_ATOMIC_LOAD_RLX(&s->check->health) >= s->rise;
+}
+
+/* "set server B/S agent up|down" (backend/srv_cli.c): the agent's health at its top or at
+ * 0, and the server's state follows as after a transition. The agent's thread. */
+static void agent_cli_force(struct server *s, bool up, uint64_t now)
+{
+	struct agent *a = s->agent;
+
+	if (!a)
+		return;
+	a->health = up ? s->rise + s->fall - 1 : 0;
+	if (!up)
+		srv_set_state(s, SRV_RS_DOWN, "changed from CLI", now);
+	else if (agent_check_allows_up(s) && agent_allows_up(s))
+		srv_set_state(s, SRV_RS_UP, "changed from CLI", now);
+}
+
+static int agent_cli_tid(const struct server *s)
+{
+	return s->agent ? s->agent->tid : -1;
+}
+
+__attribute__((constructor)) static void agent_cli_register(void)
+{
+	srv_agent_tid_hook = agent_cli_tid;
+	srv_agent_force_hook = agent_cli_force;
 }
 
 /* The up/down word of a reply: the agent's health moves like a check's; a transition
@@ -204,8 +233,9 @@ static void agent_iocb(struct fd_handler *h, uint32_t events)
 static socklen_t agent_target(const struct server *s, struct sockaddr_storage *ss)
 {
 	uint16_t port = htons((uint16_t)s->agent_port);
+	struct sockaddr_storage dyn; /* "set server addr" */
 
-	*ss = s->agent_addr.ss_family ? s->agent_addr : s->addr;
+	*ss = s->agent_addr.ss_family ? s->agent_addr : *dns_srv_shown_addr(s, &dyn);
 	if (ss->ss_family == AF_INET) {
 		((struct sockaddr_in *)ss)->sin_port = port;
 		return sizeof(struct sockaddr_in);
@@ -257,6 +287,10 @@ static void agent_timer_cb(struct timer *t)
 	struct agent *a = (struct agent *)((char *)t - offsetof(struct agent, timer));
 
 	if (a->phase == AGENT_PH_IDLE) {
+		if (HA_ATOMIC_LOAD_RLX(&a->srv->chk_adm) & SRV_CHK_AGENT_OFF) { /* runtime API */
+			timer_set(&a->timer, now_ms() + (uint64_t)agent_interval(a->srv));
+			return;
+		}
 		agent_start(a);
 		return;
 	}

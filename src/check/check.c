@@ -364,6 +364,10 @@ static void chk_timer_cb(struct timer *t)
 	struct check *c = (struct check *)((char *)t - offsetof(struct check, timer));
 
 	if (c->phase == CHK_PH_IDLE) {
+		if (HA_ATOMIC_LOAD_RLX(&c->srv->chk_adm) & SRV_CHK_HEALTH_OFF) { /* runtime API */
+			timer_set(&c->timer, now_ms() + (uint64_t)chk_interval(c));
+			return;
+		}
 		chk_start(c);
 		return;
 	}

@@ -253,12 +253,13 @@ void listener_close(struct listener *li)
 static bool listener_full(const struct listener *li)
 {
 	const struct proxy *px = li->bind->px;
+	int pxmax = HA_ATOMIC_LOAD_RLX(&px->maxconn); /* "set maxconn frontend" writes it */
 
 	int gmax = HA_ATOMIC_LOAD_RLX(&global.maxconn); /* the CLI may change it */
 
 	if (gmax && HA_ATOMIC_LOAD_RLX(&actconn) >= gmax)
 		return true;
-	if (px->maxconn && HA_ATOMIC_LOAD_RLX(&px->feconn) >= px->maxconn)
+	if (pxmax && HA_ATOMIC_LOAD_RLX(&px->feconn) >= pxmax)
 		return true;
 	return li->bind->maxconn && HA_ATOMIC_LOAD_RLX(&li->nbconn) >= li->bind->maxconn;
 }

@@ -354,6 +354,7 @@ static void proxy_free(struct proxy *px)
 		free(srv->track_name);
 		free(srv->agent_send);
 		free(srv->redir);
+		free(srv->rt_addr); /* "set server addr" (backend/srv_cli.c) */
 		free(srv);
 	}
 	for (i = 0; i < px->nb_errorfiles; i++)

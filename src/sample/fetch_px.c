@@ -139,7 +139,7 @@ static int smp_fetch_cur_timeout(const struct arg *args, struct sample *smp,
 /* A server takes traffic: not in maintenance and with a weight (no health checks yet). */
 static bool srv_usable(const struct server *srv)
 {
-	return !(srv->flags & SRV_F_DISABLED) && srv->weight > 0;
+	return !(HA_ATOMIC_LOAD_RLX(&srv->admin) & SRV_ADM_FMAINT) && srv->weight > 0;
 }
 
 /* HAProxy's usable servers of a backend: the active ones, or when none is, one backup
@@ -221,7 +221,7 @@ static long long be_connslots(const struct proxy *be)
 	long long n = 0;
 
 	for (const struct server *srv = be->srv; srv; srv = srv->next) {
-		if (srv->flags & SRV_F_DISABLED)
+		if (HA_ATOMIC_LOAD_RLX(&srv->admin) & SRV_ADM_FMAINT)
 			continue;
 		if (!srv->maxconn || !srv->maxqueue)
 			return -1;
@@ -288,7 +288,7 @@ static int smp_fetch_srv_counter(const struct arg *args, struct sample *smp,
 	cur = HA_ATOMIC_LOAD_RLX(&srv->cur_conns);
 	switch (kw->private) {
 	case SRVC_IS_UP:
-		return smp_set_bool(smp, !(srv->flags & SRV_F_DISABLED));
+		return smp_set_bool(smp, !(HA_ATOMIC_LOAD_RLX(&srv->admin) & SRV_ADM_FMAINT));
 	case SRVC_CONN:
 		return smp_set_int(smp, cur);
 	case SRVC_CONN_FREE:

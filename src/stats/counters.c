@@ -21,6 +21,11 @@ static void *blocks_new(size_t size, int n)
 	return p;
 }
 
+void *counters_blocks_new(size_t size)
+{
+	return blocks_new(size, counters_ngroups);
+}
+
 int counters_alloc(int ngroups)
 {
 	struct proxy *px;

@@ -53,14 +53,18 @@ static void srv_state_addr(const struct server *srv, char *ip, size_t ipsz, int 
 
 static int srv_state_line(struct cli_ctx *ctx, const struct proxy *px, const struct server *srv)
 {
-	bool maint = srv->flags & SRV_F_DISABLED;
+	bool maint = (HA_ATOMIC_LOAD_RLX(&srv->admin) & SRV_ADM_FMAINT);
+	int adm = HA_ATOMIC_LOAD_RLX(&srv->admin);
+	/* 2.6's srv_admin_state bits: FMAINT 1, CMAINT 4, FDRAIN 8 */
+	int adm26 = (adm & SRV_ADM_FMAINT ? 1 : 0) | (adm & SRV_ADM_CMAINT ? 4 : 0) |
+		    (adm & SRV_ADM_FDRAIN ? 8 : 0);
 	char ip[INET6_ADDRSTRLEN];
 	int port;
 
 	srv_state_addr(srv, ip, sizeof(ip), &port);
 	return cli_printf(ctx, "%d %s %d %s %s %d %d %d %d %llu %d %d %d %d %d %d %d %s %d %s %d "
 			  "%d %s %s %d\n", srv_state_iid(px), px->id, srv->puid, srv->id, ip,
-			  maint ? 0 : 2, maint ? 5 : 0, HA_ATOMIC_LOAD_RLX(&srv->uweight), srv->iweight,
+			  maint ? 0 : 2, adm26, HA_ATOMIC_LOAD_RLX(&srv->uweight), srv->iweight,
 			  cli_uptime_ms() / 1000, 1, 0, maint ? 0 : 2, maint ? 8 : 0, 0, 0, 0, "-",
 			  port, "-", 0, 0, "-", "-", 0);
 }

@@ -74,7 +74,7 @@ static bool stat_type_wanted(const struct stat_req *r, int bit)
 
 static bool stat_srv_in_maint(const struct server *srv)
 {
-	return (srv->flags & SRV_F_DISABLED) ||
+	return (HA_ATOMIC_LOAD_RLX(&srv->admin) & SRV_ADM_FMAINT) ||
 	       HA_ATOMIC_LOAD_RLX(&srv->run_state) == SRV_RS_RMAINT;
 }
 

@@ -89,7 +89,8 @@ static int stat_be_fullconn(const struct proxy *be)
 
 bool stats_srv_is_up(const struct server *srv)
 {
-	return !(srv->flags & SRV_F_DISABLED) && HA_ATOMIC_LOAD_RLX(&srv->run_state) == SRV_RS_UP;
+	return !(HA_ATOMIC_LOAD_RLX(&srv->admin) & SRV_ADM_FMAINT) &&
+	       HA_ATOMIC_LOAD_RLX(&srv->run_state) == SRV_RS_UP;
 }
 
 static const char *stat_srv_status(const struct server *srv)
@@ -97,12 +98,17 @@ static const char *stat_srv_status(const struct server *srv)
 	static const char *const st[] = { "UP", "DOWN", "NOLB" };
 	int rs = HA_ATOMIC_LOAD_RLX(&srv->run_state);
 
-	if (srv->flags & SRV_F_DISABLED)
+	int adm = HA_ATOMIC_LOAD_RLX(&srv->admin);
+
+	if (adm & SRV_ADM_FMAINT) /* runtime API, stats page, "disabled" */
 		return "MAINT";
 	if (rs == SRV_RS_RMAINT)
 		return "MAINT (resolution)";
-	if (!(srv->flags & SRV_F_CHECK))
-		return "no check";
+	if (adm & SRV_ADM_FDRAIN) /* runtime API, stats page, agent */
+		return "DRAIN";
+	if (!(srv->flags & SRV_F_CHECK) ||
+	    (rs == SRV_RS_UP && (HA_ATOMIC_LOAD_RLX(&srv->chk_adm) & SRV_CHK_HEALTH_OFF)))
+		return "no check"; /* "disable health" (2.6: a DOWN server shows DOWN) */
 	return st[rs >= 0 && rs <= SRV_RS_NOLB ? rs : 0];
 }
 
@@ -193,7 +199,8 @@ void stats_fill_fe(struct stat_line *l, const struct proxy *px)
 	STAT_NUM(l, ST_dreq, c.denied_req);
 	STAT_NUM(l, ST_dresp, c.denied_resp);
 	STAT_NUM(l, ST_ereq, c.failed_req);
-	STAT_STR(l, ST_status, "OPEN");
+	STAT_STR(l, ST_status,
+		 HA_ATOMIC_LOAD_RLX(&px->adm_state) & PX_ADM_STOPPED ? "STOP" : "OPEN");
 	st_rsp(l, c.rsp);
 	STAT_NUM(l, ST_req_tot, c.cum_req);
 	STAT_NUM(l, ST_conn_tot, c.cum_conn);

@@ -16,6 +16,7 @@
 #include <backend/backend.h>
 #include <backend/server.h>
 #include <cfg/cfg.h>
+#include <dns/dns_addr.h>
 #include <http/meth.h>
 #include <proxy/proxy.h>
 #include <proxy/proxy_cfg.h>
@@ -219,16 +220,18 @@ fail:
 
 /* "dynamic": the cookie of <srv> is XXH64 (seed 0) of the key, the server's address (4 or
  * 16 bytes) and its port as 4 bytes in network order, in 16 hex digits, as HAProxy 2.6
- * computes it (so that both give a client the same cookie). Returns 0 or -1 (memory). */
-static int ck_dynamic(const struct proxy *px, struct server *srv)
+ * computes it (so that both give a client the same cookie). cookie_dyn_value writes it
+ * into <hex> and returns 1, or 0 without a key or an IP address; ck_dynamic sets it as the
+ * server's cookie and returns 0 or -1 (memory). */
+int cookie_dyn_value(const struct proxy *px, const struct server *srv, char hex[17])
 {
-	const struct sockaddr_storage *ss = &srv->addr;
+	struct sockaddr_storage tmp;
+	const struct sockaddr_storage *ss = dns_srv_shown_addr(srv, &tmp); /* set server addr */
 	size_t klen = strlen(px->dyncookie_key), alen;
 	unsigned char buf[1024 + 20];
-	char hex[17];
 	uint32_t port;
 
-	if (ss->ss_family != AF_INET && ss->ss_family != AF_INET6)
+	if (!px->dyncookie_key || (ss->ss_family != AF_INET && ss->ss_family != AF_INET6))
 		return 0;
 	if (klen > 1024)
 		klen = 1024;
@@ -243,10 +246,24 @@ static int ck_dynamic(const struct proxy *px, struct server *srv)
 		port = htonl(ntohs(((const struct sockaddr_in6 *)ss)->sin6_port));
 	}
 	memcpy(buf + klen + alen, &port, 4);
-	snprintf(hex, sizeof(hex), "%016llx",
-		 (unsigned long long)hash_xxh64(buf, klen + alen + 4, 0));
+	snprintf(hex, 17, "%016llx", (unsigned long long)hash_xxh64(buf, klen + alen + 4, 0));
+	return 1;
+}
+
+static int ck_dynamic(const struct proxy *px, struct server *srv)
+{
+	char hex[17];
+
+	if (!cookie_dyn_value(px, srv, hex))
+		return 0;
 	srv->cookie = strdup(hex);
+	srv->ck_dyn = true;
 	return srv->cookie ? 0 : -1;
+}
+
+bool cookie_dyn_configured(const struct proxy *px)
+{
+	return px->ck && (px->ck->opts & CK_O_DYNAMIC);
 }
 
 int cookie_check_proxy(struct proxy *px)
@@ -329,10 +346,12 @@ static bool ck_srv_up(const struct server *srv)
 
 static struct server *ck_server(struct proxy *be, struct ist v)
 {
-	for (struct server *srv = be->srv; srv; srv = srv->next)
-		if (srv->cookie && strlen(srv->cookie) == v.len &&
-		    !memcmp(srv->cookie, v.ptr, v.len))
+	for (struct server *srv = be->srv; srv; srv = srv->next) {
+		const char *c = HA_ATOMIC_LOAD(&srv->cookie); /* stream/cookie_cli.c swaps it */
+
+		if (c && strlen(c) == v.len && !memcmp(c, v.ptr, v.len))
 			return srv;
+	}
 	return NULL;
 }
 
@@ -490,11 +509,13 @@ int cookie_process_response(struct stream *s)
 	bool valid = s->ck_state == CK_VALID;
 	bool own = false, drop;
 	char dates[2 * (CK_DATE_LEN + 1)];
+	const char *cookie;
 	struct ist out, v;
 	struct rw_build b;
 
 	if (!srv)
 		return 0;
+	cookie = HA_ATOMIC_LOAD(&srv->cookie); /* the runtime API swaps it (cookie_cli.c) */
 	drop = (ck->opts & CK_O_INDIRECT) && valid && !(ck->opts & CK_O_PRESERVE);
 	for (uint16_t i = 0; i < m->nhdr; i++) {
 		struct h1_hdr *h = &m->hdr[i];
@@ -516,12 +537,12 @@ int cookie_process_response(struct stream *s)
 			continue;
 		}
 		s->ck_rsp = 'P';
-		if (!srv->cookie || ck->mode == CK_M_PASSIVE)
+		if (!cookie || ck->mode == CK_M_PASSIVE)
 			continue;
 		s->ck_rsp = 'R';
 		rwb_begin(&b, s);
 		rwb_put(&b, ist2(h->v.ptr, (size_t)(val.ptr - h->v.ptr)));
-		rwb_put(&b, ist_str(srv->cookie));
+		rwb_put(&b, ist_str(cookie));
 		if (ck->mode == CK_M_PREFIX) {
 			rwb_put(&b, IST("~"));
 			rwb_put(&b, val);
@@ -533,14 +554,14 @@ int cookie_process_response(struct stream *s)
 		h->v = out;
 		h->folded = 0;
 	}
-	if (ck->mode != CK_M_INSERT || (valid && !ck_refresh(s, ck)) || !srv->cookie ||
+	if (ck->mode != CK_M_INSERT || (valid && !ck_refresh(s, ck)) || !cookie ||
 	    ((ck->opts & CK_O_PRESERVE) && own) ||
 	    ((ck->opts & CK_O_POSTONLY) && s->meth != HTTP_METH_POST))
 		return 0;
 	rwb_begin(&b, s);
 	rwb_put(&b, ck->name);
 	rwb_put(&b, IST("="));
-	rwb_put(&b, ist_str(srv->cookie));
+	rwb_put(&b, ist_str(cookie));
 	if (ck->maxidle | ck->maxlife)
 		rwb_put(&b, ck_dates_str(s, ck, dates));
 	rwb_put(&b, ist_str(ck->attrs));

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <base/atomic.h>
 #include <backend/backend.h>
 #include <backend/server-t.h>
 #include <cfg/cfg.h>
@@ -175,7 +176,7 @@ void persist_process(struct stream *s)
 			continue;
 		/* a server in maintenance is only used under force-persist; a full one is left
 		 * to the load balancer (there is no per-server queue) */
-		if (!(r->srv->flags & SRV_F_DISABLED) || (s->flags & SF_FORCE_PRST))
+		if (!(HA_ATOMIC_LOAD_RLX(&r->srv->admin) & SRV_ADM_FMAINT) || (s->flags & SF_FORCE_PRST))
 			backend_take_server(s, r->srv);
 		return;
 	}

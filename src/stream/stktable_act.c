@@ -488,7 +488,7 @@ static struct server *stick_find_server(struct stktable *t, const struct stk_key
 	for (srv = be->srv; srv; srv = srv->next)
 		if (name ? !strcmp(srv->id, name) : srv->puid == id)
 			break;
-	if (!srv || (!force && (HA_ATOMIC_LOAD_RLX(&srv->flags) & SRV_F_DISABLED)))
+	if (!srv || (!force && (HA_ATOMIC_LOAD_RLX(&srv->admin) & SRV_ADM_FMAINT)))
 		return NULL; /* gone or in maintenance (unless force-persist): the LB chooses */
 	return srv;
 }

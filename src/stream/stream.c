@@ -515,17 +515,18 @@ static int stream_established(struct stream *s)
 	return 1;
 }
 
-/* The address of a server resolved at run time (SRV_F_RESOLVE: what DNS published last)
- * and/or whose port follows the client's (SRV_F_PORT_MAP): the port
- * the client connected to plus the server's offset. False when there is none in
- * 1..65535 (a client on a unix socket, an offset out of range). */
+/* The address of a server resolved at run time (SRV_F_RESOLVE: what DNS published last;
+ * rt_addr: what "set server addr" published) and/or whose port follows the client's
+ * (SRV_F_PORT_MAP): the port the client connected to plus the server's offset. False when
+ * there is none in 1..65535 (a client on a unix socket, an offset out of range). */
 static bool stream_mapped_addr(struct stream *s, struct sockaddr_storage *to)
 {
+	const struct dns_addr_pub *rt = HA_ATOMIC_LOAD(&s->srv->rt_addr); /* set server addr */
 	const struct sockaddr *l = conn_local_addr(s->front);
 	int port;
 
-	if (unlikely(s->srv->flags & SRV_F_RESOLVE)) { /* the address DNS published last */
-		if (!dns_addr_read(&s->srv->dns->pub, to))
+	if (unlikely(s->srv->flags & SRV_F_RESOLVE) || rt) { /* the address published last */
+		if (!dns_addr_read(rt ? rt : &s->srv->dns->pub, to))
 			return false;
 		if (!(s->srv->flags & SRV_F_PORT_MAP))
 			return true;
@@ -552,11 +553,13 @@ static int stream_try_connect(struct stream *s, bool allow_idle, uint32_t min_re
 	struct sockaddr_storage mapped, *to = NULL;
 	struct conn *b;
 
-	if (unlikely(s->srv->flags & (SRV_F_PORT_MAP | SRV_F_RESOLVE | SRV_F_REDIR | SRV_F_TRANSP))) {
+	if (unlikely(s->srv->flags & (SRV_F_PORT_MAP | SRV_F_RESOLVE | SRV_F_REDIR | SRV_F_TRANSP)) ||
+	    unlikely(HA_ATOMIC_LOAD_RLX(&s->srv->rt_addr) != NULL)) { /* "set server addr" */
 		if ((s->srv->flags & SRV_F_REDIR) &&
 		    (s->req.flags & (H1_MF_METH_GET | H1_MF_METH_HEAD)))
 			return stream_srv_redirect(s);
-		if (s->srv->flags & (SRV_F_PORT_MAP | SRV_F_RESOLVE)) {
+		if ((s->srv->flags & (SRV_F_PORT_MAP | SRV_F_RESOLVE)) ||
+		    HA_ATOMIC_LOAD_RLX(&s->srv->rt_addr)) {
 			if (!stream_mapped_addr(s, &mapped))
 				return -2; /* no port to connect to: the caller retries, then 503 */
 			to = &mapped;
