@@ -196,6 +196,8 @@ void stats_fill_fe(struct stat_line *l, const struct proxy *px)
 	STAT_STR(l, ST_status, "OPEN");
 	st_rsp(l, c.rsp);
 	STAT_NUM(l, ST_req_tot, c.cum_req);
+	STAT_NUM(l, ST_req_rate, freq_ctr_rate(&px->req_rate, stat_now_ms()));
+	STAT_NUM(l, ST_req_rate_max, HA_ATOMIC_LOAD_RLX(&px->req_rate_max));
 	STAT_NUM(l, ST_conn_tot, c.cum_conn);
 	STAT_NUM(l, ST_intercepted, c.intercepted);
 	STAT_NUM(l, ST_wrew, c.failed_rewrites);
@@ -259,6 +261,8 @@ void stats_fill_srv(struct stat_line *l, const struct proxy *px, const struct se
 	/* a server's sessions are the exchanges sent to it, each attempt counted */
 	stat_fill_be_common(l, &c, c.connect + c.reuse, c.connect, c.reuse);
 	STAT_NUM(l, ST_req_tot, stat_srv_req_tot(&c));
+	STAT_NUM(l, ST_rate, freq_ctr_rate(&srv->sess_rate, stat_now_ms()));
+	STAT_NUM(l, ST_rate_max, HA_ATOMIC_LOAD_RLX(&srv->sess_rate_max));
 	st_zeros(l, zeros);
 	STAT_NUM(l, ST_scur, HA_ATOMIC_LOAD_RLX(&srv->cur_conns));
 	STAT_NUM(l, ST_smax, HA_ATOMIC_LOAD_RLX(&srv->cur_conns_max));
@@ -358,6 +362,8 @@ void stats_fill_be(struct stat_line *l, const struct proxy *px)
 	st_common(l, STAT_OBJ_BE, px, "BACKEND", 0);
 	stat_fill_be_common(l, &c, c.cum_sess, t.connect, t.reuse);
 	STAT_NUM(l, ST_req_tot, c.cum_sess);
+	STAT_NUM(l, ST_rate, freq_ctr_rate(&px->be_sess_rate, stat_now_ms()));
+	STAT_NUM(l, ST_rate_max, HA_ATOMIC_LOAD_RLX(&px->be_sess_rate_max));
 	STAT_NUM(l, ST_dreq, c.denied_req);
 	st_zeros(l, zeros);
 	STAT_NUM(l, ST_qcur, qcur);

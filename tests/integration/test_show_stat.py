@@ -206,3 +206,17 @@ def test_show_backend_and_servers_conn(proxy, backends, tmp_path):
     out = cli(sock, "show servers conn other").splitlines()
     assert [ln.split()[0] for ln in out[1:] if ln] == ["other/o1"]
     assert cli(sock, "show servers conn nosuch") == "Can't find backend.\n\n"
+
+
+def test_rates_and_their_maxima(proxy, backends, tmp_path):
+    port, sock, _ = start(proxy, tmp_path, backends, 1)
+    get(port, 20)
+    time.sleep(0.6)  # the maxima are sampled every 250 ms
+    rows = csv_rows(cli(sock, "show stat"))
+    fe, be, srv = rows[("px", "FRONTEND")], rows[("px", "BACKEND")], rows[("px", "s1")]
+    assert int(fe["req_rate_max"]) >= 10
+    assert int(be["rate_max"]) >= 10 and int(srv["rate_max"]) >= 10
+    assert int(fe["req_rate"]) <= 21 and int(be["rate"]) <= 20  # + the readiness probe
+    assert cli(sock, "clear counters") == "\n"
+    rows = csv_rows(cli(sock, "show stat"))
+    assert rows[("px", "s1")]["rate_max"] in ("0", "1")  # a sample may land in between
