@@ -56,6 +56,10 @@ void stats_fill_fe(struct stat_line *l, const struct proxy *px);
 void stats_fill_be(struct stat_line *l, const struct proxy *px);
 void stats_fill_srv(struct stat_line *l, const struct proxy *px, const struct server *srv);
 
+/* Fills <l> for listener <li> of <px>, numbered <sid> (from 1) in the proxy ("option
+ * socket-stats"). */
+void stats_fill_li(struct stat_line *l, const struct proxy *px, const struct listener *li, int sid);
+
 /* True when server <srv> is usable (not in maintenance, UP). */
 bool stats_srv_is_up(const struct server *srv);
 

@@ -13,6 +13,7 @@
 #include <base/freq_ctr.h>
 #include <check/check-t.h>
 #include <check/check.h>
+#include <conn/listener-t.h>
 #include <cli/cli.h>
 #include <dns/dns_addr.h>
 #include <event/loop.h>
@@ -202,6 +203,28 @@ void stats_fill_fe(struct stat_line *l, const struct proxy *px)
 	STAT_NUM(l, ST_intercepted, c.intercepted);
 	STAT_NUM(l, ST_wrew, c.failed_rewrites);
 	STAT_NUM(l, ST_eint, c.internal_errors);
+}
+
+void stats_fill_li(struct stat_line *l, const struct proxy *px, const struct listener *li, int sid)
+{
+	static const enum stat_col zeros[] = {
+		ST_smax, ST_slim, ST_bin,  ST_bout, ST_dreq, ST_dresp,
+		ST_ereq, ST_dcon, ST_dses, ST_wrew, ST_eint, ST_NCOLS,
+	};
+	struct li_counters c;
+	char addr[160];
+
+	li_counters_sum(li->cnt, &c);
+	st_common(l, STAT_OBJ_LI, px, "", sid);
+	if (li->name)
+		STAT_STR(l, ST_svname, li->name);
+	else
+		stat_set_fmt(l, stat_cols, ST_svname, "sock-%d", sid);
+	st_zeros(l, zeros);
+	STAT_NUM(l, ST_scur, HA_ATOMIC_LOAD_RLX(&li->nbconn));
+	STAT_NUM(l, ST_stot, c.cum_conn);
+	STAT_STR(l, ST_status, "OPEN");
+	stat_set_fmt(l, stat_cols, ST_addr, "%s", addr_to_str(&li->addr, addr, sizeof(addr)));
 }
 
 /* Fields servers and backends share, from their summed be_counters. <sess> is the

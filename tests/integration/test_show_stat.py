@@ -220,3 +220,25 @@ def test_rates_and_their_maxima(proxy, backends, tmp_path):
     assert cli(sock, "clear counters") == "\n"
     rows = csv_rows(cli(sock, "show stat"))
     assert rows[("px", "s1")]["rate_max"] in ("0", "1")  # a sample may land in between
+
+
+def test_socket_stats_listener_lines(proxy, backends, tmp_path):
+    port, port2, sock = free_port(), free_port(), str(tmp_path / "stats.sock")
+    b = backends(1)
+    text = make_cfg(port, b, glob=["stats socket %s mode 600 level admin" % sock],
+                    listen=["option socket-stats", "bind 127.0.0.1:%d name second" % port2])
+    proxy(text, ports=[port, port2])
+    for _ in range(3):
+        get(port2, 1)
+    rows = wait_rows(sock, lambda r: int(r[("px", "second")]["stot"]) >= 4)
+    first, second = rows[("px", "sock-1")], rows[("px", "second")]
+    assert first["type"] == "3" and first["sid"] == "1" and first["status"] == "OPEN"
+    assert first["addr"] == "127.0.0.1:%d" % port
+    assert second["sid"] == "2" and second["addr"] == "127.0.0.1:%d" % port2
+    assert second["stot"] == "4"  # 3 + the readiness probe
+    assert list(csv_rows(cli(sock, "show stat")))[:3] == [("px", "FRONTEND"), ("px", "sock-1"),
+                                                           ("px", "second")]
+    assert sorted(csv_rows(cli(sock, "show stat -1 8 -1"))) == [("px", "second"),
+                                                                ("px", "sock-1")]
+    typed = cli(sock, "show stat -1 8 -1 typed")
+    assert re.search(r"^L\.\d+\.2\.7\.stot\.1:MCP:u64:4$", typed, re.M)
