@@ -118,7 +118,14 @@ static size_t stat_emit_one(char *b, size_t size, const struct cli_ctx *ctx,
 			    const struct stat_req *r, const struct stat_line *l, int pos)
 {
 	bool json = r->fmt == STAT_FMT_JSON;
+	size_t len;
 
+	if (r->fmt == STAT_FMT_CSV && pos > 0 && pos <= ST_NCOLS) {
+		len = stat_out_value(b, 0, size, &l->f[pos - 1]);
+		return len == (size_t)-1 || len + 2 > size ? (size_t)-1 : (b[len] = ',', len + 1);
+	}
+	if (r->fmt == STAT_FMT_CSV)
+		return pos ? stat_out_str(b, size, "-,\n") : 0;
 	if (pos == 0)
 		return !json			   ? 0
 		       : (ctx->n[0] & STAT_N_LINE) ? stat_out_str(b, size, ",[")
@@ -130,26 +137,28 @@ static size_t stat_emit_one(char *b, size_t size, const struct cli_ctx *ctx,
 	return stat_out_json_field(b, 0, size, l, pos - 1, !(ctx->n[0] & STAT_N_FIELD));
 }
 
-/* Writes line <l> from position ctx->n[1] on. Returns CLI_DONE once all of it is out
- * (ctx->n[1] back to 0), CLI_MORE when the output is full. */
+/* Writes line <l> from position ctx->n[1] on, one field at a time. Returns CLI_DONE once
+ * all of it is out (ctx->n[1] back to 0), CLI_MORE when the output is full. A field too
+ * large for the 4 kB staging buffer (a huge name) is left out (an empty CSV cell) rather
+ * than blocking the command forever. */
 static int stat_emit(struct cli_ctx *ctx, const struct stat_req *r, const struct stat_line *l)
 {
-	char b[1024];
+	char b[4096];
 	size_t len;
 
-	if (r->fmt == STAT_FMT_CSV) {
-		char line[ST_NCOLS * 64];
-
-		len = stat_out_csv_line(line, 0, sizeof(line), l);
-		return len == (size_t)-1 || cli_write(ctx, line, len) < 0 ? CLI_MORE : CLI_DONE;
-	}
 	for (; ctx->n[1] <= ST_NCOLS + 1; ctx->n[1]++) {
 		int pos = (int)ctx->n[1];
+		bool field = pos > 0 && pos <= ST_NCOLS;
 
 		len = stat_emit_one(b, sizeof(b), ctx, r, l, pos);
+		if (len == (size_t)-1 && field) {
+			b[0] = ',';
+			len = r->fmt == STAT_FMT_CSV;
+			field = false;
+		}
 		if (len == (size_t)-1 || cli_write(ctx, b, len) < 0)
 			return CLI_MORE;
-		if (pos > 0 && pos <= ST_NCOLS && l->f[pos - 1].type != SF_EMPTY)
+		if (field && l->f[pos - 1].type != SF_EMPTY)
 			ctx->n[0] |= STAT_N_FIELD;
 	}
 	ctx->n[1] = 0;
