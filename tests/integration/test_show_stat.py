@@ -54,7 +54,7 @@ def get(port, n):
 
 
 def wait_rows(sock, pred):
-    for _ in range(100):
+    for _ in range(60):
         rows = csv_rows(cli(sock, "show stat"))
         if pred(rows):
             return rows
@@ -217,9 +217,14 @@ def test_rates_and_their_maxima(proxy, backends, tmp_path):
     assert int(fe["req_rate_max"]) >= 10
     assert int(be["rate_max"]) >= 10 and int(srv["rate_max"]) >= 10
     assert int(fe["req_rate"]) <= 21 and int(be["rate"]) <= 20  # + the readiness probe
+    # once the rates are back to 0 (a sampled maximum follows the current rate), the
+    # cleared maxima stay 0
+    wait_rows(sock, lambda r: r[("px", "s1")]["rate"] == r[("px", "FRONTEND")]["req_rate"] == "0")
     assert cli(sock, "clear counters") == "\n"
+    time.sleep(0.3)
     rows = csv_rows(cli(sock, "show stat"))
-    assert rows[("px", "s1")]["rate_max"] in ("0", "1")  # a sample may land in between
+    assert rows[("px", "s1")]["rate_max"] == "0"
+    assert rows[("px", "FRONTEND")]["req_rate_max"] == "0"
 
 
 def test_socket_stats_listener_lines(proxy, backends, tmp_path):
