@@ -57,6 +57,7 @@ enum pr_mode {
 #define PR_O_ABRT_CLOSE    0x00040000 /* option abortonclose: a client that closes drops its
 					* request while queued, connecting or awaiting the response */
 #define PR_O_ALL_BK        0x00000400 /* option allbackups: all usable backups share the load */
+#define PR_O_SOCK_STATS    0x40000000 /* option socket-stats: one "show stat" line per listener */
 #define PR_O_TRANSP        0x00000800 /* option transparent: servers unused, connect to the client's
 				       * original destination (or "dispatch"), backend/be_transp.c */
 /* proxy->http_reuse ("http-reuse") */
@@ -269,6 +270,8 @@ struct proxy {
 	uint32_t sess_rate_max;   /* highest sess_rate seen at an accept */
 	struct freq_ctr req_rate; /* frontend: HTTP requests per second (fe_req_rate) */
 	struct freq_ctr be_sess_rate; /* backend: streams that chose it per second (be_sess_rate) */
+	uint32_t req_rate_max;    /* highest req_rate, sampled by stats/stat_rates.c (atomic) */
+	uint32_t be_sess_rate_max; /* highest be_sess_rate, sampled likewise (atomic) */
 	/* runtime: traffic counters, one block per thread group (runtime_prepare) */
 	struct fe_counters *fe_cnt;
 	struct be_counters *be_cnt;

@@ -56,11 +56,24 @@ void stats_fill_fe(struct stat_line *l, const struct proxy *px);
 void stats_fill_be(struct stat_line *l, const struct proxy *px);
 void stats_fill_srv(struct stat_line *l, const struct proxy *px, const struct server *srv);
 
+/* Fills <l> for listener <li> of <px>, numbered <sid> (from 1) in the proxy ("option
+ * socket-stats"). */
+void stats_fill_li(struct stat_line *l, const struct proxy *px, const struct listener *li, int sid);
+
 /* True when server <srv> is usable (not in maintenance, UP). */
 bool stats_srv_is_up(const struct server *srv);
 
 /* Fills <l> with the "show info" fields of the process. */
 void stats_fill_info(struct stat_line *l);
+
+/* ---- rate maxima (stat_rates.c) ---- */
+
+/* Thread 0: starts (0 or -1) and stops the timer sampling the rate maxima. */
+int stats_rates_start(void);
+void stats_rates_stop(void);
+
+/* Raises the sampled maxima to the rates at <now> (ms); the timer's work, for tests. */
+void stats_rates_sample(uint64_t now);
 
 /* ---- writers (stat_out.c) ---- */
 

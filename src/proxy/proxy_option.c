@@ -134,6 +134,12 @@ static int pxopt_persist(struct cfg_ctx *ctx, int a, bool neg)
 	return pxopt_bool(ctx, a, neg, PR_O_PERSIST);
 }
 
+/* option socket-stats: "show stat" adds a line per listener (stats/stat_proxy.c) */
+static int pxopt_socket_stats(struct cfg_ctx *ctx, int a, bool neg)
+{
+	return pxopt_bool(ctx, a, neg, PR_O_SOCK_STATS);
+}
+
 /* option allbackups: every usable backup shares the load, not only the first one */
 static int pxopt_allbackups(struct cfg_ctx *ctx, int a, bool neg)
 {
@@ -368,6 +374,7 @@ static const struct pxopt pxopts[] = {
 	{ "clitcpka", PR_CAP_FE, pxopt_clitcpka },
 	{ "srvtcpka", PR_CAP_BE, pxopt_srvtcpka },
 	{ "allbackups", PR_CAP_BE, pxopt_allbackups },
+	{ "socket-stats", PR_CAP_FE, pxopt_socket_stats },
 	{ "transparent", PR_CAP_BE, be_transp_parse_opt }, /* backend/be_transp.c */
 	{ "http-buffer-request", FEBE, pxopt_buf_req },
 	{ "http-no-delay", FEBE, pxopt_no_delay },
@@ -392,7 +399,6 @@ static const char *const pxopt_later[][2] = {
 	{ "accept-invalid-http-response", "relaxed HTTP parsing is not implemented yet" },
 	{ "checkcache", "checkcache is not implemented yet" },
 	{ "contstats", "stats are not implemented yet" },
-	{ "socket-stats", "stats are not implemented yet" },
 	{ "disable-h2-upgrade", "HTTP/2 is not implemented yet" },
 	{ "h1-case-adjust-bogus-client", "header case adjustment is not implemented yet" },
 	{ "h1-case-adjust-bogus-server", "header case adjustment is not implemented yet" },

@@ -10,6 +10,7 @@
 #include <backend/server-t.h>
 #include <base/atomic.h>
 #include <cli/cli.h>
+#include <conn/listener-t.h>
 #include <proxy/proxy.h>
 #include <stats/stats.h>
 
@@ -17,6 +18,7 @@
 #define STAT_TYPE_FE 0x1
 #define STAT_TYPE_BE 0x2
 #define STAT_TYPE_SRV 0x4
+#define STAT_TYPE_LI 0x8
 
 #define STAT_OPT_DESC 0x1     /* typed: descriptions */
 #define STAT_OPT_UP 0x2	      /* only usable servers */
@@ -106,6 +108,8 @@ static void stat_be_counts(struct stat_line *l, const struct proxy *px)
 #define STAT_PART_SRV 1
 #define STAT_PART_BE 2
 #define STAT_PART_MASK 0x3
+#define STAT_PART_LI 3
+#define STAT_LI_SHIFT 16   /* the next listener's number, in the listeners part */
 #define STAT_N_LINE 0x100  /* JSON: a line was written (a comma before the next) */
 #define STAT_N_FIELD 0x200 /* JSON: a field of this line was written */
 
@@ -114,7 +118,14 @@ static size_t stat_emit_one(char *b, size_t size, const struct cli_ctx *ctx,
 			    const struct stat_req *r, const struct stat_line *l, int pos)
 {
 	bool json = r->fmt == STAT_FMT_JSON;
+	size_t len;
 
+	if (r->fmt == STAT_FMT_CSV && pos > 0 && pos <= ST_NCOLS) {
+		len = stat_out_value(b, 0, size, &l->f[pos - 1]);
+		return len == (size_t)-1 || len + 2 > size ? (size_t)-1 : (b[len] = ',', len + 1);
+	}
+	if (r->fmt == STAT_FMT_CSV)
+		return pos ? stat_out_str(b, size, "-,\n") : 0;
 	if (pos == 0)
 		return !json			   ? 0
 		       : (ctx->n[0] & STAT_N_LINE) ? stat_out_str(b, size, ",[")
@@ -126,26 +137,28 @@ static size_t stat_emit_one(char *b, size_t size, const struct cli_ctx *ctx,
 	return stat_out_json_field(b, 0, size, l, pos - 1, !(ctx->n[0] & STAT_N_FIELD));
 }
 
-/* Writes line <l> from position ctx->n[1] on. Returns CLI_DONE once all of it is out
- * (ctx->n[1] back to 0), CLI_MORE when the output is full. */
+/* Writes line <l> from position ctx->n[1] on, one field at a time. Returns CLI_DONE once
+ * all of it is out (ctx->n[1] back to 0), CLI_MORE when the output is full. A field too
+ * large for the 4 kB staging buffer (a huge name) is left out (an empty CSV cell) rather
+ * than blocking the command forever. */
 static int stat_emit(struct cli_ctx *ctx, const struct stat_req *r, const struct stat_line *l)
 {
-	char b[1024];
+	char b[4096];
 	size_t len;
 
-	if (r->fmt == STAT_FMT_CSV) {
-		char line[ST_NCOLS * 64];
-
-		len = stat_out_csv_line(line, 0, sizeof(line), l);
-		return len == (size_t)-1 || cli_write(ctx, line, len) < 0 ? CLI_MORE : CLI_DONE;
-	}
 	for (; ctx->n[1] <= ST_NCOLS + 1; ctx->n[1]++) {
 		int pos = (int)ctx->n[1];
+		bool field = pos > 0 && pos <= ST_NCOLS;
 
 		len = stat_emit_one(b, sizeof(b), ctx, r, l, pos);
+		if (len == (size_t)-1 && field) {
+			b[0] = ',';
+			len = r->fmt == STAT_FMT_CSV;
+			field = false;
+		}
 		if (len == (size_t)-1 || cli_write(ctx, b, len) < 0)
 			return CLI_MORE;
-		if (pos > 0 && pos <= ST_NCOLS && l->f[pos - 1].type != SF_EMPTY)
+		if (field && l->f[pos - 1].type != SF_EMPTY)
 			ctx->n[0] |= STAT_N_FIELD;
 	}
 	ctx->n[1] = 0;
@@ -165,6 +178,34 @@ static int stat_header(struct cli_ctx *ctx, const struct stat_req *r)
 	return len == (size_t)-1 || cli_write(ctx, b, len) < 0 ? -1 : 0;
 }
 
+/* The listener lines of <px> ("option socket-stats"), from the one numbered in ctx->n[0]
+ * on. */
+static int stat_listeners(struct cli_ctx *ctx, const struct stat_req *r, const struct proxy *px)
+{
+	struct bind_conf *bc;
+	struct listener *li;
+	struct stat_line l;
+	int sid = 0;
+
+	if (!(px->cap & PR_CAP_FE) || !(px->options & PR_O_SOCK_STATS) ||
+	    !stat_type_wanted(r, STAT_TYPE_LI))
+		return CLI_DONE;
+	list_for_each_entry(bc, &px->binds, list)
+	{
+		list_for_each_entry(li, &bc->listeners, list)
+		{
+			if ((uint64_t)++sid <= ctx->n[0] >> STAT_LI_SHIFT)
+				continue; /* written before the output was full */
+			stats_fill_li(&l, px, li, sid);
+			if (stat_emit(ctx, r, &l) != CLI_DONE)
+				return CLI_MORE;
+			ctx->n[0] = (ctx->n[0] & (((uint64_t)1 << STAT_LI_SHIFT) - 1)) |
+				    ((uint64_t)sid << STAT_LI_SHIFT);
+		}
+	}
+	return CLI_DONE;
+}
+
 /* The lines of proxy <px> from the part in ctx->n[0] on. */
 static int stat_proxy(struct cli_ctx *ctx, const struct stat_req *r, const struct proxy *px)
 {
@@ -176,6 +217,12 @@ static int stat_proxy(struct cli_ctx *ctx, const struct stat_req *r, const struc
 			if (stat_emit(ctx, r, &l) != CLI_DONE)
 				return CLI_MORE;
 		}
+		ctx->n[0] = (ctx->n[0] & ~(uint64_t)STAT_PART_MASK) | STAT_PART_LI;
+		ctx->n[0] &= ((uint64_t)1 << STAT_LI_SHIFT) - 1;
+	}
+	if ((ctx->n[0] & STAT_PART_MASK) == STAT_PART_LI) {
+		if (stat_listeners(ctx, r, px) != CLI_DONE)
+			return CLI_MORE;
 		ctx->n[0] = (ctx->n[0] & ~(uint64_t)STAT_PART_MASK) | STAT_PART_SRV;
 		ctx->p[1] = (px->cap & PR_CAP_BE) ? px->srv : NULL;
 	}

@@ -39,8 +39,11 @@ static void stat_clear_proxy(struct proxy *px, bool all)
 	HA_ATOMIC_STORE_RLX(&px->beconn_max, 0);
 	HA_ATOMIC_STORE_RLX(&px->queue_max, 0);
 	HA_ATOMIC_STORE_RLX(&px->sess_rate_max, 0);
+	HA_ATOMIC_STORE_RLX(&px->req_rate_max, 0);
+	HA_ATOMIC_STORE_RLX(&px->be_sess_rate_max, 0);
 	for (struct server *s = px->srv; s; s = s->next) {
 		HA_ATOMIC_STORE_RLX(&s->cur_conns_max, 0);
+		HA_ATOMIC_STORE_RLX(&s->sess_rate_max, 0);
 		if (!all)
 			continue;
 		stat_blocks_clear(s->cnt, sizeof(*s->cnt), counters_ngroups);

@@ -13,6 +13,7 @@
 #include <base/freq_ctr.h>
 #include <check/check-t.h>
 #include <check/check.h>
+#include <conn/listener-t.h>
 #include <cli/cli.h>
 #include <dns/dns_addr.h>
 #include <event/loop.h>
@@ -203,10 +204,34 @@ void stats_fill_fe(struct stat_line *l, const struct proxy *px)
 		 HA_ATOMIC_LOAD_RLX(&px->adm_state) & PX_ADM_STOPPED ? "STOP" : "OPEN");
 	st_rsp(l, c.rsp);
 	STAT_NUM(l, ST_req_tot, c.cum_req);
+	STAT_NUM(l, ST_req_rate, freq_ctr_rate(&px->req_rate, stat_now_ms()));
+	STAT_NUM(l, ST_req_rate_max, HA_ATOMIC_LOAD_RLX(&px->req_rate_max));
 	STAT_NUM(l, ST_conn_tot, c.cum_conn);
 	STAT_NUM(l, ST_intercepted, c.intercepted);
 	STAT_NUM(l, ST_wrew, c.failed_rewrites);
 	STAT_NUM(l, ST_eint, c.internal_errors);
+}
+
+void stats_fill_li(struct stat_line *l, const struct proxy *px, const struct listener *li, int sid)
+{
+	static const enum stat_col zeros[] = {
+		ST_smax, ST_slim, ST_bin,  ST_bout, ST_dreq, ST_dresp,
+		ST_ereq, ST_dcon, ST_dses, ST_wrew, ST_eint, ST_NCOLS,
+	};
+	struct li_counters c;
+	char addr[160];
+
+	li_counters_sum(li->cnt, &c);
+	st_common(l, STAT_OBJ_LI, px, "", sid);
+	if (li->name)
+		STAT_STR(l, ST_svname, li->name);
+	else
+		stat_set_fmt(l, stat_cols, ST_svname, "sock-%d", sid);
+	st_zeros(l, zeros);
+	STAT_NUM(l, ST_scur, HA_ATOMIC_LOAD_RLX(&li->nbconn));
+	STAT_NUM(l, ST_stot, c.cum_conn);
+	STAT_STR(l, ST_status, "OPEN");
+	stat_set_fmt(l, stat_cols, ST_addr, "%s", addr_to_str(&li->addr, addr, sizeof(addr)));
 }
 
 /* Fields servers and backends share, from their summed be_counters. <sess> is the
@@ -266,6 +291,8 @@ void stats_fill_srv(struct stat_line *l, const struct proxy *px, const struct se
 	/* a server's sessions are the exchanges sent to it, each attempt counted */
 	stat_fill_be_common(l, &c, c.connect + c.reuse, c.connect, c.reuse);
 	STAT_NUM(l, ST_req_tot, stat_srv_req_tot(&c));
+	STAT_NUM(l, ST_rate, freq_ctr_rate(&srv->sess_rate, stat_now_ms()));
+	STAT_NUM(l, ST_rate_max, HA_ATOMIC_LOAD_RLX(&srv->sess_rate_max));
 	st_zeros(l, zeros);
 	STAT_NUM(l, ST_scur, HA_ATOMIC_LOAD_RLX(&srv->cur_conns));
 	STAT_NUM(l, ST_smax, HA_ATOMIC_LOAD_RLX(&srv->cur_conns_max));
@@ -365,6 +392,8 @@ void stats_fill_be(struct stat_line *l, const struct proxy *px)
 	st_common(l, STAT_OBJ_BE, px, "BACKEND", 0);
 	stat_fill_be_common(l, &c, c.cum_sess, t.connect, t.reuse);
 	STAT_NUM(l, ST_req_tot, c.cum_sess);
+	STAT_NUM(l, ST_rate, freq_ctr_rate(&px->be_sess_rate, stat_now_ms()));
+	STAT_NUM(l, ST_rate_max, HA_ATOMIC_LOAD_RLX(&px->be_sess_rate_max));
 	STAT_NUM(l, ST_dreq, c.denied_req);
 	st_zeros(l, zeros);
 	STAT_NUM(l, ST_qcur, qcur);

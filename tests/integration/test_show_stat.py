@@ -54,7 +54,7 @@ def get(port, n):
 
 
 def wait_rows(sock, pred):
-    for _ in range(100):
+    for _ in range(60):
         rows = csv_rows(cli(sock, "show stat"))
         if pred(rows):
             return rows
@@ -206,3 +206,44 @@ def test_show_backend_and_servers_conn(proxy, backends, tmp_path):
     out = cli(sock, "show servers conn other").splitlines()
     assert [ln.split()[0] for ln in out[1:] if ln] == ["other/o1"]
     assert cli(sock, "show servers conn nosuch") == "Can't find backend.\n\n"
+
+
+def test_rates_and_their_maxima(proxy, backends, tmp_path):
+    port, sock, _ = start(proxy, tmp_path, backends, 1)
+    get(port, 20)
+    time.sleep(0.6)  # the maxima are sampled every 250 ms
+    rows = csv_rows(cli(sock, "show stat"))
+    fe, be, srv = rows[("px", "FRONTEND")], rows[("px", "BACKEND")], rows[("px", "s1")]
+    assert int(fe["req_rate_max"]) >= 10
+    assert int(be["rate_max"]) >= 10 and int(srv["rate_max"]) >= 10
+    assert int(fe["req_rate"]) <= 21 and int(be["rate"]) <= 20  # + the readiness probe
+    # once the rates are back to 0 (a sampled maximum follows the current rate), the
+    # cleared maxima stay 0
+    wait_rows(sock, lambda r: r[("px", "s1")]["rate"] == r[("px", "FRONTEND")]["req_rate"] == "0")
+    assert cli(sock, "clear counters") == "\n"
+    time.sleep(0.3)
+    rows = csv_rows(cli(sock, "show stat"))
+    assert rows[("px", "s1")]["rate_max"] == "0"
+    assert rows[("px", "FRONTEND")]["req_rate_max"] == "0"
+
+
+def test_socket_stats_listener_lines(proxy, backends, tmp_path):
+    port, port2, sock = free_port(), free_port(), str(tmp_path / "stats.sock")
+    b = backends(1)
+    text = make_cfg(port, b, glob=["stats socket %s mode 600 level admin" % sock],
+                    listen=["option socket-stats", "bind 127.0.0.1:%d name second" % port2])
+    proxy(text, ports=[port, port2])
+    for _ in range(3):
+        get(port2, 1)
+    rows = wait_rows(sock, lambda r: int(r[("px", "second")]["stot"]) >= 4)
+    first, second = rows[("px", "sock-1")], rows[("px", "second")]
+    assert first["type"] == "3" and first["sid"] == "1" and first["status"] == "OPEN"
+    assert first["addr"] == "127.0.0.1:%d" % port
+    assert second["sid"] == "2" and second["addr"] == "127.0.0.1:%d" % port2
+    assert second["stot"] == "4"  # 3 + the readiness probe
+    assert list(csv_rows(cli(sock, "show stat")))[:3] == [("px", "FRONTEND"), ("px", "sock-1"),
+                                                           ("px", "second")]
+    assert sorted(csv_rows(cli(sock, "show stat -1 8 -1"))) == [("px", "second"),
+                                                                ("px", "sock-1")]
+    typed = cli(sock, "show stat -1 8 -1 typed")
+    assert re.search(r"^L\.\d+\.2\.7\.stot\.1:MCP:u64:4$", typed, re.M)
