@@ -102,6 +102,7 @@ enum pr_mode {
 #define PR_RS_PERSIST    0x40 /* use-server, force-persist or ignore-persist rules */
 #define PR_RS_LOG        0x80 /* the frontend logs streams (strm_log): request line kept,
 				* logasap (log/log_strm.c) */
+#define PR_RS_STATS      0x100 /* the stats page is served here (stats/stats_page.c) */
 
 #define PR_O_HTTP_MODE_MASK (PR_O_HTTP_KAL | PR_O_HTTP_SCL | PR_O_HTTP_CLO)
 
@@ -282,6 +283,9 @@ struct proxy {
 	bool log_hchk;            /* backend: option log-health-checks (defaults included), set
 				   * at check time (log_strm.c): each check result is logged */
 	struct px_log *log_conf;  /* what this section declared (log_strm.c), NULL if nothing */
+	/* the stats page ("stats" keywords, stats/stats_page.c): shared with the defaults
+	 * section it came from until the proxy changes it (stats->owner), NULL if none */
+	struct stats_cfg *stats;
 };
 
 struct switching_rule {

@@ -39,6 +39,8 @@ extern void (*proxy_dns_free_hook)(struct proxy *px);
 /* log/log_cfg.c: copies the defaults' loggers and log-tag; frees a proxy's */
 extern int (*proxy_log_inherit_hook)(struct proxy *px, const struct proxy *def);
 extern void (*proxy_log_free_hook)(struct proxy *px);
+/* stats/stats_page_cfg.c: frees px->stats when the proxy owns it */
+extern void (*proxy_stats_free_hook)(struct proxy *px);
 /* log/log_strm.c: frees a proxy's log formats and options (px->log_conf, strm_log) */
 extern void (*proxy_strm_log_free_hook)(struct proxy *px);
 extern void (*proxy_no_log_hook)(struct proxy *px); /* "no log" */

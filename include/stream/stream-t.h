@@ -113,6 +113,7 @@ enum ana_stage {
 };
 
 struct dns_req;
+struct svc_ctx;
 
 struct stream {
 	struct conn *front;
@@ -178,6 +179,8 @@ struct stream {
 				    * (its inspect-delay runs on <tmr>) */
 	struct dns_req *dreq;     /* do-resolve: the resolution it waits for (dns/dns_req.h),
 				   * or NULL; released by the rule, or by stream_free */
+	struct svc_ctx *svc;      /* the HTTP service answering (stream/service.h), or NULL;
+				   * released when its body is sent, or by stream_free */
 	/* logging (log/log_strm.c reads them; stream/ records them): ms dates of the steps
 	 * (now_ms, 0 while not reached), retries and the termination state */
 	uint64_t t_hdrs;          /* the request headers were complete */

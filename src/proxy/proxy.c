@@ -207,6 +207,7 @@ static int proxy_inherit(struct proxy *px, const struct proxy *def)
 	px->origto_except_net = def->origto_except_net;
 	px->origto_except_mask = def->origto_except_mask;
 	px->origto_has_except = def->origto_has_except;
+	px->stats = def->stats; /* shared until the proxy changes it (stats_page_cfg.c) */
 	if (def->defbe_name && !(px->defbe_name = strdup(def->defbe_name)))
 		return -1;
 	if (proxy_defsrv_append(px, def->defsrv_args, def->defsrv_nargs) < 0)
@@ -315,6 +316,7 @@ void (*proxy_rules_free_hook)(struct proxy *px);
 void (*proxy_check_free_hook)(struct proxy *px);
 void (*proxy_dns_free_hook)(struct proxy *px);
 void (*proxy_log_free_hook)(struct proxy *px);
+void (*proxy_stats_free_hook)(struct proxy *px);
 void (*proxy_strm_log_free_hook)(struct proxy *px);
 void (*proxy_no_log_hook)(struct proxy *px);
 
@@ -340,6 +342,8 @@ static void proxy_free(struct proxy *px)
 		proxy_dns_free_hook(px);
 	if (proxy_log_free_hook)
 		proxy_log_free_hook(px);
+	if (proxy_stats_free_hook)
+		proxy_stats_free_hook(px);
 	if (proxy_strm_log_free_hook) /* log/log_strm.c: log formats and options */
 		proxy_strm_log_free_hook(px);
 	for (srv = px->srv; srv; srv = next) {

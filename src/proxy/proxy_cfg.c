@@ -549,7 +549,6 @@ struct pxcfg_later {
 };
 
 static const struct pxcfg_later pxcfg_later_kws[] = {
-	{ "stats", "the stats page is not implemented yet" },
 	{ "acl", "ACLs need the ACL engine, which is not implemented yet" },
 	{ "compression", "compression is not implemented yet" },
 	{ "filter", "filters are not implemented yet" },
@@ -591,7 +590,6 @@ static const struct cfg_kw pxcfg_kws[] = {
 	{ "errorfile", PXS, pxcfg_errorfile },
 	{ "http-reuse", PXS, pxcfg_http_reuse },
 	{ "description", PXS, pxcfg_description },
-	{ "stats", PXS, pxcfg_later },
 	{ "acl", PXS, pxcfg_later },
 	{ "compression", PXS, pxcfg_later },
 	{ "filter", PXS, pxcfg_later },

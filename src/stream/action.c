@@ -246,7 +246,6 @@ static const struct {
 	const char *why;
 } act_unsupported[] = {
 	{ "lua.", "Lua scripting is not supported yet" },
-	{ "use-service", "services (Lua, Prometheus) are not supported yet" },
 	{ "cache-use", "the cache is not supported yet" },
 	{ "cache-store", "the cache is not supported yet" },
 	{ "send-spoe-group", "SPOE is not supported" },

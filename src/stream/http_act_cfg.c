@@ -207,6 +207,8 @@ static uint32_t rules_sets_of(const struct proxy *px)
 		rs |= PR_RS_PERSIST;
 	if (px->strm_log)
 		rs |= PR_RS_LOG;
+	if (px->stats && !(px->cap & PR_CAP_DEF))
+		rs |= PR_RS_STATS;
 	for (; px; px = px->defpx) {
 		rs |= list_empty(&px->http_req_rules) ? 0 : PR_RS_HTTP_REQ;
 		rs |= list_empty(&px->http_res_rules) ? 0 : PR_RS_HTTP_RES;

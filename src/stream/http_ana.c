@@ -30,6 +30,7 @@
 #include <stream/http_px.h>
 #include <stream/http_redir.h>
 #include <stream/stktable_act.h>
+#include <stream/service.h>
 #include <stream/stream.h>
 #include <stream/tcp_rules.h>
 #include <string.h>
@@ -199,16 +200,20 @@ static int run_req_rules(struct stream *s, struct proxy *px, int *ret)
 	enum act_return r = ACT_RET_CONT;
 	bool own = s->resume_list == &px->http_req_rules;
 
-	if (likely(!(px->rule_sets & (PR_RS_HTTP_REQ | PR_RS_LEGACY_REDIR))))
+	if (likely(!(px->rule_sets & (PR_RS_HTTP_REQ | PR_RS_LEGACY_REDIR | PR_RS_STATS))))
 		return 1; /* no rule costs nothing */
 	if (!(px->rule_sets & PR_RS_HTTP_REQ))
-		return !http_redirect_legacy(s, px, ret);
+		goto after_rules;
 	if (!own && px->defpx && !list_empty(&px->defpx->http_req_rules))
 		r = act_rules_run(&px->defpx->http_req_rules, px, s, ACT_F_HTTP_REQ, &last);
 	if (r == ACT_RET_CONT && !(last && last->action))
 		r = act_rules_run(&px->http_req_rules, px, s, ACT_F_HTTP_REQ, &last);
-	if (r == ACT_RET_CONT)
+	if (r == ACT_RET_CONT) {
+	after_rules: /* then the stats page, then the legacy redirects, as HAProxy */
+		if ((px->rule_sets & PR_RS_STATS) && service_stats_hook(s, px, ret))
+			return 0;
 		return !(px->rule_sets & PR_RS_LEGACY_REDIR) || !http_redirect_legacy(s, px, ret);
+	}
 	*ret = req_rule_reply(s, px, r, last);
 	return 0;
 }

@@ -28,6 +28,7 @@
 #include <stream/http_reply.h>
 #include <stream/l7_body.h>
 #include <stream/persist.h>
+#include <stream/service.h>
 #include <stream/stktable_act.h>
 #include <stream/tcp_rules.h>
 #include <dns/dns_req.h>
@@ -157,6 +158,8 @@ static void stream_free(struct stream *s)
 		stk_stream_release(s);
 	if (unlikely(s->dreq)) /* a do-resolve left waiting (client gone) */
 		dns_req_release(s->dreq);
+	if (unlikely(s->svc != NULL)) /* a service aborted before its end */
+		service_release(s);
 	if (unlikely(!b_is_null(&s->rw)))
 		b_release(&s->rw);
 	if (unlikely(s->vars_txn.head || s->vars_req.head || s->vars_res.head)) {
@@ -898,6 +901,8 @@ static int stream_local(struct stream *s)
 	struct conn *f = s->front;
 	int ret;
 
+	if (unlikely(s->svc != NULL) && (ret = service_step(s)) <= 0) /* its body first */
+		return ret < 0 ? stream_abort(s) : 0;
 	if (s->flags & SF_FRONT_CLOSE)
 		return stream_end(s); /* the graceful close flushes the reply */
 	if (!(s->flags & SF_REQ_DONE)) {
