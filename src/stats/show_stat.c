@@ -1,480 +1,252 @@
-/* "show stat": HAProxy's CSV of proxies and servers (the fixed columns of HAProxy 2.6, in
- * order, then the "-" end-of-fixed-fields marker): per proxy a FRONTEND line, one line per
- * server and a BACKEND line, from the per-group counter blocks summed at read time. Fields
- * that HAProxy leaves empty for a line type are empty here too; values of features that do
- * not exist yet (request rates, backend and server session rates, timings, checks) are 0
- * where HAProxy prints a number.
+/* "show stat [{px|-1} {type|-1} {sid|-1}] [typed|json] [desc] [up|no-maint]": HAProxy
+ * 2.6's report of proxies and servers, per proxy a FRONTEND line, one line per server
+ * and a BACKEND line, rendered from the lines of the stats data model (stat_proxy.c) by
+ * the writers of stat_out.c. Also "show schema json".
  */
-#include <inttypes.h>
 #include <stdbool.h>
-#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-#include <backend/queue-t.h>
 #include <backend/server-t.h>
-#include <base/addr.h>
 #include <base/atomic.h>
-#include <base/freq_ctr.h>
-#include <check/check-t.h>
-#include <check/check.h>
 #include <cli/cli.h>
-#include <event/loop.h>
-#include <dns/dns_addr.h>
-#include <proc/global-t.h>
 #include <proxy/proxy.h>
-#include <stats/counters.h>
+#include <stats/stats.h>
 
-#define STAT_COLS(X) \
-	X(pxname) X(svname) X(qcur) X(qmax) X(scur) X(smax) X(slim) X(stot) X(bin) X(bout) \
-	X(dreq) X(dresp) X(ereq) X(econ) X(eresp) X(wretr) X(wredis) X(status) X(weight) \
-	X(act) X(bck) X(chkfail) X(chkdown) X(lastchg) X(downtime) X(qlimit) X(pid) X(iid) \
-	X(sid) X(throttle) X(lbtot) X(tracked) X(type) X(rate) X(rate_lim) X(rate_max) \
-	X(check_status) X(check_code) X(check_duration) X(hrsp_1xx) X(hrsp_2xx) X(hrsp_3xx) \
-	X(hrsp_4xx) X(hrsp_5xx) X(hrsp_other) X(hanafail) X(req_rate) X(req_rate_max) \
-	X(req_tot) X(cli_abrt) X(srv_abrt) X(comp_in) X(comp_out) X(comp_byp) X(comp_rsp) \
-	X(lastsess) X(last_chk) X(last_agt) X(qtime) X(ctime) X(rtime) X(ttime) \
-	X(agent_status) X(agent_code) X(agent_duration) X(check_desc) X(agent_desc) \
-	X(check_rise) X(check_fall) X(check_health) X(agent_rise) X(agent_fall) \
-	X(agent_health) X(addr) X(cookie) X(mode) X(algo) X(conn_rate) X(conn_rate_max) \
-	X(conn_tot) X(intercepted) X(dcon) X(dses) X(wrew) X(connect) X(reuse) \
-	X(cache_lookups) X(cache_hits) X(srv_icur) X(src_ilim) X(qtime_max) X(ctime_max) \
-	X(rtime_max) X(ttime_max) X(eint) X(idle_conn_cur) X(safe_conn_cur) X(used_conn_cur) \
-	X(need_conn_est) X(uweight) X(agg_server_status) X(agg_server_check_status) \
-	X(agg_check_status)
+/* Filter bits of the <type> argument, as HAProxy. */
+#define STAT_TYPE_FE 0x1
+#define STAT_TYPE_BE 0x2
+#define STAT_TYPE_SRV 0x4
 
-#define STAT_ENUM(n) ST_##n,
-#define STAT_NAME(n) #n ",",
+#define STAT_OPT_DESC 0x1     /* typed: descriptions */
+#define STAT_OPT_UP 0x2	      /* only usable servers */
+#define STAT_OPT_NO_MAINT 0x4 /* no server in maintenance */
 
-enum stat_col {
-	STAT_COLS(STAT_ENUM)
-	ST_NCOLS
+/* A parsed command line. */
+struct stat_req {
+	enum stat_fmt fmt;
+	uint32_t opts; /* STAT_OPT_* */
+	int iid;       /* proxy, or -1 for all */
+	int types;     /* STAT_TYPE_* bits, or -1 for all */
+	int sid;       /* server, or -1 for all */
 };
 
-static const char *const stat_names[ST_NCOLS] = { STAT_COLS(STAT_NAME) };
-
-/* One CSV line being built: every field empty until set. */
-struct stat_line {
-	char val[ST_NCOLS][48];
-};
-
-static void st_str(struct stat_line *l, enum stat_col c, const char *s)
+/* Parses the words after "show stat" as HAProxy 2.6 does: three words make a filter
+ * (a proxy name or iid, a type mask, a server id), the options follow; unknown words are
+ * ignored. Returns 0, or -1 when the proxy of a filter does not exist. */
+static int stat_parse(const struct cli_ctx *ctx, struct stat_req *r)
 {
-	snprintf(l->val[c], sizeof(l->val[c]), "%s", s);
-}
+	int arg = 2;
 
-static void st_u64(struct stat_line *l, enum stat_col c, uint64_t v)
-{
-	snprintf(l->val[c], sizeof(l->val[c]), "%" PRIu64, v);
-}
+	memset(r, 0, sizeof(*r));
+	r->iid = r->types = r->sid = -1;
+	if (ctx->nargs >= 5) {
+		const struct proxy *px = proxy_find(ctx->args[2], 0);
 
-static void st_int(struct stat_line *l, enum stat_col c, long long v)
-{
-	snprintf(l->val[c], sizeof(l->val[c]), "%lld", v);
-}
-
-/* Sets every column of <cols> (terminated by ST_NCOLS) to 0. */
-static void st_zeros(struct stat_line *l, const enum stat_col *cols)
-{
-	for (; *cols != ST_NCOLS; cols++)
-		st_str(l, *cols, "0");
-}
-
-/* Fields common to every line of proxy <px>: names, pid, iid, mode. */
-static void st_common(struct stat_line *l, const struct proxy *px, const char *svname, int iid)
-{
-	memset(l, 0, sizeof(*l));
-	st_str(l, ST_pxname, px->id);
-	st_str(l, ST_svname, svname);
-	st_str(l, ST_pid, "1");
-	st_int(l, ST_iid, iid);
-	st_str(l, ST_mode, px->mode == PR_MODE_HTTP ? "http" : "tcp");
-}
-
-static void st_rsp(struct stat_line *l, const uint64_t *rsp)
-{
-	for (int i = 1; i <= 5; i++)
-		st_u64(l, (enum stat_col)(ST_hrsp_1xx + i - 1), rsp[i]);
-	st_u64(l, ST_hrsp_other, rsp[0]);
-}
-
-/* iid as HAProxy numbers proxies when a stats socket exists: config order from 2. */
-static int stat_iid(const struct proxy *px)
-{
-	int n = 2;
-
-	for (const struct proxy *p = proxies; p && p != px; p = p->next)
-		n++;
-	return n;
-}
-
-static int stat_fe_maxconn(const struct proxy *px)
-{
-	return px->maxconn ? px->maxconn : global.maxconn;
-}
-
-/* HAProxy's default fullconn: a tenth (rounded up) of the maxconn of every frontend that
- * may use the backend (default_backend, use_backend, or itself for a listen). */
-static int stat_be_fullconn(const struct proxy *be)
-{
-	long long sum = 0;
-
-	if (be->fullconn) /* "fullconn", or its default once computed (srv_limits.c) */
-		return be->fullconn;
-	for (const struct proxy *fe = proxies; fe; fe = fe->next) {
-		struct switching_rule *r;
-		bool uses = (fe->cap & PR_CAP_FE) && (fe == be || fe->defbe == be);
-
-		if (!(fe->cap & PR_CAP_FE))
-			continue;
-		list_for_each_entry(r, &fe->switching_rules, list)
-			uses = uses || r->be == be;
-		if (uses)
-			sum += stat_fe_maxconn(fe);
+		r->iid = px ? stat_proxy_iid(px) : atoi(ctx->args[2]);
+		if (!r->iid)
+			return -1;
+		r->types = atoi(ctx->args[3]);
+		r->sid = atoi(ctx->args[4]);
+		arg = 5;
 	}
-	return (int)((sum + 9) / 10);
-}
+	for (; arg < ctx->nargs; arg++) {
+		const char *w = ctx->args[arg];
 
-static bool srv_is_up(const struct server *srv)
-{
-	return !(srv->flags & SRV_F_DISABLED) &&
-	       HA_ATOMIC_LOAD_RLX(&srv->run_state) == SRV_RS_UP;
-}
-
-static const char *stat_srv_status(const struct server *srv)
-{
-	static const char *const st[] = { "UP", "DOWN", "NOLB" };
-	int rs = HA_ATOMIC_LOAD_RLX(&srv->run_state);
-
-	if (srv->flags & SRV_F_DISABLED)
-		return "MAINT";
-	if (rs == SRV_RS_RMAINT)
-		return "MAINT (resolution)";
-	if (!(srv->flags & SRV_F_CHECK))
-		return "no check";
-	return st[rs >= 0 && rs <= SRV_RS_NOLB ? rs : 0];
-}
-
-/* The check fields of a server line: status, counters, last change, downtime. */
-static void stat_fill_srv_check(struct stat_line *l, const struct server *srv)
-{
-	uint64_t last = HA_ATOMIC_LOAD_RLX(&srv->last_change), down;
-	uint64_t now = th_ctx ? now_ms() : 0;
-
-	if (last && now >= last)
-		st_u64(l, ST_lastchg, (now - last) / 1000);
-	if (!(srv->flags & SRV_F_CHECK))
-		return;
-	down = HA_ATOMIC_LOAD_RLX(&srv->down_time);
-	if (HA_ATOMIC_LOAD_RLX(&srv->run_state) == SRV_RS_DOWN && last && now >= last)
-		down += now - last;
-	st_u64(l, ST_chkfail, HA_ATOMIC_LOAD_RLX(&srv->chk_fail));
-	st_u64(l, ST_chkdown, HA_ATOMIC_LOAD_RLX(&srv->chk_down));
-	st_u64(l, ST_downtime, down / 1000);
-	st_str(l, ST_check_status, chk_result_str(HA_ATOMIC_LOAD_RLX(&srv->check_status)));
-	if (HA_ATOMIC_LOAD_RLX(&srv->check_code))
-		st_int(l, ST_check_code, HA_ATOMIC_LOAD_RLX(&srv->check_code));
-	st_int(l, ST_check_duration, HA_ATOMIC_LOAD_RLX(&srv->check_duration));
-	st_int(l, ST_check_rise, srv->rise);
-	st_int(l, ST_check_fall, srv->fall);
-	st_int(l, ST_check_health, srv->check ? HA_ATOMIC_LOAD_RLX(&srv->check->health) : 0);
-}
-
-static void stat_fill_fe(struct stat_line *l, const struct proxy *px)
-{
-	static const enum stat_col zeros[] = {
-		ST_req_rate, ST_req_rate_max, ST_comp_in, ST_comp_out, ST_comp_byp, ST_comp_rsp,
-		ST_cache_lookups, ST_cache_hits, ST_NCOLS,
-	};
-	struct fe_counters c;
-	/* a session starts at each accepted connection: both rates are the same */
-	uint32_t rate = freq_ctr_rate(&px->sess_rate, th_ctx ? now_ms() : 0);
-	uint32_t rate_max = HA_ATOMIC_LOAD_RLX(&px->sess_rate_max);
-
-	fe_counters_sum(px->fe_cnt, &c);
-	st_common(l, px, "FRONTEND", stat_iid(px));
-	st_zeros(l, zeros);
-	st_u64(l, ST_rate, rate);
-	st_int(l, ST_rate_lim, px->sess_rate_lim);
-	st_u64(l, ST_rate_max, rate_max);
-	st_u64(l, ST_conn_rate, rate);
-	st_u64(l, ST_conn_rate_max, rate_max);
-	st_int(l, ST_scur, HA_ATOMIC_LOAD_RLX(&px->feconn));
-	st_int(l, ST_smax, HA_ATOMIC_LOAD_RLX(&px->feconn_max));
-	st_int(l, ST_slim, stat_fe_maxconn(px));
-	/* sessions are the connections that tcp-request connection and session rules let in */
-	st_u64(l, ST_stot, c.cum_conn - c.denied_conn - c.denied_sess);
-	st_u64(l, ST_dcon, c.denied_conn);
-	st_u64(l, ST_dses, c.denied_sess);
-	st_u64(l, ST_bin, c.bytes_in);
-	st_u64(l, ST_bout, c.bytes_out);
-	st_u64(l, ST_dreq, c.denied_req);
-	st_u64(l, ST_dresp, c.denied_resp);
-	st_u64(l, ST_ereq, c.failed_req);
-	st_str(l, ST_status, "OPEN");
-	st_str(l, ST_sid, "0");
-	st_str(l, ST_type, "0");
-	st_rsp(l, c.rsp);
-	st_u64(l, ST_req_tot, c.cum_req);
-	st_u64(l, ST_conn_tot, c.cum_conn);
-	st_u64(l, ST_intercepted, c.intercepted);
-	st_u64(l, ST_wrew, c.failed_rewrites);
-	st_u64(l, ST_eint, c.internal_errors);
-}
-
-/* Fields servers and backends share, from their summed be_counters. <sess> is the
- * sessions (stot) of the line, <connect> and <reuse> its server connections. */
-static void stat_fill_be_common(struct stat_line *l, const struct be_counters *c, uint64_t sess,
-				uint64_t connect, uint64_t reuse)
-{
-	static const enum stat_col zeros[] = {
-		ST_qmax, ST_rate, ST_rate_max, ST_qtime, ST_ctime, ST_rtime, ST_ttime,
-		ST_qtime_max, ST_ctime_max, ST_rtime_max, ST_ttime_max, ST_NCOLS,
-	};
-
-	st_zeros(l, zeros);
-	st_u64(l, ST_stot, sess);
-	st_u64(l, ST_connect, connect);
-	st_u64(l, ST_reuse, reuse);
-	st_u64(l, ST_wrew, c->failed_rewrites);
-	st_u64(l, ST_eint, c->internal_errors);
-	st_u64(l, ST_cli_abrt, c->cli_aborts);
-	st_u64(l, ST_srv_abrt, c->srv_aborts);
-	st_u64(l, ST_bin, c->bytes_in);
-	st_u64(l, ST_bout, c->bytes_out);
-	st_u64(l, ST_dresp, c->denied_resp);
-	st_u64(l, ST_econ, c->failed_conns);
-	st_u64(l, ST_eresp, c->failed_resp);
-	st_u64(l, ST_wretr, c->retries);
-	st_u64(l, ST_wredis, c->redispatches);
-	st_rsp(l, c->rsp);
-	st_u64(l, ST_lastchg, cli_uptime_ms() / 1000);
-	if (!sess)
-		st_str(l, ST_lastsess, "-1"); /* the time of the last one is not kept yet */
-}
-
-/* A server's requests are the responses it gave. */
-static uint64_t stat_srv_req_tot(const struct be_counters *c)
-{
-	uint64_t n = 0;
-
-	for (int i = 0; i < 6; i++)
-		n += c->rsp[i];
-	return n;
-}
-
-static void stat_fill_srv(struct stat_line *l, const struct proxy *px, const struct server *srv)
-{
-	static const enum stat_col zeros[] = {
-		ST_qcur, ST_srv_icur, ST_idle_conn_cur, ST_safe_conn_cur, ST_used_conn_cur,
-		ST_need_conn_est, ST_NCOLS,
-	};
-	struct be_counters c;
-	char addr[160];
-	struct sockaddr_storage dyn;
-	const struct sockaddr_storage *sa;
-
-	be_counters_sum(srv->cnt, &c);
-	st_common(l, px, srv->id, stat_iid(px));
-	/* a server's sessions are the exchanges sent to it, each attempt counted */
-	stat_fill_be_common(l, &c, c.connect + c.reuse, c.connect, c.reuse);
-	st_u64(l, ST_req_tot, stat_srv_req_tot(&c));
-	st_zeros(l, zeros);
-	st_int(l, ST_scur, HA_ATOMIC_LOAD_RLX(&srv->cur_conns));
-	st_int(l, ST_smax, HA_ATOMIC_LOAD_RLX(&srv->cur_conns_max));
-	if (srv->maxconn)
-		st_int(l, ST_slim, srv->maxconn);
-	if (srv->maxqueue)
-		st_int(l, ST_qlimit, srv->maxqueue);
-	st_int(l, ST_qcur, HA_ATOMIC_LOAD_RLX(&srv->queued)); /* waiting for it (maxqueue) */
-	st_str(l, ST_status, stat_srv_status(srv));
-	st_int(l, ST_weight, HA_ATOMIC_LOAD_RLX(&srv->weight)); /* effective (server_weight.c) */
-	st_int(l, ST_uweight, HA_ATOMIC_LOAD_RLX(&srv->uweight));
-	st_str(l, ST_act, (srv->flags & SRV_F_BACKUP) ? "0" : "1");
-	st_str(l, ST_bck, (srv->flags & SRV_F_BACKUP) ? "1" : "0");
-	st_int(l, ST_sid, srv->puid);
-	st_u64(l, ST_lbtot, c.cum_lbconn);
-	st_str(l, ST_type, "2");
-	sa = dns_srv_shown_addr(srv, &dyn);
-	if (sa == &dyn || HA_ATOMIC_LOAD_RLX(&srv->run_state) != SRV_RS_RMAINT) /* else none */
-		st_str(l, ST_addr, addr_to_str(sa, addr, sizeof(addr)));
-	stat_fill_srv_check(l, srv);
-}
-
-static const char *stat_algo(const struct proxy *px)
-{
-	switch (px->lbalgo) {
-	case LB_ALGO_LEASTCONN:
-		return "leastconn";
-	case LB_ALGO_RANDOM:
-		return "random";
-	case LB_ALGO_FIRST:
-		return "first";
-	case LB_ALGO_SOURCE:
-		return "source";
-	case LB_ALGO_URI:
-		return "uri";
-	case LB_ALGO_URL_PARAM:
-		return "url_param";
-	case LB_ALGO_HDR:
-		return "hdr";
-	case LB_ALGO_RDP_COOKIE:
-		return "rdp-cookie";
-	case LB_ALGO_HASH:
-		return "hash";
-	default:
-		return "roundrobin";
+		if (strcmp(w, "typed") == 0)
+			r->fmt = STAT_FMT_TYPED;
+		else if (strcmp(w, "json") == 0)
+			r->fmt = STAT_FMT_JSON;
+		else if (strcmp(w, "desc") == 0)
+			r->opts |= STAT_OPT_DESC;
+		else if (strcmp(w, "up") == 0)
+			r->opts |= STAT_OPT_UP;
+		else if (strcmp(w, "no-maint") == 0)
+			r->opts |= STAT_OPT_NO_MAINT;
 	}
+	return 0;
 }
 
-static void stat_fill_be(struct stat_line *l, const struct proxy *px)
+static bool stat_type_wanted(const struct stat_req *r, int bit)
 {
-	static const enum stat_col zeros[] = {
-		ST_chkdown, ST_downtime, ST_comp_in, ST_comp_out, ST_comp_byp,
-		ST_comp_rsp, ST_cache_lookups, ST_cache_hits, ST_agg_server_status,
-		ST_agg_server_check_status, ST_agg_check_status, ST_NCOLS,
-	};
-	struct be_counters c;
-	uint64_t lbtot = 0, qcur = 0, connect = 0, reuse = 0;
-	int act = 0, bck = 0, wact = 0, wbck = 0;
+	return r->types == -1 || (r->types & bit);
+}
 
-	be_counters_sum(px->be_cnt, &c);
-	for (const struct server *s = px->srv; s; s = s->next) {
-		struct be_counters sc;
+static bool stat_srv_in_maint(const struct server *srv)
+{
+	return (srv->flags & SRV_F_DISABLED) ||
+	       HA_ATOMIC_LOAD_RLX(&srv->run_state) == SRV_RS_RMAINT;
+}
 
-		be_counters_sum(s->cnt, &sc);
-		lbtot += sc.cum_lbconn;
-		connect += sc.connect;
-		reuse += sc.reuse;
-		if (!srv_is_up(s))
-			continue;
-		if (s->flags & SRV_F_BACKUP) {
-			bck++;
-			wbck += s->weight;
-		} else {
-			act++;
-			wact += s->weight;
-		}
+static bool stat_srv_hidden(const struct stat_req *r, const struct server *srv)
+{
+	if (!stat_type_wanted(r, STAT_TYPE_SRV) || (r->sid != -1 && srv->puid != r->sid))
+		return true;
+	if ((r->opts & STAT_OPT_UP) && !stats_srv_is_up(srv))
+		return true;
+	return (r->opts & STAT_OPT_NO_MAINT) && stat_srv_in_maint(srv);
+}
+
+/* With "up" or "no-maint", HAProxy appends "(usable/total)" servers to a backend's
+ * status. */
+static void stat_be_counts(struct stat_line *l, const struct proxy *px)
+{
+	int up = 0, tot = 0;
+
+	for (const struct server *s = px->srv; s; s = s->next, tot++)
+		up += stats_srv_is_up(s);
+	stat_set_fmt(l, stat_cols, ST_status, "%s (%d/%d)", l->f[ST_status].u.str, up, tot);
+}
+
+/* Resumable state: ctx->st is 0 before the header, 1 while walking proxies, 2 at the end;
+ * ctx->p[0] the proxy, ctx->p[1] its next server; ctx->n[0] the part of the proxy
+ * (STAT_PART_*) and flags; ctx->n[1] the position in the line being written (0: its
+ * opening, 1 + i: field i, ST_NCOLS + 1: its closing). */
+#define STAT_PART_FE 0
+#define STAT_PART_SRV 1
+#define STAT_PART_BE 2
+#define STAT_PART_MASK 0x3
+#define STAT_N_LINE 0x100  /* JSON: a line was written (a comma before the next) */
+#define STAT_N_FIELD 0x200 /* JSON: a field of this line was written */
+
+/* One element of line <l> at position <pos> into <b>; returns its length or -1. */
+static size_t stat_emit_one(char *b, size_t size, const struct cli_ctx *ctx,
+			    const struct stat_req *r, const struct stat_line *l, int pos)
+{
+	bool json = r->fmt == STAT_FMT_JSON;
+
+	if (pos == 0)
+		return !json			   ? 0
+		       : (ctx->n[0] & STAT_N_LINE) ? stat_out_str(b, size, ",[")
+						   : stat_out_str(b, size, "[");
+	if (pos == ST_NCOLS + 1)
+		return json ? stat_out_str(b, size, "]") : 0;
+	if (!json)
+		return stat_out_typed_field(b, 0, size, l, pos - 1, r->opts & STAT_OPT_DESC);
+	return stat_out_json_field(b, 0, size, l, pos - 1, !(ctx->n[0] & STAT_N_FIELD));
+}
+
+/* Writes line <l> from position ctx->n[1] on. Returns CLI_DONE once all of it is out
+ * (ctx->n[1] back to 0), CLI_MORE when the output is full. */
+static int stat_emit(struct cli_ctx *ctx, const struct stat_req *r, const struct stat_line *l)
+{
+	char b[1024];
+	size_t len;
+
+	if (r->fmt == STAT_FMT_CSV) {
+		char line[ST_NCOLS * 64];
+
+		len = stat_out_csv_line(line, 0, sizeof(line), l);
+		return len == (size_t)-1 || cli_write(ctx, line, len) < 0 ? CLI_MORE : CLI_DONE;
 	}
-	for (int g = 0; px->queues && g < counters_ngroups; g++)
-		qcur += (uint64_t)HA_ATOMIC_LOAD_RLX(&px->queues[g].len);
-	st_common(l, px, "BACKEND", stat_iid(px));
-	stat_fill_be_common(l, &c, c.cum_sess, connect, reuse);
-	st_u64(l, ST_req_tot, c.cum_sess);
-	st_u64(l, ST_dreq, c.denied_req);
-	st_zeros(l, zeros);
-	st_u64(l, ST_qcur, qcur);
-	st_int(l, ST_qmax, HA_ATOMIC_LOAD_RLX(&px->queue_max));
-	/* HAProxy counts the queued streams among the backend's */
-	st_u64(l, ST_scur, (uint64_t)HA_ATOMIC_LOAD_RLX(&px->beconn) + qcur);
-	st_int(l, ST_smax, HA_ATOMIC_LOAD_RLX(&px->beconn_max));
-	st_int(l, ST_slim, stat_be_fullconn(px));
-	st_str(l, ST_status, act || bck ? "UP" : "DOWN");
-	st_int(l, ST_weight, act ? wact : wbck);
-	st_int(l, ST_uweight, act ? wact : wbck);
-	st_int(l, ST_act, act);
-	st_int(l, ST_bck, bck);
-	st_str(l, ST_sid, "0");
-	st_u64(l, ST_lbtot, lbtot);
-	st_str(l, ST_type, "1");
-	st_str(l, ST_algo, stat_algo(px));
+	for (; ctx->n[1] <= ST_NCOLS + 1; ctx->n[1]++) {
+		int pos = (int)ctx->n[1];
+
+		len = stat_emit_one(b, sizeof(b), ctx, r, l, pos);
+		if (len == (size_t)-1 || cli_write(ctx, b, len) < 0)
+			return CLI_MORE;
+		if (pos > 0 && pos <= ST_NCOLS && l->f[pos - 1].type != SF_EMPTY)
+			ctx->n[0] |= STAT_N_FIELD;
+	}
+	ctx->n[1] = 0;
+	ctx->n[0] = (ctx->n[0] & ~(uint64_t)STAT_N_FIELD) | STAT_N_LINE;
+	return CLI_DONE;
 }
 
-/* Writes one line: every field followed by ',', then the "-" marker. */
-static int stat_emit(struct cli_ctx *ctx, const struct stat_line *l)
+static int stat_header(struct cli_ctx *ctx, const struct stat_req *r)
 {
-	char out[ST_NCOLS * 49 + 8];
+	char b[2048];
 	size_t len = 0;
 
-	for (int i = 0; i < ST_NCOLS; i++) {
-		size_t n = strlen(l->val[i]);
-
-		memcpy(out + len, l->val[i], n);
-		len += n;
-		out[len++] = ',';
-	}
-	memcpy(out + len, "-,\n", 3);
-	return cli_write(ctx, out, len + 3);
+	if (r->fmt == STAT_FMT_CSV)
+		len = stat_out_csv_header(b, 0, sizeof(b));
+	else if (r->fmt == STAT_FMT_JSON)
+		len = stat_out_str(b, sizeof(b), "[");
+	return len == (size_t)-1 || cli_write(ctx, b, len) < 0 ? -1 : 0;
 }
 
-static int stat_emit_header(struct cli_ctx *ctx)
-{
-	char out[2048] = "# ";
-	size_t len = 2;
-
-	for (int i = 0; i < ST_NCOLS; i++) {
-		size_t n = strlen(stat_names[i]);
-
-		memcpy(out + len, stat_names[i], n);
-		len += n;
-	}
-	memcpy(out + len, "-,\n", 3);
-	return cli_write(ctx, out, len + 3);
-}
-
-/* Options: "up" shows only usable servers, "no-maint" hides servers in maintenance. */
-static bool stat_srv_hidden(const struct cli_ctx *ctx, const struct server *srv)
-{
-	for (int i = 2; i < ctx->nargs; i++)
-		if ((strcmp(ctx->args[i], "up") == 0 || strcmp(ctx->args[i], "no-maint") == 0) &&
-		    !srv_is_up(srv))
-			return true;
-	return false;
-}
-
-/* States: st 0 header, 1 proxies; p[0] proxy, n[0] part (0 FE, 1 servers, 2 BE), p[1]
- * next server. */
-static int stat_show(struct cli_ctx *ctx)
+/* The lines of proxy <px> from the part in ctx->n[0] on. */
+static int stat_proxy(struct cli_ctx *ctx, const struct stat_req *r, const struct proxy *px)
 {
 	struct stat_line l;
 
-	for (int i = 2; i < ctx->nargs; i++) {
-		if (strcmp(ctx->args[i], "typed") == 0 || strcmp(ctx->args[i], "json") == 0 ||
-		    strcmp(ctx->args[i], "desc") == 0)
-			return cli_printf(ctx, "'show stat %s' is not supported yet.\n",
-					  ctx->args[i]) < 0 ? CLI_MORE : CLI_DONE;
+	if ((ctx->n[0] & STAT_PART_MASK) == STAT_PART_FE) {
+		if ((px->cap & PR_CAP_FE) && stat_type_wanted(r, STAT_TYPE_FE)) {
+			stats_fill_fe(&l, px);
+			if (stat_emit(ctx, r, &l) != CLI_DONE)
+				return CLI_MORE;
+		}
+		ctx->n[0] = (ctx->n[0] & ~(uint64_t)STAT_PART_MASK) | STAT_PART_SRV;
+		ctx->p[1] = (px->cap & PR_CAP_BE) ? px->srv : NULL;
 	}
+	for (; (ctx->n[0] & STAT_PART_MASK) == STAT_PART_SRV && ctx->p[1];
+	     ctx->p[1] = ((const struct server *)ctx->p[1])->next) {
+		const struct server *srv = ctx->p[1];
+
+		if (stat_srv_hidden(r, srv))
+			continue;
+		stats_fill_srv(&l, px, srv);
+		if (stat_emit(ctx, r, &l) != CLI_DONE)
+			return CLI_MORE;
+	}
+	ctx->n[0] = (ctx->n[0] & ~(uint64_t)STAT_PART_MASK) | STAT_PART_BE;
+	if ((px->cap & PR_CAP_BE) && stat_type_wanted(r, STAT_TYPE_BE)) {
+		stats_fill_be(&l, px);
+		if (r->opts & (STAT_OPT_UP | STAT_OPT_NO_MAINT))
+			stat_be_counts(&l, px);
+		if (stat_emit(ctx, r, &l) != CLI_DONE)
+			return CLI_MORE;
+	}
+	ctx->n[0] &= ~(uint64_t)STAT_PART_MASK;
+	return CLI_DONE;
+}
+
+static int stat_show(struct cli_ctx *ctx)
+{
+	struct stat_req r;
+
+	if (stat_parse(ctx, &r) < 0)
+		return cli_printf(ctx, "No such proxy.\n") < 0 ? CLI_MORE : CLI_DONE;
 	if (ctx->st == 0) {
-		if (stat_emit_header(ctx) < 0)
+		if (stat_header(ctx, &r) < 0)
 			return CLI_MORE;
 		ctx->st = 1;
 		ctx->p[0] = proxies;
 	}
-	while (ctx->p[0]) {
+	for (; ctx->st == 1 && ctx->p[0]; ctx->p[0] = ((const struct proxy *)ctx->p[0])->next) {
 		const struct proxy *px = ctx->p[0];
 
-		if (ctx->n[0] == 0) {
-			if (px->cap & PR_CAP_FE) {
-				stat_fill_fe(&l, px);
-				if (stat_emit(ctx, &l) < 0)
-					return CLI_MORE;
-			}
-			ctx->n[0] = 1;
-			ctx->p[1] = (px->cap & PR_CAP_BE) ? px->srv : NULL;
-		}
-		for (; ctx->n[0] == 1 && ctx->p[1];
-		     ctx->p[1] = ((const struct server *)ctx->p[1])->next) {
-			const struct server *srv = ctx->p[1];
-
-			if (stat_srv_hidden(ctx, srv))
-				continue;
-			stat_fill_srv(&l, px, srv);
-			if (stat_emit(ctx, &l) < 0)
-				return CLI_MORE;
-		}
-		if (px->cap & PR_CAP_BE) {
-			stat_fill_be(&l, px);
-			if (stat_emit(ctx, &l) < 0)
-				return CLI_MORE;
-		}
-		ctx->n[0] = 0;
-		ctx->p[0] = px->next;
+		if (r.iid != -1 && stat_proxy_iid(px) != r.iid)
+			continue;
+		if (stat_proxy(ctx, &r, px) != CLI_DONE)
+			return CLI_MORE;
 	}
+	ctx->st = 2;
+	if (r.fmt == STAT_FMT_JSON && cli_write(ctx, "]\n", 2) < 0)
+		return CLI_MORE;
+	if (r.fmt == STAT_FMT_TYPED && !(ctx->n[0] & STAT_N_LINE) && cli_write(ctx, "\n", 1) < 0)
+		return CLI_MORE;
 	return CLI_DONE;
 }
 
+static int stat_schema(struct cli_ctx *ctx)
+{
+	size_t len = strlen(stat_json_schema);
+
+	return cli_write(ctx, stat_json_schema, len) < 0 ? CLI_MORE : CLI_DONE;
+}
+
 static const struct cli_kw stat_kws[] = {
-	{ { "show", "stat" }, "show stat [desc|json|no-maint|typed|up]*",
-	  "report counters for each proxy and server", CLI_LVL_USER, stat_show },
+	{ { "show", "stat" },
+	  "show stat [desc|json|no-maint|typed|up]*",
+	  "report counters for each proxy and server",
+	  CLI_LVL_USER,
+	  stat_show },
+	{ { "show", "schema", "json" },
+	  "show schema json",
+	  "report schema used for stats",
+	  CLI_LVL_USER,
+	  stat_schema },
 	{ { NULL }, NULL, NULL, 0, NULL },
 };
 
