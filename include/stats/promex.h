@@ -33,6 +33,8 @@ enum promex_kind {
 #define PROMEX_F_HTTP 0x01  /* only for proxies in mode http */
 #define PROMEX_F_CHECK 0x02 /* only for servers with a health check */
 #define PROMEX_F_NOHDR 0x04 /* continues the previous metric: no HELP/TYPE lines */
+#define PROMEX_F_ZERO 0x08  /* an empty field is 0, not NaN */
+#define PROMEX_F_SKIP 0x10  /* an empty field gives no sample (no check completed yet) */
 
 /* One exported metric: "haproxy_<name>", the stats field (CSV column, or "show info"
  * field for the process scope) it reads, its HELP text and TYPE, as HAProxy 2.6 has them. */

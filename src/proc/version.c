@@ -199,7 +199,7 @@ static void version_print_runtime(void)
 	printf("(protocols marked as <default> cannot be specified using 'proto' keyword)\n");
 	printf(" %10s : mode=%-5s side=%-6s mux=%-5s flags=%s\n", "h1", "HTTP", "FE|BE", "H1", "");
 	printf("\n");
-	printf("Available services : none\n");
+	printf("Available services : prometheus-exporter\n"); /* stats/promex.c */
 	printf("Available filters : none\n");
 }
 
