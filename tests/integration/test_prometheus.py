@@ -16,7 +16,7 @@ import time
 import pytest
 
 import httpc
-from conftest import free_port, run_haproxy, stop_pid_proc, wait_port
+from conftest import HAPROXY_BIN, free_port, run_haproxy, stop_pid_proc, wait_port
 
 PROMTOOL = shutil.which("promtool")
 REF_BIN = "/usr/sbin/haproxy"
@@ -248,8 +248,10 @@ def test_many_servers_streamed(proxy, backends):
     assert len(st) == 5 * 3000
     assert text.count("# HELP haproxy_server_status ") == 1
     promtool(text)
-    # the proxy never held the body whole (bounded by its buffers, not by the output)
-    assert p.rss_kib() - rss0 < 4096
+    # the proxy never held the body whole (bounded by its buffers, not by the output);
+    # ASan's quarantine keeps every freed buffer, so only a plain build tells
+    if "asan" not in os.path.basename(HAPROXY_BIN):
+        assert p.rss_kib() - rss0 < 4096, (rss0, p.rss_kib())
     assert p.alive()
 
 
