@@ -25,8 +25,8 @@ REF_BIN = "/usr/sbin/haproxy"
 KNOWN_LINT = {"haproxy_process_failed_resolutions counter metrics should have \"_total\" suffix"}
 
 
-def cfg(fe_port, servers, extra_be="", extra=""):
-    lines = ["global", "    nbthread 2", "defaults", "    mode http",
+def cfg(fe_port, servers, extra_be="", extra="", glob=()):
+    lines = ["global", "    nbthread 2"] + ["    " + g for g in glob] + ["defaults", "    mode http",
              "    timeout connect 2s", "    timeout client 10s", "    timeout server 10s",
              "frontend fe", "    bind 127.0.0.1:%d" % fe_port,
              "    http-request use-service prometheus-exporter if { path /metrics }",
@@ -76,13 +76,15 @@ def promtool(text):
     assert lint <= KNOWN_LINT, lint
 
 
-def test_exporter_head_format_and_counters(proxy, backends):
+@pytest.mark.parametrize("glob", [(), pytest.param(("thread-groups 2",), marks=pytest.mark.ours)],
+                         ids=["1group", "2groups"])
+def test_exporter_head_format_and_counters(proxy, backends, glob):
     bs = backends(2)
     fe = free_port()
     proxy(cfg(fe, [("s1", bs[0].port, ""), ("s2", bs[1].port, ""),
-                   ("s3", free_port(), "disabled")]), ports=[fe])
+                   ("s3", free_port(), "disabled")], glob=glob), ports=[fe])
     before = scrape(fe).body.decode()
-    n = 10
+    n = 20
     for _ in range(n):
         assert httpc.get(fe, "/x").status == 200
     # the counters of a response are bumped as its stream ends, maybe just after the
