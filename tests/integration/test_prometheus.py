@@ -27,11 +27,10 @@ KNOWN_LINT = {"haproxy_process_failed_resolutions counter metrics should have \"
 
 def cfg(fe_port, servers, extra_be="", extra="", glob=()):
     lines = ["global", "    nbthread 2"] + ["    " + g for g in glob]
-    lines += ["defaults", "    mode http", "    timeout connect 2s", "    timeout client 10s", "    timeout server 10s",
-             "frontend fe", "    bind 127.0.0.1:%d" % fe_port,
-             "    http-request use-service prometheus-exporter if { path /metrics }",
-             "    default_backend be",
-             "backend be"]
+    lines += ["defaults", "    mode http", "    timeout connect 2s", "    timeout client 10s",
+              "    timeout server 10s", "frontend fe", "    bind 127.0.0.1:%d" % fe_port,
+              "    http-request use-service prometheus-exporter if { path /metrics }",
+              "    default_backend be", "backend be"]
     lines += ["    server %s 127.0.0.1:%d %s" % s for s in servers]
     lines += ["    " + x for x in extra_be.splitlines() if x]
     return "\n".join(lines) + "\n" + extra
