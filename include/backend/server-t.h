@@ -94,6 +94,7 @@ struct server {
 	uint8_t lb_load_shift;    /* 0 or 32: this server's half of *lb_load_word */
 	struct be_counters *cnt;  /* runtime: one block per thread group */
 	struct freq_ctr sess_rate; /* runtime: streams assigned per second (srv_sess_rate) */
+	uint32_t sess_rate_max;   /* highest sess_rate, sampled by stats/stat_rates.c (atomic) */
 	int queued;               /* runtime: streams queued because this server, the one their
 				   * key hashes to, is full (atomic, for "maxqueue") */
 	/* runtime: per thread, only touched by its thread */

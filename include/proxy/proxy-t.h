@@ -269,6 +269,8 @@ struct proxy {
 	uint32_t sess_rate_max;   /* highest sess_rate seen at an accept */
 	struct freq_ctr req_rate; /* frontend: HTTP requests per second (fe_req_rate) */
 	struct freq_ctr be_sess_rate; /* backend: streams that chose it per second (be_sess_rate) */
+	uint32_t req_rate_max;    /* highest req_rate, sampled by stats/stat_rates.c (atomic) */
+	uint32_t be_sess_rate_max; /* highest be_sess_rate, sampled likewise (atomic) */
 	/* runtime: traffic counters, one block per thread group (runtime_prepare) */
 	struct fe_counters *fe_cnt;
 	struct be_counters *be_cnt;

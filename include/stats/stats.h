@@ -62,6 +62,15 @@ bool stats_srv_is_up(const struct server *srv);
 /* Fills <l> with the "show info" fields of the process. */
 void stats_fill_info(struct stat_line *l);
 
+/* ---- rate maxima (stat_rates.c) ---- */
+
+/* Thread 0: starts (0 or -1) and stops the timer sampling the rate maxima. */
+int stats_rates_start(void);
+void stats_rates_stop(void);
+
+/* Raises the sampled maxima to the rates at <now> (ms); the timer's work, for tests. */
+void stats_rates_sample(uint64_t now);
+
 /* ---- writers (stat_out.c) ---- */
 
 /* Output formats. */

@@ -33,6 +33,7 @@
 #include <sample/regex.h>
 #include <sample/sample.h>
 #include <stats/counters.h>
+#include <stats/stats.h>
 #include <thread/thread-t.h>
 
 static struct fd_handler sig_handler;     /* thread 0 only */
@@ -252,7 +253,8 @@ static int thread_start_loop(const sigset_t *set)
 	    regex_thread_init() < 0)
 		return -1;
 	if (tid == 0 && (signals_listen(set) < 0 || cli_start() < 0 || dns_thread_start() < 0 ||
-			 ring_thread_start() < 0 || logfwd_thread_start() < 0))
+			 ring_thread_start() < 0 || logfwd_thread_start() < 0 ||
+			 stats_rates_start() < 0))
 		return -1;
 	if (listeners_enable_thread() < 0)
 		return -1;
@@ -289,6 +291,7 @@ static void *thread_main(void *arg)
 		dns_thread_stop();
 		ring_thread_stop();
 		logfwd_thread_stop();
+		stats_rates_stop();
 	}
 	h1_release_all();
 	checks_thread_stop();

@@ -111,6 +111,31 @@ static uint64_t stat_now_ms(void)
 	return th_ctx ? now_ms() : 0;
 }
 
+/* HAProxy's description of a check result (check_desc). */
+static const char *stat_check_desc(int r)
+{
+	static const char *const desc[] = {
+		[CHK_R_NONE] = "Initializing",
+		[CHK_R_L4OK] = "Layer4 check passed",
+		[CHK_R_L4CON] = "Layer4 connection problem",
+		[CHK_R_L4TOUT] = "Layer4 timeout",
+		[CHK_R_L7OK] = "Layer7 check passed",
+		[CHK_R_L7OKC] = "Layer7 check conditionally passed",
+		[CHK_R_L7STS] = "Layer7 wrong status",
+		[CHK_R_L7RSP] = "Layer7 invalid response",
+		[CHK_R_L7TOUT] = "Layer7 timeout",
+		[CHK_R_SOCKERR] = "Socket error",
+		[CHK_R_L6OK] = "Layer6 check passed",
+		[CHK_R_L6RSP] = "Layer6 invalid response",
+		[CHK_R_L6TOUT] = "Layer6 timeout",
+		[CHK_R_PROCERR] = "External check error",
+		[CHK_R_PROCTOUT] = "External check timeout",
+		[CHK_R_PROCOK] = "External check passed",
+	};
+
+	return r >= 0 && r <= CHK_R_PROCOK ? desc[r] : "Unknown";
+}
+
 /* The check fields of a server line: status, counters, last change, downtime. */
 static void stat_fill_srv_check(struct stat_line *l, const struct server *srv)
 {
@@ -128,6 +153,7 @@ static void stat_fill_srv_check(struct stat_line *l, const struct server *srv)
 	STAT_NUM(l, ST_chkdown, HA_ATOMIC_LOAD_RLX(&srv->chk_down));
 	STAT_NUM(l, ST_downtime, down / 1000);
 	STAT_STR(l, ST_check_status, chk_result_str(HA_ATOMIC_LOAD_RLX(&srv->check_status)));
+	STAT_STR(l, ST_check_desc, stat_check_desc(HA_ATOMIC_LOAD_RLX(&srv->check_status)));
 	if (HA_ATOMIC_LOAD_RLX(&srv->check_code))
 		STAT_NUM(l, ST_check_code, HA_ATOMIC_LOAD_RLX(&srv->check_code));
 	STAT_NUM(l, ST_check_duration, HA_ATOMIC_LOAD_RLX(&srv->check_duration));
@@ -170,6 +196,8 @@ void stats_fill_fe(struct stat_line *l, const struct proxy *px)
 	STAT_STR(l, ST_status, "OPEN");
 	st_rsp(l, c.rsp);
 	STAT_NUM(l, ST_req_tot, c.cum_req);
+	STAT_NUM(l, ST_req_rate, freq_ctr_rate(&px->req_rate, stat_now_ms()));
+	STAT_NUM(l, ST_req_rate_max, HA_ATOMIC_LOAD_RLX(&px->req_rate_max));
 	STAT_NUM(l, ST_conn_tot, c.cum_conn);
 	STAT_NUM(l, ST_intercepted, c.intercepted);
 	STAT_NUM(l, ST_wrew, c.failed_rewrites);
@@ -233,6 +261,8 @@ void stats_fill_srv(struct stat_line *l, const struct proxy *px, const struct se
 	/* a server's sessions are the exchanges sent to it, each attempt counted */
 	stat_fill_be_common(l, &c, c.connect + c.reuse, c.connect, c.reuse);
 	STAT_NUM(l, ST_req_tot, stat_srv_req_tot(&c));
+	STAT_NUM(l, ST_rate, freq_ctr_rate(&srv->sess_rate, stat_now_ms()));
+	STAT_NUM(l, ST_rate_max, HA_ATOMIC_LOAD_RLX(&srv->sess_rate_max));
 	st_zeros(l, zeros);
 	STAT_NUM(l, ST_scur, HA_ATOMIC_LOAD_RLX(&srv->cur_conns));
 	STAT_NUM(l, ST_smax, HA_ATOMIC_LOAD_RLX(&srv->cur_conns_max));
@@ -250,6 +280,10 @@ void stats_fill_srv(struct stat_line *l, const struct proxy *px, const struct se
 	sa = dns_srv_shown_addr(srv, &dyn);
 	if (sa == &dyn || HA_ATOMIC_LOAD_RLX(&srv->run_state) != SRV_RS_RMAINT) /* else none */
 		stat_set_fmt(l, stat_cols, ST_addr, "%s", addr_to_str(sa, addr, sizeof(addr)));
+	if (srv->cookie)
+		STAT_STR(l, ST_cookie, srv->cookie);
+	if (srv->track && srv->track->px)
+		stat_set_fmt(l, stat_cols, ST_tracked, "%s/%s", srv->track->px->id, srv->track->id);
 	stat_fill_srv_check(l, srv);
 }
 
@@ -328,6 +362,8 @@ void stats_fill_be(struct stat_line *l, const struct proxy *px)
 	st_common(l, STAT_OBJ_BE, px, "BACKEND", 0);
 	stat_fill_be_common(l, &c, c.cum_sess, t.connect, t.reuse);
 	STAT_NUM(l, ST_req_tot, c.cum_sess);
+	STAT_NUM(l, ST_rate, freq_ctr_rate(&px->be_sess_rate, stat_now_ms()));
+	STAT_NUM(l, ST_rate_max, HA_ATOMIC_LOAD_RLX(&px->be_sess_rate_max));
 	STAT_NUM(l, ST_dreq, c.denied_req);
 	st_zeros(l, zeros);
 	STAT_NUM(l, ST_qcur, qcur);
