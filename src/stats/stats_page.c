@@ -1,8 +1,9 @@
 /* The stats page ("stats uri"): the request check (uri prefix, stats http-request rules,
  * stats auth with its 401, admin POST acting on servers then a 303), and the page itself
- * as an HTTP service (stream/service.h): HTML in HAProxy's layout and colours, ";csv",
- * ";json", ";up", ";norefresh". Rows come from the "show stat" producer (CSV lines, read
- * a few at a time into a small buffer), so the page is streamed in bounded memory.
+ * as an HTTP service (stream/service.h): HTML in HAProxy's layout and colours from the
+ * typed fields of the stats model (stats/stats.h), one proxy line at a time, so the page
+ * is streamed in bounded memory; ";csv", ";json" and ";json-schema" are the runtime API's
+ * "show stat" / "show stat json" / "show schema json" producers, served as they write.
  */
 #include <ctype.h>
 #include <stdio.h>
@@ -12,6 +13,7 @@
 
 #include <backend/server-t.h>
 #include <backend/server.h>
+#include <check/check-t.h>
 #include <base/buf.h>
 #include <cli/cli.h>
 #include <conn/connection.h>
@@ -22,6 +24,8 @@
 #include <proc/version.h>
 #include <proxy/proxy.h>
 #include <sample/acl.h>
+#include <stats/stats.h>
+#include <stats/stats_form.h>
 #include <stats/stats_page-t.h>
 #include <stream/action.h>
 #include <stream/service.h>
@@ -30,24 +34,17 @@
 
 #include "../cli/cli_int.h"
 
-#define SP_CSV_BUF 8192 /* CSV lines waiting to be rendered */
-#define SP_MAX_FIELDS 128
-
-/* stats_page->fmt */
-enum sp_fmt { SP_HTML = 0, SP_CSV, SP_JSON };
+#define SP_CSV_BUF 8192 /* producer output waiting to be sent (CSV, JSON) */
 
 struct stats_page {
 	const struct stats_cfg *st;
-	uint8_t fmt;	   /* enum sp_fmt */
-	uint8_t up;	   /* ;up: usable servers only */
-	uint8_t norefresh; /* ;norefresh */
-	uint8_t admin;	   /* stats admin granted to this request */
-	char status[8];	   /* ;st=XXXX of a previous admin action */
-	char cur_px[128];  /* proxy whose table is open (HTML) */
-	struct cli_ctx cc; /* the "show stat" producer */
-	char *args[4];
+	struct stats_opts o; /* options after the uri */
+	uint8_t admin;	     /* stats admin granted to this request */
+	struct cli_ctx cc;   /* CSV/JSON: the runtime API producer */
+	char *args[5];
 	struct buf csv;
 	int csv_done;
+	struct stat_line line; /* HTML: the line being rendered */
 };
 
 /* ---- request side ---- */
@@ -97,37 +94,13 @@ static int sp_reply_401(struct stream *s, const struct stats_cfg *st)
 	return stream_reply_finish(s, start, 401, false);
 }
 
-/* Decodes %XX and '+' of a form value in place; returns its new length. */
-static size_t sp_urldecode(char *v, size_t len)
-{
-	size_t o = 0;
-
-	for (size_t i = 0; i < len; i++) {
-		if (v[i] == '+') {
-			v[o++] = ' ';
-		} else if (v[i] == '%' && i + 2 < len && isxdigit((unsigned char)v[i + 1]) &&
-			   isxdigit((unsigned char)v[i + 2])) {
-			char h[3] = { v[i + 1], v[i + 2], 0 };
-
-			v[o++] = (char)strtol(h, NULL, 16);
-			i += 2;
-		} else {
-			v[o++] = v[i];
-		}
-	}
-	return o;
-}
-
-/* Applies <action> to server <name> of <be>; false when it does not exist or the action is
- * not one of the form's. */
-static bool sp_admin_srv(struct proxy *be, const char *name, const char *action)
+/* Without the runtime API's "set server" command: the change is made here only when this
+ * thread owns the server's checks (none: thread 0), as the checks' functions require. */
+static bool sp_admin_srv_local(struct server *srv, const char *action)
 {
 	uint64_t now = now_ms();
-	struct server *srv;
 
-	for (srv = be->srv; srv && strcmp(srv->id, name); srv = srv->next)
-		;
-	if (!srv)
+	if ((srv->check ? srv->check->tid : 0) != (int)tid)
 		return false;
 	if (!strcmp(action, "ready")) {
 		srv_set_drain(srv, false, now);
@@ -135,51 +108,69 @@ static bool sp_admin_srv(struct proxy *be, const char *name, const char *action)
 	} else if (!strcmp(action, "drain")) {
 		srv_set_maint(srv, false, true, now);
 		srv_set_drain(srv, true, now);
-	} else if (!strcmp(action, "maint")) {
-		srv_set_maint(srv, true, false, now);
 	} else {
-		return false;
+		srv_set_maint(srv, true, false, now);
+		srv_set_drain(srv, false, now);
 	}
 	return true;
 }
 
-/* The admin form's POST body "s=SRV&...&action=A&b=BACKEND": returns the status code
- * shown after the redirect (DONE, PART, NONE, ERRP). */
+/* Applies <action> to server <name> of <be>; false when it does not exist or the action is
+ * not one of the form's. */
+static bool sp_admin_srv(struct proxy *be, const char *name, const char *action)
+{
+	char target[256], ob[256];
+	char *args[6] = { "set", "server", target, "state", (char *)action, NULL };
+	struct buf out = { .area = ob, .size = sizeof(ob) };
+	struct cli_ctx cc = {
+		.args = args, .nargs = 5, .level = CLI_LVL_ADMIN, .out = &out, .fd = -1
+	};
+	const struct cli_kw *kw;
+	struct server *srv;
+	int r;
+
+	if (strcmp(action, "ready") && strcmp(action, "drain") && strcmp(action, "maint"))
+		return false;
+	for (srv = be->srv; srv && strcmp(srv->id, name); srv = srv->next)
+		;
+	if (!srv || snprintf(target, sizeof(target), "%s/%s", be->id, name) >= (int)sizeof(target))
+		return false;
+	kw = cli_kw_find(args, 5);
+	if (kw && kw->words[1] && !strcmp(kw->words[1], "server")) {
+		/* the runtime API's command: the change runs on the thread of the server's
+		 * check (posted there when it is another one), as "set server" does */
+		r = kw->fn(&cc);
+		return r != CLI_MORE && !out.data;
+	}
+	return sp_admin_srv_local(srv, action);
+}
+
+/* The proxy <name> ("#IID" as the form sends it, or a name) with a backend side. */
+static struct proxy *sp_find_be(const char *name)
+{
+	if (name[0] != '#')
+		return proxy_find(name, PR_CAP_BE);
+	for (struct proxy *px = proxies; px; px = px->next)
+		if ((px->cap & PR_CAP_BE) && stat_proxy_iid(px) == atoi(name + 1))
+			return px;
+	return NULL;
+}
+
+/* The admin form's POST body: the status code shown after the redirect (DONE, PART,
+ * NONE, ERRP). */
 static const char *sp_admin_post(char *body, size_t len)
 {
-	char *names[64], *action = NULL, *be_name = NULL;
-	int nb = 0, ok = 0;
+	struct stats_form f;
 	struct proxy *be;
-	char *p = body, *end = body + len;
+	int ok = 0;
 
-	while (p < end) {
-		char *amp = memchr(p, '&', (size_t)(end - p)), *eq;
-		size_t n = (size_t)((amp ? amp : end) - p);
-
-		p[n] = 0; /* the body is ours: the '&' or one byte past the end */
-		eq = strchr(p, '=');
-		if (eq) {
-			*eq++ = 0;
-			eq[sp_urldecode(eq, strlen(eq))] = 0;
-			if (!strcmp(p, "s") && nb < 64)
-				names[nb++] = eq;
-			else if (!strcmp(p, "action"))
-				action = eq;
-			else if (!strcmp(p, "b"))
-				be_name = eq;
-		}
-		p += n + 1;
-	}
-	if (!action || !*action || !be_name)
+	if (stats_form_parse(body, len, &f) < 0 || !(be = sp_find_be(f.backend)))
 		return "ERRP";
-	be = proxy_find(be_name, PR_CAP_BE);
-	if (!be)
-		return "ERRP";
-	if (!nb)
+	if (!f.nb_srv)
 		return "NONE";
-	for (int i = 0; i < nb; i++)
-		ok += sp_admin_srv(be, names[i], action);
-	return ok == nb ? "DONE" : ok ? "PART" : "ERRP";
+	for (int i = 0; i < f.nb_srv; i++)
+		ok += sp_admin_srv(be, f.srv[i], f.action);
+	return ok == f.nb_srv ? "DONE" : ok ? "PART" : "ERRP";
 }
 
 /* 303 to the page with the result of an admin POST. */
@@ -228,29 +219,6 @@ static int sp_rules(struct stream *s, struct proxy *px, const struct stats_cfg *
 	return 0;
 }
 
-static void sp_parse_opts(struct stats_page *pg, struct ist rest)
-{
-	const char *p = rest.ptr, *end = rest.ptr + rest.len;
-
-	while (p < end) {
-		const char *semi = memchr(p + 1, ';', (size_t)(end - p - 1));
-		const char *e = semi ? semi : end;
-		size_t n = (size_t)(e - p);
-
-		if (n >= 4 && !memcmp(p, ";csv", 4))
-			pg->fmt = SP_CSV;
-		else if (n >= 5 && !memcmp(p, ";json", 5) && (n == 5 || p[5] != '-'))
-			pg->fmt = SP_JSON;
-		else if (n >= 3 && !memcmp(p, ";up", 3))
-			pg->up = 1;
-		else if (n >= 10 && !memcmp(p, ";norefresh", 10))
-			pg->norefresh = 1;
-		else if (n >= 8 && !memcmp(p, ";st=", 4))
-			memcpy(pg->status, p + 4, 4);
-		p = e;
-	}
-}
-
 static const struct http_service stats_svc;
 
 static int stats_intercept(struct stream *s, struct proxy *px, int *ret)
@@ -280,7 +248,7 @@ static int stats_intercept(struct stream *s, struct proxy *px, int *ret)
 	if (s->meth == HTTP_METH_POST) {
 		struct buf *ib = &s->front->ibuf;
 		uint64_t have = ib->data - s->req.hdr_len;
-		char body[1024];
+		char body[1025];
 
 		if (!admin) {
 			*ret = sp_reply_303(s, st, "DENY");
@@ -297,7 +265,6 @@ static int stats_intercept(struct stream *s, struct proxy *px, int *ret)
 			return 1;
 		}
 		memcpy(body, b_head(ib) + s->req.hdr_len, (size_t)s->reqx.remain);
-		body[s->reqx.remain] = 0;
 		*ret = sp_reply_303(s, st, sp_admin_post(body, (size_t)s->reqx.remain));
 		return 1;
 	}
@@ -308,7 +275,7 @@ static int stats_intercept(struct stream *s, struct proxy *px, int *ret)
 	}
 	pg->st = st;
 	pg->admin = admin;
-	sp_parse_opts(pg, ist2(pq.ptr + ul, pq.len - ul));
+	stats_opts_parse(pq.ptr + ul, pq.len - ul, &pg->o);
 	*ret = service_attach(s, &stats_svc, px, pg);
 	return 1;
 }
@@ -321,24 +288,33 @@ static int sp_start(struct svc_ctx *c, struct buf *hdrs)
 
 	c->priv = pg;
 	c->conf = NULL;
-	pg->csv.area = malloc(SP_CSV_BUF);
-	if (!pg->csv.area)
-		return -1;
-	pg->csv.size = SP_CSV_BUF;
-	pg->args[0] = "show";
-	pg->args[1] = "stat";
-	pg->args[2] = pg->fmt == SP_JSON ? "json" : pg->up ? "up" : NULL;
-	pg->cc.args = pg->args;
-	pg->cc.nargs = pg->args[2] ? 3 : 2;
+	if (pg->o.fmt != STATS_OUT_HTML) {
+		char **a = pg->args;
+		int n = 0;
+
+		pg->csv.area = malloc(SP_CSV_BUF);
+		if (!pg->csv.area)
+			return -1;
+		pg->csv.size = SP_CSV_BUF;
+		a[n++] = "show";
+		a[n++] = pg->o.fmt == STATS_OUT_SCHEMA ? "schema" : "stat";
+		if (pg->o.fmt >= STATS_OUT_JSON)
+			a[n++] = "json";
+		if (pg->o.up && pg->o.fmt != STATS_OUT_SCHEMA)
+			a[n++] = "up";
+		a[n] = NULL;
+		pg->cc.args = a;
+		pg->cc.nargs = n;
+	}
 	pg->cc.level = CLI_LVL_USER;
 	pg->cc.out = &pg->csv;
 	pg->cc.fd = -1;
 	if (svc_printf(hdrs, "cache-control: no-cache\r\ncontent-type: %s\r\n",
-		       pg->fmt == SP_CSV    ? "text/plain"
-		       : pg->fmt == SP_JSON ? "application/json"
-					    : "text/html") < 0)
+		       pg->o.fmt == STATS_OUT_CSV    ? "text/plain"
+		       : pg->o.fmt >= STATS_OUT_JSON ? "application/json"
+						     : "text/html") < 0)
 		return -1;
-	if (pg->fmt == SP_HTML && pg->st->refresh && !pg->norefresh &&
+	if (pg->o.fmt == STATS_OUT_HTML && pg->st->refresh && !pg->o.norefresh &&
 	    svc_printf(hdrs, "refresh: %d\r\n", pg->st->refresh) < 0)
 		return -1;
 	return 0;
@@ -363,7 +339,7 @@ static void sp_release(struct svc_ctx *c)
 /* Refills pg->csv from the producer. */
 static int sp_produce(struct stats_page *pg)
 {
-	const struct cli_kw *kw = cli_kw_find(pg->args, 2);
+	const struct cli_kw *kw = cli_kw_find(pg->args, pg->cc.nargs);
 	int r;
 
 	if (!kw)
@@ -539,91 +515,47 @@ static int sp_html_head(struct svc_ctx *c, struct stats_page *pg, struct buf *ou
 		       "<li><a href=\"%s;csv;norefresh\">CSV export</a><br>\n"
 		       "<li><a href=\"%s;json;norefresh\">JSON export</a><br>\n"
 		       "</ul></td></tr></table>\n",
-		       u, pg->up ? "" : ";up", pg->norefresh ? ";norefresh" : "",
-		       pg->up ? "Show all servers" : "Hide 'DOWN' servers", u, pg->up ? ";up" : "",
-		       pg->norefresh ? "" : ";norefresh",
-		       pg->norefresh ? "Enable refresh" : "Disable refresh", u, pg->up ? ";up" : "",
-		       pg->norefresh ? ";norefresh" : "", u, u) < 0)
+		       u, pg->o.up ? "" : ";up", pg->o.norefresh ? ";norefresh" : "",
+		       pg->o.up ? "Show all servers" : "Hide 'DOWN' servers", u,
+		       pg->o.up ? ";up" : "", pg->o.norefresh ? "" : ";norefresh",
+		       pg->o.norefresh ? "Enable refresh" : "Disable refresh", u,
+		       pg->o.up ? ";up" : "", pg->o.norefresh ? ";norefresh" : "", u, u) < 0)
 		return -1;
-	if (pg->status[0]) {
-		bool good = !strcmp(pg->status, "DONE");
-		const char *msg = good				? "Action processed successfully."
-				  : !strcmp(pg->status, "NONE") ? "Nothing has changed."
-				  : !strcmp(pg->status, "PART") ? "Action partially processed."
-				  : !strcmp(pg->status, "DENY") ? "Action denied."
-				  : !strcmp(pg->status, "EXCD")
-					  ? "Action not processed : the buffer "
-					    "couldn't store all the data."
-					  : "Action not processed because of "
-					    "invalid parameters.";
+	if (pg->o.st[0]) {
+		bool good = !strcmp(pg->o.st, "DONE");
+		const char *msg = good			      ? "Action processed successfully."
+				  : !strcmp(pg->o.st, "NONE") ? "Nothing has changed."
+				  : !strcmp(pg->o.st, "PART") ? "Action partially processed."
+				  : !strcmp(pg->o.st, "DENY") ? "Action denied."
+				  : !strcmp(pg->o.st, "EXCD") ? "Action not processed : the buffer "
+								"couldn't store all the data."
+							      : "Action not processed because of "
+								"invalid parameters.";
 
 		if (svc_printf(out,
 			       "<p><div class=%s><a class=lfsb href=\"%s%s%s\" title=\"Remove "
 			       "this message\">[X]</a> %s</div>\n",
-			       good ? "active_up" : "active_down", u, pg->up ? ";up" : "",
-			       pg->norefresh ? ";norefresh" : "", msg) < 0)
+			       good ? "active_up" : "active_down", u, pg->o.up ? ";up" : "",
+			       pg->o.norefresh ? ";norefresh" : "", msg) < 0)
 			return -1;
 	}
 	return 0;
 }
 
-/* Splits a CSV line (modified in place) into fields; returns their number. */
-static int sp_split(char *line, char **f, int max)
+/* The value of column <col> of <l> as CSV shows it, in <b> (empty when it does not fit). */
+static const char *sp_v(const struct stat_line *l, int col, char *b, size_t sz)
 {
-	int n = 0;
+	size_t n = stat_out_value(b, 0, sz - 1, &l->f[col]);
 
-	f[n++] = line;
-	for (char *p = line; *p && n < max; p++) {
-		if (*p == ',') {
-			*p = 0;
-			f[n++] = p + 1;
-		}
-	}
-	return n;
+	b[n == (size_t)-1 ? 0 : n] = 0;
+	return b;
 }
 
-/* CSV columns used by the page (show stat's order). */
-enum {
-	F_PX = 0,
-	F_SV,
-	F_QCUR,
-	F_QMAX,
-	F_SCUR,
-	F_SMAX,
-	F_SLIM,
-	F_STOT,
-	F_BIN,
-	F_BOUT,
-	F_DREQ,
-	F_DRESP,
-	F_EREQ,
-	F_ECON,
-	F_ERESP,
-	F_WRETR,
-	F_WREDIS,
-	F_STATUS,
-	F_WEIGHT,
-	F_ACT,
-	F_BCK,
-	F_CHKFAIL,
-	F_CHKDOWN,
-	F_LASTCHG,
-	F_DOWNTIME,
-	F_QLIMIT,
-	F_THROTTLE = 29,
-	F_LBTOT = 30,
-	F_RATE = 33,
-	F_RATE_LIM,
-	F_RATE_MAX,
-	F_CHECK_STATUS,
-	F_LASTSESS = 55,
-	F_NEED = 60
-};
-
-static const char *sp_class(char **f)
+/* The row class of a server line: HAProxy's colours for its state. */
+static const char *sp_class(const struct stat_line *l)
 {
-	const char *s = f[F_STATUS];
-	bool bck = !strcmp(f[F_BCK], "1");
+	const char *s = l->f[ST_status].type == SF_STR ? l->f[ST_status].u.str : "";
+	bool bck = stat_field_u64(&l->f[ST_bck]) != 0;
 
 	if (!strncmp(s, "MAINT", 5))
 		return "maintain";
@@ -642,137 +574,180 @@ static const char *sp_class(char **f)
 	return "active_down";
 }
 
-static void sp_dur(char *b, size_t sz, const char *secs)
+/* A duration in seconds as the page shows it ("5s", "3m12s", "2h05m", "1d3h"). */
+static void sp_dur(char *b, size_t sz, const struct stat_field *f)
 {
-	long long v = atoll(secs);
+	unsigned long long v = stat_field_u64(f);
 
-	if (!*secs)
+	if (f->type == SF_EMPTY)
 		b[0] = 0;
 	else if (v >= 86400)
-		snprintf(b, sz, "%lldd%lldh", v / 86400, v / 3600 % 24);
+		snprintf(b, sz, "%llud%lluh", v / 86400, v / 3600 % 24);
 	else if (v >= 3600)
-		snprintf(b, sz, "%lldh%lldm", v / 3600, v / 60 % 60);
+		snprintf(b, sz, "%lluh%02llum", v / 3600, v / 60 % 60);
 	else if (v >= 60)
-		snprintf(b, sz, "%lldm%llds", v / 60, v % 60);
+		snprintf(b, sz, "%llum%02llus", v / 60, v % 60);
 	else
-		snprintf(b, sz, "%llds", v);
+		snprintf(b, sz, "%llus", v);
 }
 
-/* Opens the table of proxy <px> (closing the previous one). */
-static int sp_px_open(struct stats_page *pg, struct buf *out, const char *px, bool be)
+static bool sp_in_scope(const struct stats_page *pg, const struct proxy *px)
 {
-	size_t mark = out->data;
-
-	if (pg->cur_px[0] && svc_write(out, pg->admin ? "</table>\n" : "</table>\n", 9) < 0)
-		return -1;
-	if (svc_printf(out,
-		       "%s<table class=\"tbl\" width=\"100%%\">\n<tr class=\"titre\"><th "
-		       "class=\"pxname\" width=\"10%%\"><a name=\"%s\"></a><a class=px href=\"#"
-		       "%s\">%s</a></th><th class=\"empty\" width=\"90%%\"></th></tr>\n</table>"
-		       "\n<table class=\"tbl\" width=\"100%%\">\n",
-		       pg->admin && be ? "<form method=\"post\">" : "", px, px, px) < 0 ||
-	    svc_write(out, sp_cols, sizeof(sp_cols) - 1) < 0) {
-		out->data = (uint32_t)mark;
-		return -1;
-	}
-	return 0;
+	if (!pg->st->nb_scope)
+		return true;
+	for (int i = 0; i < pg->st->nb_scope; i++)
+		if (!strcmp(pg->st->scope[i], px->id))
+			return true;
+	return false;
 }
 
-static int sp_row(struct stats_page *pg, struct buf *out, char **f)
+/* The title and column headers of proxy <px> (a form around a backend for admins). */
+static int sp_px_open(struct stats_page *pg, struct buf *out, const struct proxy *px)
 {
-	const char *sv = f[F_SV];
-	bool fe = !strcmp(sv, "FRONTEND"), be = !strcmp(sv, "BACKEND"), srv = !fe && !be;
-	char chg[32], dwn[32];
-	const char *cls = fe ? "frontend" : be ? "backend" : sp_class(f);
-	const char *label = fe ? "Frontend" : be ? "Backend" : sv;
+	bool form = pg->admin && (px->cap & PR_CAP_BE);
+	const char *cap = (px->cap & PR_CAP_FE) && (px->cap & PR_CAP_BE) ? "proxy"
+			  : (px->cap & PR_CAP_FE)			 ? "frontend"
+									 : "backend";
 
-	sp_dur(chg, sizeof(chg), f[F_LASTCHG]);
-	sp_dur(dwn, sizeof(dwn), f[F_DOWNTIME]);
-	if (svc_printf(out, "<tr class=\"%s\"><td>", cls) < 0)
+	if ((form && svc_write(out, "<form method=\"post\">", 20) < 0) ||
+	    svc_printf(out,
+		       "<table class=\"tbl\" width=\"100%%\">\n<tr class=\"titre\"><th class=\""
+		       "pxname\" width=\"10%%\"><a name=\"%s\"></a><a class=px href=\"#%s\">%s"
+		       "</a></th><th class=\"empty\" width=\"90%%\">cap: %s, mode: %s, id: %d"
+		       "</th></tr>\n</table>\n<table class=\"tbl\" width=\"100%%\">\n",
+		       px->id, px->id, px->id, cap, px->mode == PR_MODE_HTTP ? "http" : "tcp",
+		       stat_proxy_iid(px)) < 0)
 		return -1;
-	if (srv && pg->admin &&
-	    svc_printf(out, "<input type=\"checkbox\" name=\"s\" value=\"%s\">", sv) < 0)
-		return -1;
-	if (svc_printf(out,
-		       "</td><td class=ac><a name=\"%s/%s\"></a><a class=lfsb href=\"#%s/%s\">"
-		       "%s</a></td>",
-		       f[F_PX], label, f[F_PX], label, label) < 0)
+	return svc_write(out, sp_cols, sizeof(sp_cols) - 1);
+}
+
+/* One row: the frontend, a server or the backend of <l>. */
+static int sp_row(struct stats_page *pg, struct buf *out, const struct stat_line *l)
+{
+	char v[24][48], chg[32], dwn[32], name[128];
+	bool fe = l->obj == STAT_OBJ_FE, be = l->obj == STAT_OBJ_BE, srv = !fe && !be;
+	bool bck = stat_field_u64(&l->f[ST_bck]) != 0;
+	const char *px = sp_v(l, ST_pxname, v[0], sizeof(v[0]));
+	const char *label = fe	 ? "Frontend"
+			    : be ? "Backend"
+				 : sp_v(l, ST_svname, name, sizeof(name));
+
+	sp_dur(chg, sizeof(chg), &l->f[ST_lastchg]);
+	sp_dur(dwn, sizeof(dwn), &l->f[ST_downtime]);
+	if (svc_printf(out, "<tr class=\"%s\"><td>",
+		       fe   ? "frontend"
+		       : be ? "backend"
+			    : sp_class(l)) < 0 ||
+	    (srv && pg->admin &&
+	     svc_printf(out, "<input type=\"checkbox\" name=\"s\" value=\"%s\">", label) < 0) ||
+	    svc_printf(out,
+		       "</td><td class=ac><a name=\"%s/%s\"></a><a class=lfsb href=\"#%s/%s\">%s"
+		       "</a></td>",
+		       px, label, px, label, label) < 0)
 		return -1;
 	if (fe ? svc_write(out, "<td colspan=3></td>", 19) < 0
-	       : svc_printf(out, "<td>%s</td><td>%s</td><td>%s</td>", f[F_QCUR], f[F_QMAX],
-			    srv ? (*f[F_QLIMIT] ? f[F_QLIMIT] : "-") : "") < 0)
+	       : svc_printf(out, "<td>%s</td><td>%s</td><td>%s</td>", sp_v(l, ST_qcur, v[1], 48),
+			    sp_v(l, ST_qmax, v[2], 48),
+			    srv ? (l->f[ST_qlimit].type ? sp_v(l, ST_qlimit, v[3], 48) : "-")
+				: "") < 0)
 		return -1;
 	if (svc_printf(out,
 		       "<td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td>"
 		       "<td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td>"
 		       "<td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td>",
-		       f[F_RATE], f[F_RATE_MAX], fe ? (*f[F_RATE_LIM] ? f[F_RATE_LIM] : "-") : "",
-		       f[F_SCUR], f[F_SMAX], *f[F_SLIM] ? f[F_SLIM] : "-", f[F_STOT],
-		       fe ? "" : f[F_LBTOT], fe ? "" : f[F_LASTSESS], f[F_BIN], f[F_BOUT],
-		       f[F_DREQ], f[F_DRESP], f[F_EREQ], f[F_ECON], f[F_ERESP], f[F_WRETR],
-		       f[F_WREDIS]) < 0)
+		       sp_v(l, ST_rate, v[4], 48), sp_v(l, ST_rate_max, v[5], 48),
+		       fe ? (l->f[ST_rate_lim].type ? sp_v(l, ST_rate_lim, v[6], 48) : "-") : "",
+		       sp_v(l, ST_scur, v[7], 48), sp_v(l, ST_smax, v[8], 48),
+		       l->f[ST_slim].type ? sp_v(l, ST_slim, v[9], 48) : "-",
+		       sp_v(l, ST_stot, v[10], 48), fe ? "" : sp_v(l, ST_lbtot, v[11], 48),
+		       fe ? "" : sp_v(l, ST_lastsess, v[12], 48), sp_v(l, ST_bin, v[13], 48),
+		       sp_v(l, ST_bout, v[14], 48), sp_v(l, ST_dreq, v[15], 48),
+		       sp_v(l, ST_dresp, v[16], 48), sp_v(l, ST_ereq, v[17], 48),
+		       sp_v(l, ST_econ, v[18], 48), sp_v(l, ST_eresp, v[19], 48),
+		       sp_v(l, ST_wretr, v[20], 48), sp_v(l, ST_wredis, v[21], 48)) < 0)
 		return -1;
 	if (fe)
 		return svc_printf(out, "<td class=ac>%s</td><td colspan=8></td></tr>\n",
-				  f[F_STATUS]);
-	return svc_printf(out,
-			  "<td class=ac>%s %s</td><td class=ac>%s</td><td class=ac>%s</td>"
-			  "<td class=ac>%s</td><td class=ac>%s</td><td>%s</td><td>%s</td>"
-			  "<td>%s</td><td class=ac>%s</td></tr>\n",
-			  chg, f[F_STATUS], srv ? f[F_CHECK_STATUS] : "", f[F_WEIGHT],
-			  srv ? (!strcmp(f[F_BCK], "1") ? "-" : "Y") : f[F_ACT],
-			  srv ? (!strcmp(f[F_BCK], "1") ? "Y" : "-") : f[F_BCK], f[F_CHKFAIL],
-			  f[F_CHKDOWN], dwn, srv ? "-" : "");
+				  sp_v(l, ST_status, v[0], 48));
+	return svc_printf(
+		out,
+		"<td class=ac>%s %s</td><td class=ac>%s</td><td class=ac>%s</td>"
+		"<td class=ac>%s</td><td class=ac>%s</td><td>%s</td><td>%s</td>"
+		"<td>%s</td><td class=ac>%s</td></tr>\n",
+		chg, sp_v(l, ST_status, v[1], 48), srv ? sp_v(l, ST_check_status, v[2], 48) : "",
+		sp_v(l, ST_weight, v[3], 48), srv ? (bck ? "-" : "Y") : sp_v(l, ST_act, v[4], 48),
+		srv ? (bck ? "Y" : "-") : sp_v(l, ST_bck, v[5], 48), sp_v(l, ST_chkfail, v[6], 48),
+		sp_v(l, ST_chkdown, v[7], 48), dwn, srv ? "-" : "");
 }
 
-/* Closes the backend table: the admin form's action bar when it is one. */
-static int sp_be_close(struct stats_page *pg, struct buf *out, const char *px)
+/* The end of the table of <px>: the admin form's action bar when it is one. */
+static int sp_px_close(struct stats_page *pg, struct buf *out, const struct proxy *px)
 {
-	if (!pg->admin)
-		return 0;
+	if (!pg->admin || !(px->cap & PR_CAP_BE))
+		return svc_write(out, "</table>\n", 9);
 	return svc_printf(out,
-			  "</table><table><tr><td class=\"left\" colspan=\"3\">%s<input "
-			  "type=\"hidden\" name=\"b\" value=\"%s\">&nbsp;<input type=\"submit"
-			  "\" value=\"Apply\"></td></tr></table></form><table>\n",
-			  sp_actions, px);
+			  "</table><p>%s<input type=\"hidden\" name=\"b\" value=\"#%d\">&nbsp;"
+			  "<input type=\"submit\" value=\"Apply\"></form><p>\n",
+			  sp_actions, stat_proxy_iid(px));
 }
 
-/* Renders one CSV line; 0, or -1 when it does not fit (nothing written). */
-static int sp_html_line(struct stats_page *pg, struct buf *out, const char *line, size_t len)
+/* Writes one step of proxy <px> (c->n[0]: 0 title, 1 frontend, 2 servers from c->p[1],
+ * 3 backend, 4 end of table). Returns 1 when the proxy is done, 0 when the output is full
+ * (the step is written again next time), -1 never. */
+static int sp_proxy(struct svc_ctx *c, struct stats_page *pg, struct buf *out,
+		    const struct proxy *px)
 {
-	char copy[4096], *f[SP_MAX_FIELDS];
-	uint32_t mark = out->data;
-	int n;
+	struct stat_line *l = &pg->line;
+	uint32_t mark;
 
-	if (len >= sizeof(copy) || line[0] == '#' || !len)
-		return 0;
-	memcpy(copy, line, len);
-	copy[len] = 0;
-	n = sp_split(copy, f, SP_MAX_FIELDS);
-	if (n <= F_NEED)
-		return 0;
-	for (int i = 0; i < pg->st->nb_scope; i++) {
-		if (!strcmp(pg->st->scope[i], f[F_PX]))
+	for (;;) {
+		mark = out->data;
+		switch (c->n[0]) {
+		case 0:
+			if (sp_px_open(pg, out, px) < 0)
+				goto full;
+			c->p[1] = (px->cap & PR_CAP_BE) ? px->srv : NULL;
 			break;
-		if (i == pg->st->nb_scope - 1)
-			return 0; /* not in the scope */
+		case 1:
+			if (px->cap & PR_CAP_FE) {
+				stats_fill_fe(l, px);
+				if (sp_row(pg, out, l) < 0)
+					goto full;
+			}
+			break;
+		case 2:
+			for (; c->p[1]; c->p[1] = ((const struct server *)c->p[1])->next) {
+				const struct server *srv = c->p[1];
+
+				if (pg->o.up && !stats_srv_is_up(srv))
+					continue;
+				mark = out->data;
+				stats_fill_srv(l, px, srv);
+				if (sp_row(pg, out, l) < 0)
+					goto full;
+			}
+			break;
+		case 3:
+			if (px->cap & PR_CAP_BE) {
+				stats_fill_be(l, px);
+				if (sp_row(pg, out, l) < 0)
+					goto full;
+			}
+			break;
+		default:
+			if (sp_px_close(pg, out, px) < 0)
+				goto full;
+			c->n[0] = 0;
+			return 1;
+		}
+		c->n[0]++;
 	}
-	if (strcmp(pg->cur_px, f[F_PX])) {
-		if (sp_px_open(pg, out, f[F_PX], strcmp(f[F_SV], "FRONTEND") != 0) < 0)
-			return -1;
-		snprintf(pg->cur_px, sizeof(pg->cur_px), "%s", f[F_PX]);
-	}
-	if (sp_row(pg, out, f) < 0 ||
-	    (!strcmp(f[F_SV], "BACKEND") && sp_be_close(pg, out, f[F_PX]) < 0)) {
-		out->data = mark;
-		if (!mark)
-			pg->cur_px[0] = 0; /* the table opens again on the next call */
-		return -1;
-	}
+full:
+	out->data = mark;
 	return 0;
 }
 
-/* st 0: head; 1: rows; 2: end. */
+/* c->st 0: the head; 1: the proxies (c->p[0]); 2: the end. */
 static int sp_html_dump(struct svc_ctx *c, struct stats_page *pg, struct buf *out)
 {
 	if (c->st == 0) {
@@ -781,24 +756,18 @@ static int sp_html_dump(struct svc_ctx *c, struct stats_page *pg, struct buf *ou
 			return SVC_MORE;
 		}
 		c->st = 1;
+		c->p[0] = proxies;
 	}
-	while (c->st == 1) {
-		char *nl;
+	for (; c->st == 1 && c->p[0]; c->p[0] = ((const struct proxy *)c->p[0])->next) {
+		const struct proxy *px = c->p[0];
 
-		if (!pg->csv.data && !pg->csv_done && sp_produce(pg) < 0)
-			return SVC_ERR;
-		if (!pg->csv.data) {
-			c->st = 2;
-			break;
-		}
-		nl = memchr(b_head(&pg->csv), '\n', pg->csv.data);
-		if (!nl)
-			return SVC_ERR; /* a line longer than the buffer */
-		if (sp_html_line(pg, out, b_head(&pg->csv), (size_t)(nl - b_head(&pg->csv))) < 0)
+		if (!(px->cap & (PR_CAP_FE | PR_CAP_BE)) || !sp_in_scope(pg, px))
+			continue;
+		if (!sp_proxy(c, pg, out, px))
 			return SVC_MORE;
-		b_del(&pg->csv, (uint32_t)(nl + 1 - b_head(&pg->csv)));
 	}
-	if (svc_printf(out, "%s</body></html>\n", pg->cur_px[0] ? "</table>\n" : "") < 0)
+	c->st = 2;
+	if (svc_write(out, "</body></html>\n", 15) < 0)
 		return SVC_MORE;
 	return SVC_DONE;
 }
@@ -807,7 +776,7 @@ static int sp_dump(struct svc_ctx *c, struct buf *out)
 {
 	struct stats_page *pg = c->priv;
 
-	if (pg->fmt != SP_HTML) { /* CSV or JSON: the producer's text as it is */
+	if (pg->o.fmt != STATS_OUT_HTML) { /* CSV or JSON: the producer's text as it is */
 		for (;;) {
 			uint32_t n;
 
