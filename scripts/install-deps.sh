@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages that the build, the tests and the benchmark need, only those
 # missing. Quiet when nothing is missing; loud and non-zero on failure. Must run as root
-# (or through sudo). Packaged services (nginx, haproxy, redis) are never left running: tests and
+# (or through sudo). Packaged services (nginx, haproxy, redis, prometheus) are never left running: tests and
 # the benchmark start their own instances on loopback ports.
 set -euo pipefail
 
@@ -10,10 +10,10 @@ PKGS=(
 	libssl-dev libpcre2-dev liblua5.4-dev zlib1g-dev libcrypt-dev
 	python3 python3-pytest python3-pytest-xdist
 	curl socat wrk netcat-openbsd iproute2 procps util-linux openssl nftables
-	nginx-light haproxy redis-server valgrind clang-format chromium
+	nginx-light haproxy redis-server valgrind clang-format chromium prometheus
 	gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user
 )
-SERVICES=(nginx haproxy redis-server)
+SERVICES=(nginx haproxy redis-server prometheus)
 
 missing=()
 for p in "${PKGS[@]}"; do

@@ -96,7 +96,7 @@ static const struct version_feature version_features[] = {
 #endif
 	{ "PCRE_JIT", false },
 	{ "POLL", false },
-	{ "PROMEX", false },
+	{ "PROMEX", true }, /* stats/promex.c, always built */
 	{ "QUIC", false },
 	{ "SLZ", false },
 	{ "STATIC_PCRE", false },
@@ -157,6 +157,7 @@ static void version_print_libs(void)
 #ifdef USE_LUA
 	printf("Built with Lua version : %s\n", LUA_RELEASE);
 #endif
+	printf("Built with the Prometheus exporter as a service\n");
 #ifdef USE_ZLIB
 	printf("Built with zlib version : %s\n", ZLIB_VERSION);
 	printf("Running on zlib version : %s\n", zlibVersion());
@@ -198,7 +199,7 @@ static void version_print_runtime(void)
 	printf("(protocols marked as <default> cannot be specified using 'proto' keyword)\n");
 	printf(" %10s : mode=%-5s side=%-6s mux=%-5s flags=%s\n", "h1", "HTTP", "FE|BE", "H1", "");
 	printf("\n");
-	printf("Available services : none\n");
+	printf("Available services : prometheus-exporter\n"); /* stats/promex.c */
 	printf("Available filters : none\n");
 }
 

@@ -226,9 +226,7 @@ static int parse_use_service(char **args, int *pos, int nargs, const struct act_
 	}
 	svc = service_find(name);
 	if (!svc) {
-		if (!strcmp(name, "prometheus-exporter"))
-			snprintf(err, errsz, "the Prometheus exporter is not supported yet");
-		else if (!strncmp(name, "lua.", 4))
+		if (!strncmp(name, "lua.", 4))
 			snprintf(err, errsz, "Lua services are not supported yet");
 		else
 			snprintf(err, errsz, "'use-service' : unknown service '%s'", name);

@@ -727,12 +727,15 @@ def test_everything_accepted(tmp_path):
     assert code == 0, err
 
 
-@pytest.mark.ours
-def test_use_service_refused_clearly(tmp_path):
-    """HAProxy 2.6 has the prometheus-exporter service; this proxy has no services."""
-    code, err = check_cfg(tmp_path, BASE + "    http-request use-service prometheus-exporter\n")
+def test_use_service_prometheus_accepted(tmp_path):
+    """The prometheus-exporter service exists (test_prometheus.py tests what it says);
+    an unknown service is a config error naming the line."""
+    code, err = check_cfg(tmp_path, BASE + "    http-request use-service prometheus-exporter "
+                          "if { path /metrics }\n")
+    assert code == 0, err
+    code, err = check_cfg(tmp_path, BASE + "    http-request use-service nosuch\n")
     assert code != 0
-    assert "is not supported yet" in err
+    assert "c.cfg:8]" in err and "nosuch" in err
 
 
 @pytest.mark.ours
