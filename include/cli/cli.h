@@ -32,6 +32,11 @@ void cli_register_kws(struct cli_kw_list *kwl);
 		cli_register_kws(&tbl##_list);                                     \
 	}
 
+/* The command whose words start <args> (the longest match), NULL if none. Other modules
+ * use it to run a registered command with a cli_ctx of their own (the stats page runs
+ * "show stat" and "set server" this way). */
+const struct cli_kw *cli_kw_find(char **args, int nargs);
+
 /* Output of a handler: appends all of the text or nothing. Returns 0, or -1 when it does
  * not fit in the room left (the handler then returns CLI_MORE and writes it next time).
  */

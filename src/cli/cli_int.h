@@ -42,9 +42,6 @@ extern int cli_maxconn;           /* "stats maxconn", default 10 */
 /* The registered commands, sorted by usage (built on first use). */
 const struct cli_kw *const *cli_kws_sorted(int *n);
 
-/* Finds the command whose words are a prefix of <args>; NULL if none. */
-const struct cli_kw *cli_kw_find(char **args, int nargs);
-
 /* Serves connected socket <fd> (owned from now on) as a session of <b>'s settings;
  * thread 0. Returns 0, or -1 (the caller closes <fd>). */
 int cli_sess_adopt(struct cli_bind *b, int fd);

@@ -17,7 +17,6 @@
 #include <base/buf.h>
 #include <cli/cli.h>
 #include <conn/connection.h>
-#include <event/inbox.h>
 #include <event/loop.h>
 #include <http/h1.h>
 #include <http/meth.h>
@@ -32,8 +31,6 @@
 #include <stream/service.h>
 #include <stream/stream.h>
 #include <stream/userlist.h>
-
-#include "../cli/cli_int.h"
 
 #define SP_CSV_BUF 8192 /* producer output waiting to be sent (CSV, JSON) */
 
@@ -96,60 +93,6 @@ static int sp_reply_401(struct stream *s, const struct stats_cfg *st)
 	return stream_reply_finish(s, start, 401, false);
 }
 
-/* A change of a server's state made by the form, run on the thread that owns the
- * server's checks (thread 0 without checks), as the checks' functions require. */
-struct sp_admin_op {
-	struct inbox_item it;
-	struct server *srv;
-	char action[8];
-};
-
-static void sp_admin_apply(struct server *srv, const char *action)
-{
-	uint64_t now = now_ms();
-
-	if (!strcmp(action, "ready")) {
-		srv_set_drain(srv, false, now);
-		srv_set_maint(srv, false, true, now);
-	} else if (!strcmp(action, "drain")) {
-		srv_set_maint(srv, false, true, now);
-		srv_set_drain(srv, true, now);
-	} else {
-		srv_set_maint(srv, true, false, now);
-		srv_set_drain(srv, false, now);
-	}
-}
-
-static void sp_admin_op_run(struct inbox_item *it)
-{
-	struct sp_admin_op *op = (struct sp_admin_op *)it;
-
-	sp_admin_apply(op->srv, op->action);
-	free(op);
-}
-
-/* Without the runtime API's "set server" command: applied here when this thread owns the
- * server's checks, else handed to that thread's inbox (applied within its next loop turn,
- * before the client can follow the redirect and look). False when out of memory. */
-static bool sp_admin_srv_local(struct server *srv, const char *action)
-{
-	int owner = srv->check ? srv->check->tid : 0;
-	struct sp_admin_op *op;
-
-	if (owner == (int)tid) {
-		sp_admin_apply(srv, action);
-		return true;
-	}
-	op = calloc(1, sizeof(*op));
-	if (!op)
-		return false;
-	op->it.fn = sp_admin_op_run;
-	op->srv = srv;
-	snprintf(op->action, sizeof(op->action), "%s", action);
-	inbox_push(owner, &op->it);
-	return true;
-}
-
 /* Applies <action> to server <name> of <be>; false when it does not exist or the action is
  * not one of the form's. */
 static bool sp_admin_srv(struct proxy *be, const char *name, const char *action)
@@ -170,14 +113,13 @@ static bool sp_admin_srv(struct proxy *be, const char *name, const char *action)
 		;
 	if (!srv || snprintf(target, sizeof(target), "%s/%s", be->id, name) >= (int)sizeof(target))
 		return false;
+	/* the runtime API's command: the change runs on the thread of the server's check
+	 * (posted there when it is another one; applied within that thread's next loop turn) */
 	kw = cli_kw_find(args, 5);
-	if (kw && kw->words[1] && !strcmp(kw->words[1], "server")) {
-		/* the runtime API's command: the change runs on the thread of the server's
-		 * check (posted there when it is another one), as "set server" does */
-		r = kw->fn(&cc);
-		return r != CLI_MORE && !out.data;
-	}
-	return sp_admin_srv_local(srv, action);
+	if (!kw || !kw->words[1] || strcmp(kw->words[1], "server"))
+		return false;
+	r = kw->fn(&cc);
+	return r != CLI_MORE && !out.data;
 }
 
 /* The backend the form names: "#IID" (as the page writes it) or its name. */
