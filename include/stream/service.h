@@ -32,6 +32,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <base/buf-t.h>
+#include <event/loop-t.h>
 #include <base/list.h>
 
 struct proxy;
@@ -73,7 +74,9 @@ struct svc_ctx {
 	int st;		     /* service cursors: 0 on the first dump */
 	const void *p[2];
 	uint64_t n[2];
-	void *priv; /* service data, freed by release */
+	void *priv;	       /* service data, freed by release */
+	struct tasklet resume; /* more body next turn: a client that reads fast does not keep
+				* the thread to one service (service_step) */
 };
 
 /* Registers <svc> (constructor time). */

@@ -47,6 +47,10 @@ void stream_count_rewrite_failed(struct stream *s);
 int stream_rsp_denied(struct stream *s, int status);
 /* Ends the exchange at once: both connections are closed. */
 int stream_abort(struct stream *s);
+
+/* Runs the stream's processing now, from a tasklet of one of its parts (a service that
+ * produces its body over several loop turns). The stream may be freed on return. */
+void stream_run(struct stream *s);
 /* The stream's server was shut down under it ("on-marked-down shutdown-sessions"): 502 if
  * the response has not started, else the client connection is cut, as 2.6. Called by the
  * owner thread from outside the stream's processing (stream/srv_shut.c). */

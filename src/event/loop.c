@@ -93,17 +93,27 @@ void fd_unregister(struct fd_handler *h)
 void tasklets_run(void)
 {
 	struct thread_ctx *tc = th_ctx;
+	/* The tasklets woken while this batch runs go after <end>: they run at the next turn,
+	 * after I/O and timers, so one that wakes itself again (a service producing a large
+	 * body, a CLI command waiting for other threads) never keeps the loop to itself. */
+	struct tasklet end = { .process = NULL };
 	int budget = 1024; /* bounded so timers and I/O are never starved */
 
-	while (!list_empty(&tc->tasklets) && budget--) {
+	if (list_empty(&tc->tasklets))
+		return;
+	list_append(&tc->tasklets, &end.list);
+	while (budget--) {
 		struct tasklet *tl = list_elem(tc->tasklets.next, struct tasklet, list);
 
+		if (!tl->process) /* <end>, or the marker of a batch this one runs within */
+			break;
 		list_delete(&tl->list);
 		if (unlikely(tc->prof))
 			prof_run_tasklet(tl);
 		else
 			tl->process(tl);
 	}
+	list_delete(&end.list);
 }
 
 void loop_release_deferred(void)

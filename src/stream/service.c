@@ -10,6 +10,7 @@
 #include <base/buf.h>
 #include <base/pool.h>
 #include <conn/connection.h>
+#include <event/loop.h>
 #include <http/h1.h>
 #include <http/status.h>
 #include <proxy/proxy-t.h>
@@ -19,6 +20,10 @@
 #include <stream/stream.h>
 
 DECLARE_POOL(pool_svc, "service", sizeof(struct svc_ctx))
+
+#define SVC_BUFS_PER_TURN 8 /* buffers of body a service produces per loop turn at most */
+
+static void service_resume(struct tasklet *tl);
 
 static struct list services = LIST_HEAD_INIT(services);
 
@@ -70,6 +75,7 @@ void service_release(struct stream *s)
 
 	if (!c)
 		return;
+	tasklet_cancel(&c->resume);
 	if (c->svc->release)
 		c->svc->release(c);
 	s->svc = NULL;
@@ -94,6 +100,7 @@ static int service_head(struct stream *s, const struct http_service *svc, struct
 		return -1;
 	}
 	memset(c, 0, sizeof(*c));
+	tasklet_init(&c->resume, service_resume);
 	c->svc = svc;
 	c->strm = s;
 	c->px = px;
@@ -139,6 +146,11 @@ int service_attach(struct stream *s, const struct http_service *svc, struct prox
 	return stream_reply_done(s);
 }
 
+static void service_resume(struct tasklet *tl)
+{
+	stream_run(container_of(tl, struct svc_ctx, resume)->strm);
+}
+
 /* Asks the service for more body into the empty output buffer <ob> and frames it.
  * Returns 0, or -1 when the service failed or could not write anything. */
 static int service_fill(struct svc_ctx *c, struct buf *ob)
@@ -180,8 +192,10 @@ int service_step(struct stream *s)
 {
 	struct conn *f = s->front;
 	struct svc_ctx *c = s->svc;
+	int budget = SVC_BUFS_PER_TURN;
 
-	/* bounded by the client: each pass sends a buffer or stops when the socket is full */
+	/* each pass sends a buffer; stops when the socket is full (the client's next read
+	 * wakes us), or after a few buffers, going on at the next loop turn */
 	for (;;) {
 		if (f->obuf.data && conn_flush(f) < 0)
 			return -1;
@@ -190,6 +204,10 @@ int service_step(struct stream *s)
 		if (c->done) {
 			service_release(s);
 			return 1;
+		}
+		if (!budget--) {
+			tasklet_wakeup(&c->resume);
+			return 0;
 		}
 		if (b_get(&f->obuf) < 0 || service_fill(c, &f->obuf) < 0)
 			return -1;

@@ -1229,6 +1229,11 @@ static void stream_wake(struct stream *s)
 	stream_process(s);
 }
 
+void stream_run(struct stream *s)
+{
+	stream_process(s);
+}
+
 static void stream_kill(struct stream *s)
 {
 	stream_drop_back(s);

@@ -238,8 +238,12 @@ def test_bad_input_changes_nothing(proxy, backends, tmp_path):
     # a line of garbage and a huge line: an error, the session and the proxy unharmed
     assert cli(sock, "set server \x01\x02\xff/\x00 state maint") == "Require 'backend/server'.\n\n"
     assert cli(sock, "set server \x01\x02\xff/s1 state maint") == "No such backend.\n\n"
-    with pytest.raises(OSError):  # over the line limit: the session is closed
-        cli(sock, "set server px/" + "s" * 100000 + " state maint")
+    huge = "set server px/" + "s" * 100000 + " state maint"
+    if IS_REF:
+        with pytest.raises(OSError):  # over the line limit: 2.6 closes the session
+            cli(sock, huge)
+    else:  # an error line (doc/management.md), nothing run
+        assert cli(sock, huge) == "Command line too long (16383 bytes max).\n\n"
     assert set(hits(port, 10)) == {"s1", "s2"}
 
 
