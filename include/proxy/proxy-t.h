@@ -135,6 +135,8 @@ struct errorfile {
 	uint32_t seq;             /* order of the config line that set it (proxy_err_seq) */
 };
 
+struct err_snap;
+
 #define PR_MAX_ERRORFILES 32
 
 struct proxy {
@@ -282,6 +284,10 @@ struct proxy {
 	bool log_hchk;            /* backend: option log-health-checks (defaults included), set
 				   * at check time (log_strm.c): each check result is logged */
 	struct px_log *log_conf;  /* what this section declared (log_strm.c), NULL if nothing */
+	/* "show errors" (stream/err_capture.c): the last invalid request (frontend, [0]) and
+	 * response (backend, [1]); written by any thread with an atomic exchange, read and
+	 * freed by thread 0 (the CLI's) only, or NULL */
+	struct err_snap *err_snap[2];
 };
 
 struct switching_rule {

@@ -441,6 +441,17 @@ void stream_server_killed(struct stream *s)
 	stream_continue(s, stream_server_error(s, 502));
 }
 
+void stream_shutdown(struct stream *s)
+{
+	stream_set_term(s, 'K');
+	/* a wake-up from the queue in flight: the stream ends when it arrives */
+	if (s->state == SS_QUEUED && backend_unqueue(s) == Q_WOKEN) {
+		s->flags |= SF_CLI_GONE_Q;
+		return;
+	}
+	stream_abort(s);
+}
+
 void stream_count_rewrite_failed(struct stream *s)
 {
 	CNT_INC(s->fe->fe_cnt, failed_rewrites);
