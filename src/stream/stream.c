@@ -449,6 +449,20 @@ void stream_shutdown(struct stream *s)
 		s->flags |= SF_CLI_GONE_Q;
 		return;
 	}
+	switch (s->state) {
+	case SS_QUEUED:
+	case SS_CONNECTING:
+	case SS_TURNAROUND:
+	case SS_EXCHANGE:
+		/* as 2.6: a 502 while the response has not started, else the cut */
+		if (s->be) {
+			stream_server_killed(s);
+			return;
+		}
+		break;
+	default:
+		break;
+	}
 	stream_abort(s);
 }
 
