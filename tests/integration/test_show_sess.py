@@ -10,7 +10,7 @@ import socket
 import time
 
 import pytest
-from conftest import IS_REF, cli, free_port
+from conftest import cli, free_port
 
 LINE = re.compile(r"^(0x[0-9a-f]+): proto=(\S+) src=(\S+) fe=(\S+) be=(\S+) srv=(\S+) ")
 
