@@ -42,6 +42,9 @@ struct cli_ctx {
 	 * NULL when the command has none. NUL-terminated. */
 	char *payload;
 	size_t payload_len;
+	/* set by a handler holding resources between calls (CLI_MORE, CLI_YIELD): called
+	 * when the session ends before the handler returned CLI_DONE */
+	void (*release)(struct cli_ctx *ctx);
 };
 
 /* One command. <usage> and <help> form its line of "help" ("  %-40s: %s"); a NULL usage

@@ -137,6 +137,8 @@ struct errorfile {
 	uint32_t seq;             /* order of the config line that set it (proxy_err_seq) */
 };
 
+struct err_snap;
+
 #define PR_MAX_ERRORFILES 32
 
 struct proxy {
@@ -295,6 +297,10 @@ struct proxy {
 	/* "enable|disable dynamic-cookie backend" (stream/cookie_cli.c), thread 0: 0 as
 	 * configured ("cookie ... dynamic"), 1 forced on, -1 forced off */
 	int8_t ck_dyn_rt;
+	/* "show errors" (stream/err_capture.c): the last invalid request (frontend, [0]) and
+	 * response (backend, [1]); written by any thread with an atomic exchange, read and
+	 * freed by thread 0 (the CLI's) only, or NULL */
+	struct err_snap *err_snap[2];
 };
 
 /* proxy->adm_state */

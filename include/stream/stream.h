@@ -55,6 +55,11 @@ void stream_run(struct stream *s);
  * the response has not started, else the client connection is cut, as 2.6. Called by the
  * owner thread from outside the stream's processing (stream/srv_shut.c). */
 void stream_server_killed(struct stream *s);
+/* "shutdown session": ends <s> (logged with 'K'): as 2.6, a request waiting for a server
+ * or its response gets a 502 (the cut once the response started); otherwise both
+ * connections close at once. Owner thread, outside the stream's processing
+ * (stream/stream_cli.c). */
+void stream_shutdown(struct stream *s);
 /* The same when the client closed or failed: counted as a client abort once a backend
  * has the exchange, or as an invalid request (400) before its headers were complete. */
 int stream_cli_abort(struct stream *s);

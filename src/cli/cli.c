@@ -296,6 +296,8 @@ static void cli_sess_release(struct tasklet *tl)
 /* Closes the session now; its memory goes after the current batch of events. */
 static void cli_sess_free(struct cli_sess *s)
 {
+	if (s->fn && s->ctx.release) /* a command interrupted: it lets go of its state */
+		s->ctx.release(&s->ctx);
 	timer_del(&s->tmr);
 	tasklet_cancel(&s->resume);
 	fd_unregister(&s->h);

@@ -346,6 +346,8 @@ static void proxy_free(struct proxy *px)
 		proxy_stats_free_hook(px);
 	if (proxy_strm_log_free_hook) /* log/log_strm.c: log formats and options */
 		proxy_strm_log_free_hook(px);
+	free(px->err_snap[0]); /* show errors captures (stream/err_capture.c): one block each */
+	free(px->err_snap[1]);
 	for (srv = px->srv; srv; srv = next) {
 		next = srv->next;
 		free(srv->id);

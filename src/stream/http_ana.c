@@ -26,6 +26,7 @@
 #include <proxy/proxy.h>
 #include <stream/action.h>
 #include <stream/cookie.h>
+#include <stream/err_capture.h>
 #include <stream/http_capture.h>
 #include <stream/http_px.h>
 #include <stream/http_redir.h>
@@ -398,8 +399,10 @@ int ana_wait_request(struct stream *s)
 			ret = h1_parse_headers(b_head(&f->ibuf), f->ibuf.data, &s->req, false, &lim);
 			if (ret > 0)
 				break;
-			if (ret < 0)
+			if (ret < 0) {
+				err_capture_req(s); /* show errors */
 				return stream_reply_mux_error(s, s->req.err_code ? s->req.err_code : 400);
+			}
 		}
 		if (conn_recv(f) > 0)
 			continue;
@@ -651,6 +654,8 @@ int ana_wait_response(struct stream *s)
 	for (;;) {
 		if (b->ibuf.data) {
 			ret = h1_parse_headers(b_head(&b->ibuf), b->ibuf.data, &s->rsp, true, &lim);
+			if (unlikely(ret < 0))
+				err_capture_rsp(s); /* show errors */
 			if (ret < 0 && stream_l7_retry_on(s, PR_RE_JUNK_REQUEST))
 				return stream_l7_retry(s);
 			if (ret < 0)

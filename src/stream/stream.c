@@ -445,6 +445,31 @@ void stream_server_killed(struct stream *s)
 	stream_continue(s, stream_server_error(s, 502));
 }
 
+void stream_shutdown(struct stream *s)
+{
+	stream_set_term(s, 'K');
+	/* a wake-up from the queue in flight: the stream ends when it arrives */
+	if (s->state == SS_QUEUED && backend_unqueue(s) == Q_WOKEN) {
+		s->flags |= SF_CLI_GONE_Q;
+		return;
+	}
+	switch (s->state) {
+	case SS_QUEUED:
+	case SS_CONNECTING:
+	case SS_TURNAROUND:
+	case SS_EXCHANGE:
+		/* as 2.6: a 502 while the response has not started, else the cut */
+		if (s->be) {
+			stream_server_killed(s);
+			return;
+		}
+		break;
+	default:
+		break;
+	}
+	stream_abort(s);
+}
+
 void stream_count_rewrite_failed(struct stream *s)
 {
 	CNT_INC(s->fe->fe_cnt, failed_rewrites);
