@@ -44,6 +44,8 @@ def connect_refused(port):
         socket.create_connection(("127.0.0.1", port), timeout=1).close()
     except ConnectionRefusedError:
         return True
+    except ConnectionResetError:  # queued while the listener paused: reset, not served
+        return True
     return False
 
 

@@ -75,7 +75,9 @@ def test_every_form_reports_the_requests_sent(proxy, backends, tmp_path):
                           glob=["nbthread 2", "thread-groups %d" % groups])
     get(port, 7)
     get(port, 5)
-    rows = wait_rows(sock, lambda r: int(r[("px", "s1")]["hrsp_2xx"]) >= 12)
+    # each counter is added when its stream ends on its thread: wait for all of them
+    rows = wait_rows(sock, lambda r: all(int(r[("px", k)][f]) >= 12 for k, f in (
+        ("s1", "hrsp_2xx"), ("s1", "stot"), ("BACKEND", "stot"), ("FRONTEND", "hrsp_2xx"))))
     assert int(rows[("px", "BACKEND")]["stot"]) == 12
     assert int(rows[("px", "s1")]["stot"]) == 12
     assert int(rows[("px", "s1")]["hrsp_2xx"]) == 12
