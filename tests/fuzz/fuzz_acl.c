@@ -2,6 +2,7 @@
 // FUZZ_SRCS: src/sample/cond_index.c src/sample/logfmt.c src/sample/vars.c src/sample/regex.c
 // FUZZ_SRCS: src/sample/iptree.c src/sample/strtree.c src/sample/fetch_misc.c src/base/parse.c
 // FUZZ_SRCS: src/base/pool.c src/base/buf.c src/sample/conv.c src/base/array.c
+// FUZZ_SRCS: src/sample/map.c src/sample/map_line.c src/event/qsbr.c
 // FUZZ_FLAGS: -DUSE_PCRE2 -DUSE_PCRE2_JIT -lpcre2-8 -lpthread
 /* libFuzzer target for ACL lines, conditions, pattern files and log-format strings. The
  * input is lines: "acl NAME WORDS..." lines define ACLs over constant fetches and proc

@@ -2,6 +2,7 @@
 // FUZZ_SRCS: src/sample/pattern.c src/sample/strtree.c src/sample/iptree.c src/sample/regex.c
 // FUZZ_SRCS: src/sample/vars.c src/sample/logfmt.c src/sample/fetch_misc.c src/sample/codec.c
 // FUZZ_SRCS: src/sample/hash.c src/sample/json.c src/base/*.c src/cfg/cfg_msg.c
+// FUZZ_SRCS: src/sample/map_line.c src/event/qsbr.c src/cfg/startup_logs.c
 // FUZZ_FLAGS: -DUSE_PCRE2 -DUSE_PCRE2_JIT -DUSE_OPENSSL -lpcre2-8 -lssl -lcrypto -lpthread
 /* libFuzzer target for sample expressions and converters: the input is parsed as an
  * expression ("fetch(args),conv(args)...") and as log-format strings (itself and "%[input]"),

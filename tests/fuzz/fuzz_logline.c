@@ -1,8 +1,8 @@
-// FUZZ_SRCS: src/sample/sample.c src/sample/arg.c src/sample/conv*.c src/sample/map.c
-// FUZZ_SRCS: src/sample/pattern.c src/sample/strtree.c src/sample/iptree.c src/sample/regex.c
-// FUZZ_SRCS: src/sample/vars.c src/sample/logfmt.c src/sample/logfmt_tags.c
-// FUZZ_SRCS: src/sample/fetch_misc.c src/sample/codec.c src/sample/hash.c src/sample/json.c
-// FUZZ_SRCS: src/base/*.c src/cfg/cfg_msg.c src/log/log_line.c src/log/log_vars.c
+// FUZZ_SRCS: src/sample/sample.c src/sample/arg.c src/sample/conv*.c src/sample/map.c src/sample/pattern.c
+// FUZZ_SRCS: src/sample/strtree.c src/sample/iptree.c src/sample/regex.c src/sample/vars.c
+// FUZZ_SRCS: src/sample/logfmt.c src/sample/logfmt_tags.c src/sample/fetch_misc.c src/sample/codec.c
+// FUZZ_SRCS: src/sample/hash.c src/sample/json.c src/base/*.c src/cfg/cfg_msg.c src/log/log_line.c
+// FUZZ_SRCS: src/log/log_vars.c src/sample/map_line.c src/event/qsbr.c src/cfg/startup_logs.c
 // FUZZ_FLAGS: -DUSE_PCRE2 -DUSE_PCRE2_JIT -DUSE_OPENSSL -lpcre2-8 -lssl -lcrypto -lpthread
 /* libFuzzer target for log lines: the input is a log-format string ("%{+Q}o", separators,
  * the log variables, "%[expr]") compiled as a frontend's log line and rendered for a
