@@ -47,7 +47,8 @@ struct cli_sess {
 	struct fd_handler h;
 	struct timer tmr;         /* "stats timeout": idle deadline */
 	struct tasklet release;   /* deferred free (event/loop.h) */
-	struct tasklet resume;    /* a handler returned CLI_YIELD: run it again next turn */
+	struct timer resume;      /* a handler returned CLI_YIELD: run it again in 1 ms (a
+				   * timer, not a tasklet: the thread sleeps while others answer) */
 	struct cli_bind *bind;
 	struct buf in, out;       /* malloc'ed areas of CLI_IN_SIZE / CLI_OUT_SIZE */
 	char line[CLI_IN_SIZE];   /* the line being run; commands are cut in place */
@@ -299,7 +300,7 @@ static void cli_sess_free(struct cli_sess *s)
 	if (s->fn && s->ctx.release) /* a command interrupted: it lets go of its state */
 		s->ctx.release(&s->ctx);
 	timer_del(&s->tmr);
-	tasklet_cancel(&s->resume);
+	timer_del(&s->resume);
 	fd_unregister(&s->h);
 	close(s->h.fd);
 	s->h.fd = -1;
@@ -548,7 +549,7 @@ static bool cli_exec(struct cli_sess *s)
 			int ret = s->fn(&s->ctx);
 
 			if (ret == CLI_YIELD) {
-				tasklet_wakeup(&s->resume);
+				timer_set(&s->resume, tick_add(1));
 				return false;
 			}
 			if (ret == CLI_MORE) {
@@ -619,9 +620,9 @@ out_close:
 	cli_sess_free(s);
 }
 
-static void cli_sess_resume(struct tasklet *tl)
+static void cli_sess_resume(struct timer *t)
 {
-	cli_sess_run(container_of(tl, struct cli_sess, resume));
+	cli_sess_run(container_of(t, struct cli_sess, resume));
 }
 
 static void cli_sess_iocb(struct fd_handler *h, uint32_t events)
@@ -657,7 +658,7 @@ static struct cli_sess *cli_sess_new(struct cli_bind *b, int fd)
 	s->h.iocb = cli_sess_iocb;
 	s->tmr.cb = cli_sess_expire;
 	tasklet_init(&s->release, NULL);
-	tasklet_init(&s->resume, cli_sess_resume);
+	s->resume.cb = cli_sess_resume;
 	return s;
 }
 

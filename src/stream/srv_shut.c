@@ -44,18 +44,38 @@ static struct stream *srv_shut_next(const struct srv_shut_req *r)
 	return NULL;
 }
 
-/* On each thread: aborts the matching streams. Aborting closes connections, so the walk
- * starts again after each one; bounded by the connections the thread had. */
+/* On each thread: aborts the matching streams. Aborting one closes its connections, which
+ * may be the next ones of the thread's list: the targets are collected first (one walk),
+ * then killed. Without memory for the list, the walk starts again after each kill
+ * (bounded by the connections the thread had). */
 static void srv_shut_run(struct inbox_item *it)
 {
 	struct srv_shut_req *r = (struct srv_shut_req *)it;
-	struct stream *st;
-	size_t bound = 0;
+	struct stream *st, **v;
+	size_t bound = 0, n = 0;
 	struct conn *c;
 
-	list_for_each_entry(c, &th_ctx->conns, by_thread) bound++;
-	while (bound-- && (st = srv_shut_next(r)))
-		stream_server_killed(st);
+	list_for_each_entry(c, &th_ctx->conns, by_thread)
+	{
+		bound++;
+		n += c->strm && c->strm->front == c && srv_shut_match(r, c->strm);
+	}
+	v = n ? malloc(n * sizeof(*v)) : NULL;
+	if (v) {
+		size_t i = 0;
+
+		list_for_each_entry(c, &th_ctx->conns, by_thread)
+		{
+			if (i < n && c->strm && c->strm->front == c && srv_shut_match(r, c->strm))
+				v[i++] = c->strm;
+		}
+		while (i)
+			stream_server_killed(v[--i]);
+		free(v);
+	} else {
+		while (n && bound-- && (st = srv_shut_next(r)))
+			stream_server_killed(st);
+	}
 	free(r);
 }
 
