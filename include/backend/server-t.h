@@ -41,6 +41,8 @@ enum srv_run_state {
 #define SRV_F_REDIR    0x0100 /* "redir PREFIX" (tested with SRV_F_PORT_MAP: one test) */
 #define SRV_F_TRANSP   0x0200 /* "option transparent": connect to the client's original
 			       * destination (backend/be_transp.c), same test */
+#define SRV_F_NON_PURGEABLE 0x0400 /* named by a rule ("use-server"): "del server" refuses
+				    * it, as HAProxy 2.6 does */
 
 struct server {
 	struct server *next;      /* next server of the same backend, config order */

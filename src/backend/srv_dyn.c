@@ -293,6 +293,9 @@ static int srv_dyn_del(struct cli_ctx *ctx)
 		return srv_dyn_msg(ctx, "No such server.");
 	if (!srv_in_maint(s))
 		return srv_dyn_msg(ctx, "Only servers in maintenance mode can be deleted.");
+	if (s->flags & SRV_F_NON_PURGEABLE)
+		return srv_dyn_msg(ctx, "This server cannot be removed at runtime due to other "
+					"configuration elements pointing to it.");
 	if (s->trackers || s->track)
 		return srv_dyn_msg(ctx, "Deleting a server that tracks or is tracked by another "
 					"one is not supported yet.\n");

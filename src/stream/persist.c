@@ -131,6 +131,8 @@ int persist_check_proxy(struct proxy *px)
 				 "referenced in a 'use-server' rule.\n", r->file, r->line,
 				 proxy_type_str(px), px->id, r->srv_name);
 			errs++;
+		} else {
+			r->srv->flags |= SRV_F_NON_PURGEABLE; /* "del server" refuses it */
 		}
 	}
 	return errs;

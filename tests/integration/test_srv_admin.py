@@ -600,3 +600,16 @@ def test_changes_under_load_never_fail_a_request(proxy, backends, tmp_path):
     assert sum(statuses.values()) >= 20 and set(statuses) == {200}, statuses
     assert cli(sock, "set server px/s1 weight 1") == "\n"
     assert set(hits(port, 10)) == {"s1", "s2"}
+
+
+def test_del_server_named_by_a_rule_is_refused(proxy, backends, tmp_path):
+    """A server a use-server rule names stays: 2.6's answer, and it keeps serving its rule."""
+    port, sock = free_port(), str(tmp_path / "s.sock")
+    s1, s2 = backends(2)
+    proxy(cfg(port, sock, [s1, s2], listen=["use-server s2 if { path_beg /s2 }"]), ports=[port])
+    assert cli(sock, "disable server px/s2") == "\n"
+    assert cli(sock, "del server px/s2") == ("This server cannot be removed at runtime due to "
+                                             "other configuration elements pointing to it.\n")
+    assert "px,s2," in cli(sock, "show stat")
+    assert cli(sock, "disable server px/s1") == "\n"
+    assert del_server(sock, "px/s1") == "Server deleted.\n"
