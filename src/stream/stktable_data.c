@@ -316,6 +316,8 @@ int stksess_expires_in(const struct stktable *t, const struct stksess *ts, uint6
 	if (!t->expire)
 		return 0;
 	left = (int64_t)(ts->touch + (uint64_t)t->expire - now);
+	if (left > t->expire) /* touched by a thread whose clock is a few ms ahead of ours */
+		left = t->expire;
 	return left < 0 ? 0 : (int)left;
 }
 
