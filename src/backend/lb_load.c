@@ -6,11 +6,13 @@
  * Keys live two per 64-bit word, each word a relaxed atomic (plain loads on x86-64 and
  * aarch64) that a scan may read while any thread rewrites one half with a CAS; a pick that
  * finds a key stale (the server full after all) falls back to the exact walk of
- * lb_lc_rand.c.
+ * lb_lc_rand.c. A server added or deleted at run time gets a whole new table, published
+ * with qsbr like round robin's sequences: picks never lock.
  */
 #include <stdlib.h>
 #include <backend/backend.h>
 #include <backend/lb_load.h>
+#include <backend/lb_update.h>
 #include <backend/server.h>
 #include <base/atomic.h>
 
@@ -35,12 +37,16 @@ static inline uint32_t lb_key_at(const struct lb_load_tier *tr, int i)
 	return (uint32_t)(HA_ATOMIC_LOAD_RLX(&tr->word[i >> 1]) >> ((i & 1) * 32));
 }
 
-/* Stores <k> in <s>'s half of its word. */
+/* Stores <k> in <s>'s half of its word (none when <s> has no key any more). */
 static void lb_key_store(struct server *s, uint32_t k)
 {
-	uint64_t *w = s->lb_load_word, old = HA_ATOMIC_LOAD_RLX(w), nw;
-	unsigned int sh = s->lb_load_shift;
+	uintptr_t ref = HA_ATOMIC_LOAD_RLX(&s->lb_load_ref); /* once: a rebuild may move it */
+	uint64_t *w = (uint64_t *)(ref & ~(uintptr_t)1), old, nw;
+	unsigned int sh = (unsigned int)(ref & 1) * 32;
 
+	if (!w)
+		return;
+	old = HA_ATOMIC_LOAD_RLX(w);
 	do {
 		nw = (old & ~(0xffffffffull << sh)) | ((uint64_t)k << sh);
 	} while (!HA_ATOMIC_CAS(w, &old, nw));
@@ -64,7 +70,7 @@ void lb_load_update(struct server *s)
 
 void lb_load_weight_changed(struct server *s)
 {
-	struct lb_load *ll = s->px->lb_load;
+	struct lb_load *ll = HA_ATOMIC_LOAD(&s->px->lb_load);
 	struct lb_load_tier *tr;
 
 	if (!ll)
@@ -74,32 +80,38 @@ void lb_load_weight_changed(struct server *s)
 	lb_load_update(s);
 }
 
+/* Frees a table no thread reads any more (also the retired ones, after their grace). */
+static void lb_load_table_free(void *p)
+{
+	struct lb_load *ll = p;
+
+	for (int t = 0; t < 2; t++) {
+		free(ll->tier[t].srv);
+		free(ll->tier[t].word);
+	}
+	free(ll);
+}
+
 void lb_load_free(struct proxy *px)
 {
 	struct lb_load *ll = px->lb_load;
 
 	if (!ll)
 		return;
-	for (int t = 0; t < 2; t++) {
-		free(ll->tier[t].srv);
-		free(ll->tier[t].word);
-	}
 	for (struct server *s = px->srv; s; s = s->next)
-		s->lb_load_word = NULL;
-	free(ll);
+		s->lb_load_ref = 0;
+	lb_load_table_free(ll);
 	px->lb_load = NULL;
 }
 
-int lb_load_build(struct proxy *px)
+/* A table of <px>'s linked servers with their keys now, not published; NULL (memory). */
+static struct lb_load *lb_load_new(struct proxy *px)
 {
-	struct lb_load *ll;
+	struct lb_load *ll = calloc(1, sizeof(*ll));
 	struct server *s;
 
-	lb_load_free(px);
-	ll = calloc(1, sizeof(*ll));
 	if (!ll)
-		return -1;
-	px->lb_load = ll;
+		return NULL;
 	for (s = px->srv; s; s = s->next)
 		ll->tier[!!(s->flags & SRV_F_BACKUP)].n++;
 	for (int t = 0; t < 2; t++) {
@@ -111,25 +123,77 @@ int lb_load_build(struct proxy *px)
 		tr->srv = calloc(slots, sizeof(*tr->srv));
 		tr->word = aligned_alloc(16, slots / 2 * sizeof(*tr->word));
 		if (!tr->srv || !tr->word) {
-			lb_load_free(px);
-			return -1;
+			lb_load_table_free(ll);
+			return NULL;
 		}
 		for (size_t i = 0; i < slots / 2; i++) /* the padding is never usable */
 			tr->word[i] = (uint64_t)LB_KEY_NONE << 32 | LB_KEY_NONE;
 		tr->n = 0;
 	}
 	for (s = px->srv; s; s = s->next) {
-		struct lb_load_tier *tr = &ll->tier[!!(s->flags & SRV_F_BACKUP)];
+		bool backup = !!(s->flags & SRV_F_BACKUP);
+		struct lb_load_tier *tr = &ll->tier[backup];
+		unsigned int sh = (unsigned int)(tr->n & 1) * 32;
+		uint64_t *w = &tr->word[tr->n >> 1];
 
-		tr->srv[tr->n] = s;
-		s->lb_load_word = &tr->word[tr->n >> 1];
-		s->lb_load_shift = (uint8_t)((tr->n & 1) * 32);
-		tr->n++;
+		tr->srv[tr->n++] = s;
+		*w = (*w & ~(0xffffffffull << sh)) | ((uint64_t)lb_load_key(s, backup) << sh);
 		if (srv_weight(s) > tr->wmax)
 			tr->wmax = srv_weight(s);
+	}
+	return ll;
+}
+
+/* Points each server of <ll> at its key. */
+static void lb_load_link(struct lb_load *ll)
+{
+	for (int t = 0; t < 2; t++) {
+		struct lb_load_tier *tr = &ll->tier[t];
+
+		for (int i = 0; i < tr->n; i++)
+			HA_ATOMIC_STORE_RLX(&tr->srv[i]->lb_load_ref,
+					    (uintptr_t)&tr->word[i >> 1] | (uintptr_t)(i & 1));
+	}
+}
+
+int lb_load_build(struct proxy *px)
+{
+	struct lb_load *ll;
+
+	lb_load_free(px);
+	ll = lb_load_new(px);
+	if (!ll)
+		return -1;
+	px->lb_load = ll;
+	lb_load_link(ll);
+	return 0;
+}
+
+int lb_load_rebuild(struct proxy *px)
+{
+	struct lb_retired *node = lb_retire_prepare();
+	struct lb_load *ll = node ? lb_load_new(px) : NULL, *old;
+
+	if (!ll) {
+		free(node);
+		return -1;
+	}
+	old = HA_ATOMIC_XCHG(&px->lb_load, ll); /* release: the table is complete */
+	lb_load_link(ll);
+	lb_retire_locked(node, px, old, lb_load_table_free);
+	return 0;
+}
+
+void lb_load_refresh(struct proxy *px)
+{
+	struct lb_load *ll = HA_ATOMIC_LOAD(&px->lb_load);
+
+	if (!ll)
+		return;
+	for (struct server *s = px->srv; s; s = s->next) {
+		HA_ATOMIC_UPDATE_MAX(&ll->tier[!!(s->flags & SRV_F_BACKUP)].wmax, srv_weight(s));
 		lb_load_update(s);
 	}
-	return 0;
 }
 
 typedef int32_t v4i32 __attribute__((vector_size(16)));
