@@ -37,35 +37,40 @@ static inline uint32_t lb_key_at(const struct lb_load_tier *tr, int i)
 	return (uint32_t)(HA_ATOMIC_LOAD_RLX(&tr->word[i >> 1]) >> ((i & 1) * 32));
 }
 
-/* Stores <k> in <s>'s half of its word (none when <s> has no key any more). */
-static void lb_key_store(struct server *s, uint32_t k)
+/* Stores <k> in the half of the word <ref> (lb_load_ref) names. */
+static void lb_key_store(uintptr_t ref, uint32_t k)
 {
-	uintptr_t ref = HA_ATOMIC_LOAD_RLX(&s->lb_load_ref); /* once: a rebuild may move it */
-	uint64_t *w = (uint64_t *)(ref & ~(uintptr_t)1), old, nw;
-	unsigned int sh = (unsigned int)(ref & 1) * 32;
+	uint64_t *w = (uint64_t *)(ref & ~(uintptr_t)1), old = HA_ATOMIC_LOAD_RLX(w), nw;
+	unsigned int sh = (unsigned int)(ref & 1) << 5;
 
-	if (!w)
-		return;
-	old = HA_ATOMIC_LOAD_RLX(w);
 	do {
 		nw = (old & ~(0xffffffffull << sh)) | ((uint64_t)k << sh);
 	} while (!HA_ATOMIC_CAS(w, &old, nw));
 }
 
-void lb_load_update(struct server *s)
+void lb_load_update_ref(struct server *s, uintptr_t ref)
 {
 	bool backup = !!(s->flags & SRV_F_BACKUP);
 	uint32_t k = lb_load_key(s, backup), again;
 
 	/* two threads changing cur_conns may store their keys in the reverse order: each
-	 * checks after storing that its key still holds, so the last store is fresh */
+	 * checks after storing that its key still holds, so the last store is fresh. <ref>
+	 * was loaded once: a rebuild moving it meanwhile is followed by lb_load_refresh() */
 	for (int i = 0; i < 4; i++) {
-		lb_key_store(s, k);
+		lb_key_store(ref, k);
 		again = lb_load_key(s, backup);
 		if (again == k)
 			break;
 		k = again;
 	}
+}
+
+void lb_load_update(struct server *s)
+{
+	uintptr_t ref = HA_ATOMIC_LOAD_RLX(&s->lb_load_ref);
+
+	if (ref)
+		lb_load_update_ref(s, ref);
 }
 
 void lb_load_weight_changed(struct server *s)
