@@ -46,15 +46,14 @@ void lb_load_refresh(struct proxy *px);
 
 /* Rewrites <s>'s key after its slots, state or weight changed. No-op without keys. */
 void lb_load_update(struct server *s);
-/* The same with <s>->lb_load_ref loaded (non-zero): the request path's. */
-void lb_load_update_ref(struct server *s, uintptr_t ref);
 static inline void lb_load_touch(struct server *s)
 {
-	uintptr_t ref = HA_ATOMIC_LOAD_RLX(&s->lb_load_ref); /* once: a rebuild may clear it */
-
-	if (ref)
-		lb_load_update_ref(s, ref);
+	if (HA_ATOMIC_LOAD_RLX(&s->lb_load_word))
+		lb_load_update(s);
 }
+/* <s> was deleted (and the table rebuilt without it): its key goes to a sink from now on,
+ * so a late slot release on another thread never writes into a freed table. */
+void lb_load_forget(struct server *s);
 /* <s>'s weight changed at run time (the largest weight of its tier may grow). */
 void lb_load_weight_changed(struct server *s);
 

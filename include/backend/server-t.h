@@ -92,11 +92,12 @@ struct server {
 	/* runtime: process-wide, atomics (see DESIGN.md §5) */
 	int cur_conns;            /* connections in use (atomic) */
 	int cur_conns_max;        /* highest cur_conns (atomic, show stat smax) */
-	uintptr_t lb_load_ref;    /* leastconn/random: address of the word holding this
-				   * server's load key | its half (0 low, 1 high), one atomic
-				   * so a table rebuilt at run time moves both at once
-				   * (lb_load.c), else 0; its key is rewritten by every change
-				   * of cur_conns or state */
+	uint64_t *lb_load_word;   /* leastconn/random: the word holding this server's load key
+				   * (lb_load.c), else NULL; rewritten by every change of
+				   * cur_conns or state. Atomic: a table rebuilt at run time
+				   * (add/del server) moves it, a deleted server's is a sink */
+	uint8_t lb_load_shift;    /* 0 or 32: this server's half of *lb_load_word, fixed for
+				   * its life (a rebuild keeps each server's half) */
 	struct be_counters *cnt;  /* runtime: one block per thread group */
 	struct freq_ctr sess_rate; /* runtime: streams assigned per second (srv_sess_rate) */
 	uint32_t sess_rate_max;   /* highest sess_rate, sampled by stats/stat_rates.c (atomic) */

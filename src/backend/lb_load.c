@@ -37,27 +37,30 @@ static inline uint32_t lb_key_at(const struct lb_load_tier *tr, int i)
 	return (uint32_t)(HA_ATOMIC_LOAD_RLX(&tr->word[i >> 1]) >> ((i & 1) * 32));
 }
 
-/* Stores <k> in the half of the word <ref> (lb_load_ref) names. */
-static void lb_key_store(uintptr_t ref, uint32_t k)
+/* Where deleted servers' keys go (never read). */
+static uint64_t lb_load_sink;
+
+/* Stores <k> in <s>'s half of its word. */
+static void lb_key_store(struct server *s, uint32_t k)
 {
-	uint64_t *w = (uint64_t *)(ref & ~(uintptr_t)1), old = HA_ATOMIC_LOAD_RLX(w), nw;
-	unsigned int sh = (unsigned int)(ref & 1) << 5;
+	/* a rebuild may move the word (never to NULL), the half stays */
+	uint64_t *w = HA_ATOMIC_LOAD_RLX(&s->lb_load_word), old = HA_ATOMIC_LOAD_RLX(w), nw;
+	unsigned int sh = s->lb_load_shift;
 
 	do {
 		nw = (old & ~(0xffffffffull << sh)) | ((uint64_t)k << sh);
 	} while (!HA_ATOMIC_CAS(w, &old, nw));
 }
 
-void lb_load_update_ref(struct server *s, uintptr_t ref)
+void lb_load_update(struct server *s)
 {
 	bool backup = !!(s->flags & SRV_F_BACKUP);
 	uint32_t k = lb_load_key(s, backup), again;
 
 	/* two threads changing cur_conns may store their keys in the reverse order: each
-	 * checks after storing that its key still holds, so the last store is fresh. <ref>
-	 * was loaded once: a rebuild moving it meanwhile is followed by lb_load_refresh() */
+	 * checks after storing that its key still holds, so the last store is fresh */
 	for (int i = 0; i < 4; i++) {
-		lb_key_store(ref, k);
+		lb_key_store(s, k);
 		again = lb_load_key(s, backup);
 		if (again == k)
 			break;
@@ -65,12 +68,9 @@ void lb_load_update_ref(struct server *s, uintptr_t ref)
 	}
 }
 
-void lb_load_update(struct server *s)
+void lb_load_forget(struct server *s)
 {
-	uintptr_t ref = HA_ATOMIC_LOAD_RLX(&s->lb_load_ref);
-
-	if (ref)
-		lb_load_update_ref(s, ref);
+	HA_ATOMIC_STORE_RLX(&s->lb_load_word, &lb_load_sink);
 }
 
 void lb_load_weight_changed(struct server *s)
@@ -104,24 +104,50 @@ void lb_load_free(struct proxy *px)
 	if (!ll)
 		return;
 	for (struct server *s = px->srv; s; s = s->next)
-		s->lb_load_ref = 0;
+		s->lb_load_word = NULL;
 	lb_load_table_free(ll);
 	px->lb_load = NULL;
 }
 
-/* A table of <px>'s linked servers with their keys now, not published; NULL (memory). */
+/* Gives a server without a key yet (startup, or added) a half: the one of its tier that
+ * fewer servers use, so that a table has at most one hole per server of difference. */
+static void lb_load_pick_halves(struct proxy *px)
+{
+	int cnt[2][2] = { { 0 } };
+	struct server *s;
+
+	for (s = px->srv; s; s = s->next)
+		if (s->lb_load_word)
+			cnt[!!(s->flags & SRV_F_BACKUP)][s->lb_load_shift != 0]++;
+	for (s = px->srv; s; s = s->next) {
+		int *c = cnt[!!(s->flags & SRV_F_BACKUP)], h;
+
+		if (s->lb_load_word)
+			continue;
+		h = c[1] < c[0];
+		s->lb_load_shift = (uint8_t)(h * 32);
+		c[h]++;
+	}
+}
+
+/* A table of <px>'s linked servers with their keys now, not published; NULL (memory).
+ * Each server keeps its half (lb_load_shift): even positions hold the low halves, odd ones
+ * the high halves, holes are "not usable". */
 static struct lb_load *lb_load_new(struct proxy *px)
 {
 	struct lb_load *ll = calloc(1, sizeof(*ll));
+	int cnt[2][2] = { { 0 } }, next[2][2] = { { 0, 1 }, { 0, 1 } };
 	struct server *s;
 
 	if (!ll)
 		return NULL;
+	lb_load_pick_halves(px);
 	for (s = px->srv; s; s = s->next)
-		ll->tier[!!(s->flags & SRV_F_BACKUP)].n++;
+		cnt[!!(s->flags & SRV_F_BACKUP)][s->lb_load_shift != 0]++;
 	for (int t = 0; t < 2; t++) {
 		struct lb_load_tier *tr = &ll->tier[t];
-		size_t slots = ((size_t)tr->n + LB_KEY_LANES - 1) / LB_KEY_LANES * LB_KEY_LANES;
+		int pos = cnt[t][0] > cnt[t][1] ? 2 * cnt[t][0] : 2 * cnt[t][1];
+		size_t slots = ((size_t)pos + LB_KEY_LANES - 1) / LB_KEY_LANES * LB_KEY_LANES;
 
 		if (!slots)
 			continue;
@@ -131,17 +157,20 @@ static struct lb_load *lb_load_new(struct proxy *px)
 			lb_load_table_free(ll);
 			return NULL;
 		}
-		for (size_t i = 0; i < slots / 2; i++) /* the padding is never usable */
+		for (size_t i = 0; i < slots / 2; i++) /* padding and holes are never usable */
 			tr->word[i] = (uint64_t)LB_KEY_NONE << 32 | LB_KEY_NONE;
-		tr->n = 0;
 	}
 	for (s = px->srv; s; s = s->next) {
 		bool backup = !!(s->flags & SRV_F_BACKUP);
 		struct lb_load_tier *tr = &ll->tier[backup];
-		unsigned int sh = (unsigned int)(tr->n & 1) * 32;
-		uint64_t *w = &tr->word[tr->n >> 1];
+		unsigned int sh = s->lb_load_shift;
+		int i = next[backup][sh != 0];
+		uint64_t *w = &tr->word[i >> 1];
 
-		tr->srv[tr->n++] = s;
+		next[backup][sh != 0] += 2;
+		tr->srv[i] = s;
+		if (i + 1 > tr->n)
+			tr->n = i + 1;
 		*w = (*w & ~(0xffffffffull << sh)) | ((uint64_t)lb_load_key(s, backup) << sh);
 		if (srv_weight(s) > tr->wmax)
 			tr->wmax = srv_weight(s);
@@ -149,15 +178,15 @@ static struct lb_load *lb_load_new(struct proxy *px)
 	return ll;
 }
 
-/* Points each server of <ll> at its key. */
+/* Points each server of <ll> at its key's word. */
 static void lb_load_link(struct lb_load *ll)
 {
 	for (int t = 0; t < 2; t++) {
 		struct lb_load_tier *tr = &ll->tier[t];
 
 		for (int i = 0; i < tr->n; i++)
-			HA_ATOMIC_STORE_RLX(&tr->srv[i]->lb_load_ref,
-					    (uintptr_t)&tr->word[i >> 1] | (uintptr_t)(i & 1));
+			if (tr->srv[i])
+				HA_ATOMIC_STORE_RLX(&tr->srv[i]->lb_load_word, &tr->word[i >> 1]);
 	}
 }
 

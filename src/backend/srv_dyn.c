@@ -197,7 +197,7 @@ static int srv_dyn_publish(struct proxy *px, struct server *s, struct srv_dyn_go
 	px->srv_count--;
 	lb_update(px);
 	if (px->lb_load && lb_load_rebuild(px) == 0)
-		HA_ATOMIC_STORE_RLX(&s->lb_load_ref, 0);
+		lb_load_forget(s);
 	g->s = s;
 	g->next = srv_dyn_deleted;
 	srv_dyn_deleted = g;
@@ -239,16 +239,14 @@ static struct server *srv_dyn_build(struct cli_ctx *ctx, struct proxy *px, const
 	return s;
 }
 
-/* After a key table was replaced (ctx->st 2): waits for the grace period, then rewrites
- * the keys of <px> and answers <msg>. */
+/* After a key table of the backend ctx->p[0] was replaced: waits for the grace period,
+ * then rewrites its keys and answers <msg>. */
 static int srv_dyn_settle(struct cli_ctx *ctx, const char *msg)
 {
-	char be[256];
-	struct proxy *px;
+	struct proxy *px = (struct proxy *)ctx->p[0]; /* proxies live until exit */
 
 	if (!qs_passed(&srv_dyn_snap))
 		return CLI_YIELD;
-	px = srv_dyn_split(ctx, be, sizeof(be)) ? proxy_find(be, PR_CAP_BE) : NULL;
 	if (px)
 		lb_load_refresh(px);
 	return srv_dyn_msg(ctx, msg);
@@ -319,6 +317,7 @@ static int srv_dyn_add(struct cli_ctx *ctx)
 	if (!px->lb_load)
 		return srv_dyn_msg(ctx, "New server registered.\n");
 	qs_snapshot(&srv_dyn_snap);
+	ctx->p[0] = px;
 	ctx->st = 2;
 	return CLI_YIELD;
 }
@@ -394,13 +393,14 @@ static int srv_dyn_del(struct cli_ctx *ctx)
 	px->srv_count--;
 	lb_update(px);
 	if (px->lb_load && lb_load_rebuild(px) == 0) /* else its key stays, NONE (maint) */
-		HA_ATOMIC_STORE_RLX(&s->lb_load_ref, 0);
+		lb_load_forget(s);
 	qs_snapshot(&srv_dyn_snap);
 	g->s = s;
 	g->next = srv_dyn_deleted;
 	srv_dyn_deleted = g;
 	ha_notice("CLI : Server deleted.\n");
 	srv_dyn_purge_all(s);
+	ctx->p[0] = px->lb_load ? px : NULL;
 	ctx->st = 1;
 	return CLI_YIELD;
 }

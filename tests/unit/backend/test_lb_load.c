@@ -169,8 +169,8 @@ TEST(lb_load_rand_many_equal_servers_share)
 	done();
 }
 
-/* A server added at run time: a new table with its key, the others' keys moved with them;
- * the old table's words are no longer what the servers write. */
+/* A server added at run time: a new table with its key, the others' keys moved with them
+ * (each keeps its half); a deleted one leaves a hole and writes to a sink. */
 TEST(lb_load_rebuild_adds_and_removes)
 {
 	struct lb_load *old;
@@ -188,7 +188,9 @@ TEST(lb_load_rebuild_adds_and_removes)
 	srv[2].cur_conns = 0;
 	CHECK_INT(lb_load_rebuild(&px), 0);
 	CHECK(px.lb_load != old);
-	CHECK_INT(px.lb_load->tier[0].n, 3);
+	CHECK_INT(px.lb_load->tier[0].n, 3); /* low, high, low halves */
+	CHECK_INT(srv[2].lb_load_shift, 0);
+	CHECK(srv[2].lb_load_word == &px.lb_load->tier[0].word[1]);
 	CHECK(lb_lc_pick(&px, NULL, &full) == &srv[2]);
 	srv[2].cur_conns = 9; /* its key follows, in the new table */
 	lb_load_touch(&srv[2]);
@@ -199,8 +201,9 @@ TEST(lb_load_rebuild_adds_and_removes)
 	/* deleted: unlinked, rebuilt, its key gone */
 	srv[0].next = &srv[2];
 	CHECK_INT(lb_load_rebuild(&px), 0);
-	srv[1].lb_load_ref = 0;
-	CHECK_INT(px.lb_load->tier[0].n, 2);
+	lb_load_forget(&srv[1]);
+	CHECK_INT(px.lb_load->tier[0].n, 3); /* a hole where srv[1] was */
+	CHECK(px.lb_load->tier[0].srv[1] == NULL);
 	for (int i = 0; i < 10; i++)
 		CHECK(lb_lc_pick(&px, NULL, &full) == &srv[0]);
 	lb_load_refresh(&px);
