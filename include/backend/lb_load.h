@@ -48,9 +48,12 @@ void lb_load_refresh(struct proxy *px);
 void lb_load_update(struct server *s);
 static inline void lb_load_touch(struct server *s)
 {
-	if (HA_ATOMIC_LOAD_RLX(&s->lb_load_word))
+	if (s->flags & SRV_F_LB_KEYS) /* a constant: the word pointer may move */
 		lb_load_update(s);
 }
+/* <s>, not published yet, will get a key with the next lb_load_rebuild(): until then its
+ * key goes to a sink. */
+void lb_load_prepare_srv(struct server *s);
 /* <s> was deleted (and the table rebuilt without it): its key goes to a sink from now on,
  * so a late slot release on another thread never writes into a freed table. */
 void lb_load_forget(struct server *s);

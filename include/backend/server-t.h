@@ -41,6 +41,8 @@ enum srv_run_state {
 #define SRV_F_REDIR    0x0100 /* "redir PREFIX" (tested with SRV_F_PORT_MAP: one test) */
 #define SRV_F_TRANSP   0x0200 /* "option transparent": connect to the client's original
 			       * destination (backend/be_transp.c), same test */
+#define SRV_F_LB_KEYS  0x0400 /* leastconn/random: has a load key (lb_load.c), set before
+			       * the server is published and never cleared */
 
 struct server {
 	struct server *next;      /* next server of the same backend, config order */

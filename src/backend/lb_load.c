@@ -40,12 +40,10 @@ static inline uint32_t lb_key_at(const struct lb_load_tier *tr, int i)
 /* Where deleted servers' keys go (never read). */
 static uint64_t lb_load_sink;
 
-/* Stores <k> in <s>'s half of its word. */
-static void lb_key_store(struct server *s, uint32_t k)
+/* Stores <k> in the half <sh> of <w>. */
+static inline void lb_key_store(uint64_t *w, unsigned int sh, uint32_t k)
 {
-	/* a rebuild may move the word (never to NULL), the half stays */
-	uint64_t *w = HA_ATOMIC_LOAD_RLX(&s->lb_load_word), old = HA_ATOMIC_LOAD_RLX(w), nw;
-	unsigned int sh = s->lb_load_shift;
+	uint64_t old = HA_ATOMIC_LOAD_RLX(w), nw;
 
 	do {
 		nw = (old & ~(0xffffffffull << sh)) | ((uint64_t)k << sh);
@@ -56,11 +54,14 @@ void lb_load_update(struct server *s)
 {
 	bool backup = !!(s->flags & SRV_F_BACKUP);
 	uint32_t k = lb_load_key(s, backup), again;
-
+	/* a rebuild may move the word (never to NULL while SRV_F_LB_KEYS is set: a server
+	 * not linked yet or deleted writes to the sink) and then rewrites every key after a
+	 * grace period; the half stays */
+	uint64_t *w = HA_ATOMIC_LOAD_RLX(&s->lb_load_word);
 	/* two threads changing cur_conns may store their keys in the reverse order: each
 	 * checks after storing that its key still holds, so the last store is fresh */
 	for (int i = 0; i < 4; i++) {
-		lb_key_store(s, k);
+		lb_key_store(w, s->lb_load_shift, k);
 		again = lb_load_key(s, backup);
 		if (again == k)
 			break;
@@ -71,6 +72,12 @@ void lb_load_update(struct server *s)
 void lb_load_forget(struct server *s)
 {
 	HA_ATOMIC_STORE_RLX(&s->lb_load_word, &lb_load_sink);
+}
+
+void lb_load_prepare_srv(struct server *s)
+{
+	s->lb_load_word = &lb_load_sink;
+	s->flags |= SRV_F_LB_KEYS;
 }
 
 void lb_load_weight_changed(struct server *s)
@@ -104,9 +111,15 @@ void lb_load_free(struct proxy *px)
 	if (!ll)
 		return;
 	for (struct server *s = px->srv; s; s = s->next)
-		s->lb_load_word = NULL;
+		s->lb_load_word = &lb_load_sink; /* it may still have SRV_F_LB_KEYS */
 	lb_load_table_free(ll);
 	px->lb_load = NULL;
+}
+
+/* Whether <s> was given its half already (it had a key in a table). */
+static bool lb_load_has_half(const struct server *s)
+{
+	return s->lb_load_word && s->lb_load_word != &lb_load_sink;
 }
 
 /* Gives a server without a key yet (startup, or added) a half: the one of its tier that
@@ -117,12 +130,12 @@ static void lb_load_pick_halves(struct proxy *px)
 	struct server *s;
 
 	for (s = px->srv; s; s = s->next)
-		if (s->lb_load_word)
+		if (lb_load_has_half(s))
 			cnt[!!(s->flags & SRV_F_BACKUP)][s->lb_load_shift != 0]++;
 	for (s = px->srv; s; s = s->next) {
 		int *c = cnt[!!(s->flags & SRV_F_BACKUP)], h;
 
-		if (s->lb_load_word)
+		if (lb_load_has_half(s))
 			continue;
 		h = c[1] < c[0];
 		s->lb_load_shift = (uint8_t)(h * 32);
@@ -184,9 +197,15 @@ static void lb_load_link(struct lb_load *ll)
 	for (int t = 0; t < 2; t++) {
 		struct lb_load_tier *tr = &ll->tier[t];
 
-		for (int i = 0; i < tr->n; i++)
-			if (tr->srv[i])
-				HA_ATOMIC_STORE_RLX(&tr->srv[i]->lb_load_word, &tr->word[i >> 1]);
+		for (int i = 0; i < tr->n; i++) {
+			struct server *s = tr->srv[i];
+
+			if (!s)
+				continue;
+			HA_ATOMIC_STORE_RLX(&s->lb_load_word, &tr->word[i >> 1]);
+			if (!(s->flags & SRV_F_LB_KEYS)) /* start-up: no other thread yet */
+				s->flags |= SRV_F_LB_KEYS;
+		}
 	}
 }
 

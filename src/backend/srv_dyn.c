@@ -117,6 +117,8 @@ static int srv_dyn_prepare(struct proxy *px, struct server *s)
 	srv_init_weights(s);
 	srv_limits_prepare_srv(px, s);
 	s->admin = SRV_ADM_FMAINT | (disabled ? SRV_ADM_CMAINT : 0);
+	if (px->lb_load) /* its key comes with the rebuild after it is published */
+		lb_load_prepare_srv(s);
 	s->run_state = SRV_RS_DOWN;
 	s->cnt = counters_blocks_new(sizeof(struct be_counters));
 	s->per_thr = aligned_alloc(CACHELINE, sizeof(*s->per_thr) * MAX_THREADS);
