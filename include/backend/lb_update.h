@@ -30,6 +30,10 @@ struct lb_retired;
 struct lb_retired *lb_retire_prepare(void);
 void lb_retire(struct lb_retired *node, struct proxy *px, void *ptr, void (*free_fn)(void *));
 
+/* lb_retire() for a caller that does not hold the lock (takes it). */
+void lb_retire_locked(struct lb_retired *node, struct proxy *px, void *ptr,
+		      void (*free_fn)(void *));
+
 /* Frees every retired table of <px> at once: no other thread may run (tests, exit). */
 void lb_retired_flush(struct proxy *px);
 

@@ -41,7 +41,9 @@ enum srv_run_state {
 #define SRV_F_REDIR    0x0100 /* "redir PREFIX" (tested with SRV_F_PORT_MAP: one test) */
 #define SRV_F_TRANSP   0x0200 /* "option transparent": connect to the client's original
 			       * destination (backend/be_transp.c), same test */
-#define SRV_F_NON_PURGEABLE 0x0400 /* named by a rule ("use-server"): "del server" refuses
+#define SRV_F_LB_KEYS  0x0400 /* leastconn/random: has a load key (lb_load.c), set before
+			       * the server is published and never cleared */
+#define SRV_F_NON_PURGEABLE 0x0800 /* named by a rule ("use-server"): "del server" refuses
 				    * it, as HAProxy 2.6 does */
 
 struct server {
@@ -96,8 +98,10 @@ struct server {
 	int cur_conns_max;        /* highest cur_conns (atomic, show stat smax) */
 	uint64_t *lb_load_word;   /* leastconn/random: the word holding this server's load key
 				   * (lb_load.c), else NULL; rewritten by every change of
-				   * cur_conns or state */
-	uint8_t lb_load_shift;    /* 0 or 32: this server's half of *lb_load_word */
+				   * cur_conns or state. Atomic: a table rebuilt at run time
+				   * (add/del server) moves it, a deleted server's is a sink */
+	uint8_t lb_load_shift;    /* 0 or 32: this server's half of *lb_load_word, fixed for
+				   * its life (a rebuild keeps each server's half) */
 	struct be_counters *cnt;  /* runtime: one block per thread group */
 	struct freq_ctr sess_rate; /* runtime: streams assigned per second (srv_sess_rate) */
 	uint32_t sess_rate_max;   /* highest sess_rate, sampled by stats/stat_rates.c (atomic) */

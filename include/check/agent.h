@@ -58,6 +58,14 @@ void agents_thread_start(void);
 void agents_thread_stop(void);
 void agents_release(void);
 
+/* Dynamic servers (check_dyn.c): builds the agent of <s> on thread <thr> unless it has a
+ * check (0, or -1: memory); the agent's thread (-1: none); on that thread, arms its timer
+ * or stops it (socket closed, timer removed). */
+int agent_dyn_build(struct server *s, int thr);
+int agent_dyn_tid(const struct server *s);
+void agent_dyn_arm(struct server *s);
+void agent_dyn_stop(struct server *s);
+
 /* False while the agent of <s> keeps it DOWN (or maintenance holds it): a passing health
  * check must not bring it UP then. The check's thread. */
 bool agent_allows_up(const struct server *s);

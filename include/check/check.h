@@ -18,6 +18,14 @@ void checks_thread_start(void);
 /* Closes the calling thread's check sockets (the loop has ended). */
 void checks_thread_stop(void);
 
+/* Dynamic servers (check_dyn.c): builds the check of <s> on the next thread of the
+ * startup spread (thread 0; 0, or -1: memory); on the check's thread, arms it or stops it
+ * (socket closed, external command killed, timer removed); frees one (NULL is fine). */
+int chk_dyn_build(struct server *s);
+void chk_dyn_arm(struct check *c);
+void chk_dyn_stop(struct check *c);
+void chk_free(struct check *c);
+
 /* Frees every check (process end, tests). */
 void checks_release(void);
 

@@ -118,8 +118,10 @@ static inline bool lb_load_fresh(const struct server *s)
 
 struct server *lb_lc_pick(struct proxy *px, struct server *avoid, bool *all_full)
 {
-	if (px->lb_load && !avoid) {
-		struct server *s = lb_load_lc(&px->lb_load->tier[0]);
+	struct lb_load *ll = HA_ATOMIC_LOAD(&px->lb_load); /* add/del server replace it */
+
+	if (ll && !avoid) {
+		struct server *s = lb_load_lc(&ll->tier[0]);
 
 		if (lb_load_fresh(s)) {
 			*all_full = false;
@@ -131,9 +133,11 @@ struct server *lb_lc_pick(struct proxy *px, struct server *avoid, bool *all_full
 
 struct server *lb_rand_pick(struct proxy *px, struct server *avoid, bool *all_full)
 {
-	if (px->lb_load && !avoid) {
+	struct lb_load *ll = HA_ATOMIC_LOAD(&px->lb_load); /* add/del server replace it */
+
+	if (ll && !avoid) {
 		int draws = px->lb_draws > 0 ? px->lb_draws : 2;
-		struct server *s = lb_load_rand(&px->lb_load->tier[0], draws, lb_rand);
+		struct server *s = lb_load_rand(&ll->tier[0], draws, lb_rand);
 
 		if (lb_load_fresh(s)) {
 			*all_full = false;

@@ -6,11 +6,13 @@
  * Keys live two per 64-bit word, each word a relaxed atomic (plain loads on x86-64 and
  * aarch64) that a scan may read while any thread rewrites one half with a CAS; a pick that
  * finds a key stale (the server full after all) falls back to the exact walk of
- * lb_lc_rand.c.
+ * lb_lc_rand.c. A server added or deleted at run time gets a whole new table, published
+ * with qsbr like round robin's sequences: picks never lock.
  */
 #include <stdlib.h>
 #include <backend/backend.h>
 #include <backend/lb_load.h>
+#include <backend/lb_update.h>
 #include <backend/server.h>
 #include <base/atomic.h>
 
@@ -35,11 +37,13 @@ static inline uint32_t lb_key_at(const struct lb_load_tier *tr, int i)
 	return (uint32_t)(HA_ATOMIC_LOAD_RLX(&tr->word[i >> 1]) >> ((i & 1) * 32));
 }
 
-/* Stores <k> in <s>'s half of its word. */
-static void lb_key_store(struct server *s, uint32_t k)
+/* Where deleted servers' keys go (never read). */
+static uint64_t lb_load_sink;
+
+/* Stores <k> in the half <sh> of <w>. */
+static inline void lb_key_store(uint64_t *w, unsigned int sh, uint32_t k)
 {
-	uint64_t *w = s->lb_load_word, old = HA_ATOMIC_LOAD_RLX(w), nw;
-	unsigned int sh = s->lb_load_shift;
+	uint64_t old = HA_ATOMIC_LOAD_RLX(w), nw;
 
 	do {
 		nw = (old & ~(0xffffffffull << sh)) | ((uint64_t)k << sh);
@@ -50,11 +54,14 @@ void lb_load_update(struct server *s)
 {
 	bool backup = !!(s->flags & SRV_F_BACKUP);
 	uint32_t k = lb_load_key(s, backup), again;
-
+	/* a rebuild may move the word (never to NULL while SRV_F_LB_KEYS is set: a server
+	 * not linked yet or deleted writes to the sink) and then rewrites every key after a
+	 * grace period; the half stays */
+	uint64_t *w = HA_ATOMIC_LOAD_RLX(&s->lb_load_word);
 	/* two threads changing cur_conns may store their keys in the reverse order: each
 	 * checks after storing that its key still holds, so the last store is fresh */
 	for (int i = 0; i < 4; i++) {
-		lb_key_store(s, k);
+		lb_key_store(w, s->lb_load_shift, k);
 		again = lb_load_key(s, backup);
 		if (again == k)
 			break;
@@ -62,9 +69,20 @@ void lb_load_update(struct server *s)
 	}
 }
 
+void lb_load_forget(struct server *s)
+{
+	HA_ATOMIC_STORE_RLX(&s->lb_load_word, &lb_load_sink);
+}
+
+void lb_load_prepare_srv(struct server *s)
+{
+	s->lb_load_word = &lb_load_sink;
+	s->flags |= SRV_F_LB_KEYS;
+}
+
 void lb_load_weight_changed(struct server *s)
 {
-	struct lb_load *ll = s->px->lb_load;
+	struct lb_load *ll = HA_ATOMIC_LOAD(&s->px->lb_load);
 	struct lb_load_tier *tr;
 
 	if (!ll)
@@ -74,62 +92,161 @@ void lb_load_weight_changed(struct server *s)
 	lb_load_update(s);
 }
 
+/* Frees a table no thread reads any more (also the retired ones, after their grace). */
+static void lb_load_table_free(void *p)
+{
+	struct lb_load *ll = p;
+
+	for (int t = 0; t < 2; t++) {
+		free(ll->tier[t].srv);
+		free(ll->tier[t].word);
+	}
+	free(ll);
+}
+
 void lb_load_free(struct proxy *px)
 {
 	struct lb_load *ll = px->lb_load;
 
 	if (!ll)
 		return;
-	for (int t = 0; t < 2; t++) {
-		free(ll->tier[t].srv);
-		free(ll->tier[t].word);
-	}
 	for (struct server *s = px->srv; s; s = s->next)
-		s->lb_load_word = NULL;
-	free(ll);
+		s->lb_load_word = &lb_load_sink; /* it may still have SRV_F_LB_KEYS */
+	lb_load_table_free(ll);
 	px->lb_load = NULL;
 }
 
-int lb_load_build(struct proxy *px)
+/* Whether <s> was given its half already (it had a key in a table). */
+static bool lb_load_has_half(const struct server *s)
 {
-	struct lb_load *ll;
+	return s->lb_load_word && s->lb_load_word != &lb_load_sink;
+}
+
+/* Gives a server without a key yet (startup, or added) a half: the one of its tier that
+ * fewer servers use, so that a table has at most one hole per server of difference. */
+static void lb_load_pick_halves(struct proxy *px)
+{
+	int cnt[2][2] = { { 0 } };
 	struct server *s;
 
-	lb_load_free(px);
-	ll = calloc(1, sizeof(*ll));
-	if (!ll)
-		return -1;
-	px->lb_load = ll;
 	for (s = px->srv; s; s = s->next)
-		ll->tier[!!(s->flags & SRV_F_BACKUP)].n++;
+		if (lb_load_has_half(s))
+			cnt[!!(s->flags & SRV_F_BACKUP)][s->lb_load_shift != 0]++;
+	for (s = px->srv; s; s = s->next) {
+		int *c = cnt[!!(s->flags & SRV_F_BACKUP)], h;
+
+		if (lb_load_has_half(s))
+			continue;
+		h = c[1] < c[0];
+		s->lb_load_shift = (uint8_t)(h * 32);
+		c[h]++;
+	}
+}
+
+/* A table of <px>'s linked servers with their keys now, not published; NULL (memory).
+ * Each server keeps its half (lb_load_shift): even positions hold the low halves, odd ones
+ * the high halves, holes are "not usable". */
+static struct lb_load *lb_load_new(struct proxy *px)
+{
+	struct lb_load *ll = calloc(1, sizeof(*ll));
+	int cnt[2][2] = { { 0 } }, next[2][2] = { { 0, 1 }, { 0, 1 } };
+	struct server *s;
+
+	if (!ll)
+		return NULL;
+	lb_load_pick_halves(px);
+	for (s = px->srv; s; s = s->next)
+		cnt[!!(s->flags & SRV_F_BACKUP)][s->lb_load_shift != 0]++;
 	for (int t = 0; t < 2; t++) {
 		struct lb_load_tier *tr = &ll->tier[t];
-		size_t slots = ((size_t)tr->n + LB_KEY_LANES - 1) / LB_KEY_LANES * LB_KEY_LANES;
+		int pos = cnt[t][0] > cnt[t][1] ? 2 * cnt[t][0] : 2 * cnt[t][1];
+		size_t slots = ((size_t)pos + LB_KEY_LANES - 1) / LB_KEY_LANES * LB_KEY_LANES;
 
 		if (!slots)
 			continue;
 		tr->srv = calloc(slots, sizeof(*tr->srv));
 		tr->word = aligned_alloc(16, slots / 2 * sizeof(*tr->word));
 		if (!tr->srv || !tr->word) {
-			lb_load_free(px);
-			return -1;
+			lb_load_table_free(ll);
+			return NULL;
 		}
-		for (size_t i = 0; i < slots / 2; i++) /* the padding is never usable */
+		for (size_t i = 0; i < slots / 2; i++) /* padding and holes are never usable */
 			tr->word[i] = (uint64_t)LB_KEY_NONE << 32 | LB_KEY_NONE;
-		tr->n = 0;
 	}
 	for (s = px->srv; s; s = s->next) {
-		struct lb_load_tier *tr = &ll->tier[!!(s->flags & SRV_F_BACKUP)];
+		bool backup = !!(s->flags & SRV_F_BACKUP);
+		struct lb_load_tier *tr = &ll->tier[backup];
+		unsigned int sh = s->lb_load_shift;
+		int i = next[backup][sh != 0];
+		uint64_t *w = &tr->word[i >> 1];
 
-		tr->srv[tr->n] = s;
-		s->lb_load_word = &tr->word[tr->n >> 1];
-		s->lb_load_shift = (uint8_t)((tr->n & 1) * 32);
-		tr->n++;
+		next[backup][sh != 0] += 2;
+		tr->srv[i] = s;
+		if (i + 1 > tr->n)
+			tr->n = i + 1;
+		*w = (*w & ~(0xffffffffull << sh)) | ((uint64_t)lb_load_key(s, backup) << sh);
 		if (srv_weight(s) > tr->wmax)
 			tr->wmax = srv_weight(s);
+	}
+	return ll;
+}
+
+/* Points each server of <ll> at its key's word. */
+static void lb_load_link(struct lb_load *ll)
+{
+	for (int t = 0; t < 2; t++) {
+		struct lb_load_tier *tr = &ll->tier[t];
+
+		for (int i = 0; i < tr->n; i++) {
+			struct server *s = tr->srv[i];
+
+			if (!s)
+				continue;
+			HA_ATOMIC_STORE_RLX(&s->lb_load_word, &tr->word[i >> 1]);
+			if (!(s->flags & SRV_F_LB_KEYS)) /* start-up: no other thread yet */
+				s->flags |= SRV_F_LB_KEYS;
+		}
+	}
+}
+
+int lb_load_build(struct proxy *px)
+{
+	struct lb_load *ll;
+
+	lb_load_free(px);
+	ll = lb_load_new(px);
+	if (!ll)
+		return -1;
+	px->lb_load = ll;
+	lb_load_link(ll);
+	return 0;
+}
+
+int lb_load_rebuild(struct proxy *px)
+{
+	struct lb_retired *node = lb_retire_prepare();
+	struct lb_load *ll = node ? lb_load_new(px) : NULL, *old;
+
+	if (!ll) {
+		free(node);
+		return -1;
+	}
+	old = HA_ATOMIC_XCHG(&px->lb_load, ll); /* release: the table is complete */
+	lb_load_link(ll);
+	lb_retire_locked(node, px, old, lb_load_table_free);
+	return 0;
+}
+
+void lb_load_refresh(struct proxy *px)
+{
+	struct lb_load *ll = HA_ATOMIC_LOAD(&px->lb_load);
+
+	if (!ll)
+		return;
+	for (struct server *s = px->srv; s; s = s->next) {
+		HA_ATOMIC_UPDATE_MAX(&ll->tier[!!(s->flags & SRV_F_BACKUP)].wmax, srv_weight(s));
 		lb_load_update(s);
 	}
-	return 0;
 }
 
 typedef int32_t v4i32 __attribute__((vector_size(16)));

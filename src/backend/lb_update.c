@@ -109,6 +109,14 @@ void lb_retire(struct lb_retired *node, struct proxy *px, void *ptr, void (*free
 	lb_retired_list = node;
 }
 
+void lb_retire_locked(struct lb_retired *node, struct proxy *px, void *ptr, void (*free_fn)(void *))
+{
+	pthread_mutex_lock(&lb_update_lock);
+	lb_retired_reclaim();
+	lb_retire(node, px, ptr, free_fn);
+	pthread_mutex_unlock(&lb_update_lock);
+}
+
 void lb_retired_flush(struct proxy *px)
 {
 	struct lb_retired **p = &lb_retired_list;

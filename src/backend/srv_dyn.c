@@ -4,19 +4,25 @@
  * and is published at the end of the backend's list with a release store; the LB tables
  * are rebuilt through lb_update. A deleted server is unlinked the same way, each thread
  * closes its idle connections to it, and its memory is kept until exit (a stream or a log
- * line may still name it). Thread 0 (the CLI's); not with leastconn and random yet.
+ * line may still name it). Checks and agents start stopped, as 2.6 ("enable health"),
+ * and "del server" waits until their threads stopped them. leastconn and random get new
+ * key tables (lb_load.c), whose keys are rewritten once a grace period has passed. Thread
+ * 0 (the CLI's).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <backend/lb_load.h>
 #include <backend/lb_update.h>
 #include <backend/server.h>
 #include <backend/srv_limits.h>
 #include <base/atomic.h>
 #include <base/tinfo.h>
 #include <cfg/cfg.h>
+#include <check/check_dyn.h>
 #include <cli/cli.h>
+#include <event/qsbr.h>
 #include <event/inbox.h>
 #include <mux/h1.h>
 #include <proc/global-t.h>
@@ -30,6 +36,11 @@ struct srv_dyn_gone {
 };
 
 static struct srv_dyn_gone *srv_dyn_deleted;
+
+/* Taken after the last key table of leastconn/random was replaced: once passed, no thread
+ * writes into an old table any more and the keys are rewritten (thread 0). A later
+ * snapshot covers an earlier one, so one is enough for every session waiting. */
+static struct qs_snap srv_dyn_snap;
 
 /* Idle-connection purges posted to the threads and not run yet (atomic). */
 static int srv_dyn_pending;
@@ -85,9 +96,7 @@ static int srv_dyn_free_id(const struct proxy *px)
 static const char *srv_dyn_refused(const struct server *s, char *buf, size_t size)
 {
 	const char *refused = s->cookie ? "cookie" : s->redir ? "redir" : NULL;
-	const char *later = (s->flags & SRV_F_CHECK)	 ? "check"
-			    : s->agent_enabled		 ? "agent-check"
-			    : s->track_name		 ? "track"
+	const char *later = s->track_name		 ? "track"
 			    : (s->flags & SRV_F_RESOLVE) ? "resolvers"
 							 : NULL;
 
@@ -108,6 +117,8 @@ static int srv_dyn_prepare(struct proxy *px, struct server *s)
 	srv_init_weights(s);
 	srv_limits_prepare_srv(px, s);
 	s->admin = SRV_ADM_FMAINT | (disabled ? SRV_ADM_CMAINT : 0);
+	if (px->lb_load) /* its key comes with the rebuild after it is published */
+		lb_load_prepare_srv(s);
 	s->run_state = SRV_RS_DOWN;
 	s->cnt = counters_blocks_new(sizeof(struct be_counters));
 	s->per_thr = aligned_alloc(CACHELINE, sizeof(*s->per_thr) * MAX_THREADS);
@@ -121,6 +132,7 @@ static int srv_dyn_prepare(struct proxy *px, struct server *s)
 /* Frees a server that was never published, or one deleted (at exit). */
 static void srv_dyn_free(struct server *s)
 {
+	chk_dyn_free(s);
 	free(s->cnt);
 	free(s->per_thr);
 	srv_cfg_free(s);
@@ -135,6 +147,63 @@ static void __attribute__((destructor)) srv_dyn_exit(void)
 		srv_dyn_free(g->s);
 		free(g);
 	}
+}
+
+/* A captured alert <err> made an answer: "'server be/s' : msg" on stderr, "msg\n" here. */
+static void srv_dyn_answer(char *err, size_t size)
+{
+	size_t l = strlen(err);
+	const char *p = !strncmp(err, "'server ", 8) ? strstr(err, "' : ") : NULL;
+
+	if (p)
+		memmove(err, p + 4, l - (size_t)(p + 4 - err) + 1);
+	l = strlen(err);
+	if (l + 1 < size && (!l || err[l - 1] != '\n'))
+		memcpy(err + l, "\n", 2);
+}
+
+/* The checks of <s> (check_dyn.c), their alerts captured into <err>: 0 or -1. */
+static int srv_dyn_checks(struct proxy *px, struct server *s, char *err, size_t size)
+{
+	int rc;
+
+	if (!(s->flags & SRV_F_CHECK) && !s->agent_enabled)
+		return 0;
+	err[0] = '\0';
+	cfg_capture_buf = err;
+	cfg_capture_size = size;
+	rc = chk_dyn_prepare(px, s);
+	cfg_capture_buf = NULL;
+	if (rc < 0 && !err[0])
+		snprintf(err, size, "Out of memory.");
+	if (rc < 0)
+		srv_dyn_answer(err, size);
+	return rc;
+}
+
+/* Publishes <s> at the end of <px>'s list, with its keys and its checks armed; on failure
+ * (memory) unpublishes it into <g> (a reader may hold it: kept until exit). 0 or -1. */
+static int srv_dyn_publish(struct proxy *px, struct server *s, struct srv_dyn_gone *g)
+{
+	struct server **tail;
+
+	/* published fully built: readers walking px->srv on other threads see it or not */
+	for (tail = &px->srv; *tail; tail = &(*tail)->next)
+		;
+	HA_ATOMIC_STORE(tail, s);
+	px->srv_count++;
+	lb_update(px);
+	if ((!px->lb_load || lb_load_rebuild(px) == 0) && chk_dyn_start(s) == 0)
+		return 0;
+	HA_ATOMIC_STORE(tail, NULL);
+	px->srv_count--;
+	lb_update(px);
+	if (px->lb_load && lb_load_rebuild(px) == 0)
+		lb_load_forget(s);
+	g->s = s;
+	g->next = srv_dyn_deleted;
+	srv_dyn_deleted = g;
+	return -1;
 }
 
 /* Builds the server of args[3..] named <name> for <px>. NULL after writing the answer
@@ -161,15 +230,7 @@ static struct server *srv_dyn_build(struct cli_ctx *ctx, struct proxy *px, const
 	s = srv_build_dynamic(&cctx);
 	cfg_capture_buf = NULL;
 	if (!s) {
-		size_t l = strlen(err);
-		/* "'server be/s' : msg" on stderr, "msg" in the answer */
-		const char *p = !strncmp(err, "'server ", 8) ? strstr(err, "' : ") : NULL;
-
-		if (p)
-			memmove(err, p + 4, l - (size_t)(p + 4 - err) + 1);
-		l = strlen(err);
-		if (l + 1 < size && (!l || err[l - 1] != '\n'))
-			memcpy(err + l, "\n", 2);
+		srv_dyn_answer(err, size);
 		return NULL;
 	}
 	why = srv_dyn_refused(s, err, size);
@@ -180,15 +241,31 @@ static struct server *srv_dyn_build(struct cli_ctx *ctx, struct proxy *px, const
 	return s;
 }
 
+/* After a key table of the backend ctx->p[0] was replaced: waits for the grace period,
+ * then rewrites its keys and answers <msg>. */
+static int srv_dyn_settle(struct cli_ctx *ctx, const char *msg)
+{
+	struct proxy *px = (struct proxy *)ctx->p[0]; /* proxies live until exit */
+
+	if (!qs_passed(&srv_dyn_snap))
+		return CLI_YIELD;
+	if (px)
+		lb_load_refresh(px);
+	return srv_dyn_msg(ctx, msg);
+}
+
 /* add server <b>/<s> <addr> [options] */
 static int srv_dyn_add(struct cli_ctx *ctx)
 {
 	char be[256], err[512];
-	struct server *s, **tail;
+	struct srv_dyn_gone *g;
 	const struct server *o;
+	struct server *s;
 	const char *name;
 	struct proxy *px;
 
+	if (ctx->st) /* waiting for the key tables' grace period */
+		return srv_dyn_settle(ctx, "New server registered.\n");
 	name = srv_dyn_split(ctx, be, sizeof(be));
 	if (!name)
 		return srv_dyn_msg(ctx, "Require 'backend/server'.");
@@ -198,9 +275,6 @@ static int srv_dyn_add(struct cli_ctx *ctx)
 	if (px->lb && px->lb->static_weights)
 		return srv_dyn_msg(ctx, "Backend must use a dynamic load balancing to support "
 					"dynamic servers.");
-	if (px->lbalgo == LB_ALGO_LEASTCONN || px->lbalgo == LB_ALGO_RANDOM)
-		return srv_dyn_msg(ctx, "Dynamic servers are not supported yet with 'balance "
-					"leastconn' and 'balance random'.\n");
 	if (srv_dyn_find(px, name))
 		return srv_dyn_msg(ctx, "Already exists a server with the same name in backend.\n");
 	if (ctx->nargs < 4 || !*ctx->args[3])
@@ -225,18 +299,29 @@ static int srv_dyn_add(struct cli_ctx *ctx)
 	} else {
 		s->puid = srv_dyn_free_id(px);
 	}
-	if (srv_dyn_prepare(px, s) < 0) {
+	g = calloc(1, sizeof(*g));
+	if (!g || srv_dyn_prepare(px, s) < 0) {
+		free(g);
 		srv_dyn_free(s);
 		return srv_dyn_msg(ctx, "Out of memory.\n");
 	}
-	/* published fully built: readers walking px->srv on other threads see it or not */
-	for (tail = &px->srv; *tail; tail = &(*tail)->next)
-		;
-	HA_ATOMIC_STORE(tail, s);
-	px->srv_count++;
-	lb_update(px);
+	if (srv_dyn_checks(px, s, err, sizeof(err)) < 0) {
+		ha_alert("CLI : 'server %s/%s' : %.*s\n", px->id, name, (int)strcspn(err, "\n"),
+			 err);
+		free(g);
+		srv_dyn_free(s);
+		return srv_dyn_msg(ctx, err);
+	}
+	if (srv_dyn_publish(px, s, g) < 0)
+		return srv_dyn_msg(ctx, "Out of memory.\n");
+	free(g);
 	ha_notice("CLI : 'server %s/%s' : New server registered.\n", px->id, s->id);
-	return srv_dyn_msg(ctx, "New server registered.\n");
+	if (!px->lb_load)
+		return srv_dyn_msg(ctx, "New server registered.\n");
+	qs_snapshot(&srv_dyn_snap);
+	ctx->p[0] = px;
+	ctx->st = 2;
+	return CLI_YIELD;
 }
 
 static void srv_dyn_purge_run(struct inbox_item *it)
@@ -277,9 +362,10 @@ static int srv_dyn_del(struct cli_ctx *ctx)
 	struct proxy *px;
 	char be[256];
 
-	if (ctx->st) /* waiting for the purges */
-		return HA_ATOMIC_LOAD(&srv_dyn_pending) ? CLI_YIELD
-							: srv_dyn_msg(ctx, "Server deleted.");
+	if (ctx->st) /* waiting for the purges, the checks' stops, the grace period */
+		return HA_ATOMIC_LOAD(&srv_dyn_pending) || chk_dyn_busy()
+			       ? CLI_YIELD
+			       : srv_dyn_settle(ctx, "Server deleted.");
 	name = srv_dyn_split(ctx, be, sizeof(be));
 	if (!name)
 		return srv_dyn_msg(ctx, "Require 'backend/server'.");
@@ -299,24 +385,27 @@ static int srv_dyn_del(struct cli_ctx *ctx)
 	if (s->trackers || s->track)
 		return srv_dyn_msg(ctx, "Deleting a server that tracks or is tracked by another "
 					"one is not supported yet.\n");
-	if (s->check || s->agent)
-		return srv_dyn_msg(ctx, "Deleting a server with health or agent checks is not "
-					"supported yet.\n");
 	if (HA_ATOMIC_LOAD(&s->cur_conns) || HA_ATOMIC_LOAD(&s->queued))
 		return srv_dyn_msg(ctx, "Server still has connections attached to it, cannot "
 					"remove it.");
 	g = calloc(1, sizeof(*g));
-	if (!g)
+	if (!g || chk_dyn_stop_all(s) < 0) {
+		free(g);
 		return srv_dyn_msg(ctx, "Out of memory.\n");
+	}
 	/* unlinked: a thread walking the list through <s> goes on to s->next */
 	HA_ATOMIC_STORE(prev, s->next);
 	px->srv_count--;
 	lb_update(px);
+	if (px->lb_load && lb_load_rebuild(px) == 0) /* else its key stays, NONE (maint) */
+		lb_load_forget(s);
+	qs_snapshot(&srv_dyn_snap);
 	g->s = s;
 	g->next = srv_dyn_deleted;
 	srv_dyn_deleted = g;
 	ha_notice("CLI : Server deleted.\n");
 	srv_dyn_purge_all(s);
+	ctx->p[0] = px->lb_load ? px : NULL;
 	ctx->st = 1;
 	return CLI_YIELD;
 }

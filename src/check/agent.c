@@ -299,33 +299,61 @@ static void agent_timer_cb(struct timer *t)
 	agent_done(a);
 }
 
+/* The agent of <s> on thread <thr> (when <s> has no check). 0, or -1 (memory). */
+static int agent_build(struct server *s, int thr)
+{
+	const struct server *r;
+	struct agent *a = calloc(1, sizeof(*a));
+
+	if (!a)
+		return -1;
+	/* a tracking server's state changes on its tracked server's check thread:
+	 * its agent goes there too, so one thread writes its state */
+	for (r = s; r->track; r = r->track)
+		;
+	a->srv = s;
+	a->tid = r->check ? r->check->tid : thr;
+	a->health = s->rise;
+	a->fh.fd = -1;
+	a->timer.cb = agent_timer_cb;
+	s->agent = a;
+	return 0;
+}
+
 int agents_prepare(void)
 {
 	int thr = 0, n = global.nbthread > 0 ? global.nbthread : 1;
 
 	for (struct proxy *px = proxies; px; px = px->next) {
 		for (struct server *s = px->srv; s; s = s->next) {
-			const struct server *r;
-			struct agent *a;
-
 			if (!s->agent_enabled || !s->agent_port || s->agent)
 				continue;
-			a = calloc(1, sizeof(*a));
-			if (!a)
+			if (agent_build(s, thr++ % n) < 0)
 				return -1;
-			/* a tracking server's state changes on its tracked server's check thread:
-			 * its agent goes there too, so one thread writes its state */
-			for (r = s; r->track; r = r->track)
-				;
-			a->srv = s;
-			a->tid = r->check ? r->check->tid : thr++ % n;
-			a->health = s->rise;
-			a->fh.fd = -1;
-			a->timer.cb = agent_timer_cb;
-			s->agent = a;
 		}
 	}
 	return 0;
+}
+
+int agent_dyn_build(struct server *s, int thr)
+{
+	return s->agent_enabled && s->agent_port ? agent_build(s, thr) : 0;
+}
+
+int agent_dyn_tid(const struct server *s)
+{
+	return s->agent ? s->agent->tid : -1;
+}
+
+void agent_dyn_arm(struct server *s)
+{
+	timer_set(&s->agent->timer, now_ms() + 1);
+}
+
+void agent_dyn_stop(struct server *s)
+{
+	agent_close(s->agent);
+	timer_del(&s->agent->timer);
 }
 
 void agents_thread_start(void)

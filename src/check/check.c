@@ -429,6 +429,9 @@ static int chk_build(struct server *s, int k, int n, int thr)
 	return 0;
 }
 
+/* Next thread a check goes to: startup checks in config order, then dynamic servers'. */
+static int chk_next_thr;
+
 int checks_prepare(void)
 {
 	int thr = 0;
@@ -445,7 +448,39 @@ int checks_prepare(void)
 				return -1;
 		}
 	}
+	chk_next_thr = thr;
 	return agents_prepare(); /* agents go on their server's check thread */
+}
+
+int chk_dyn_build(struct server *s)
+{
+	int n = global.nbthread > 0 ? global.nbthread : 1;
+
+	return chk_build(s, 0, 1, chk_next_thr++ % n);
+}
+
+void chk_dyn_arm(struct check *c)
+{
+	timer_set(&c->timer, now_ms() + 1 + (uint64_t)c->first_ms);
+}
+
+void chk_dyn_stop(struct check *c)
+{
+	extchk_stop(c);
+	chk_close(c);
+	tcpchk_vars_reset(c);
+	timer_del(&c->timer);
+}
+
+void chk_free(struct check *c)
+{
+	if (!c)
+		return;
+	free(c->buf);
+	free(c->sbuf);
+	free(c->hex);
+	free(c->ext_mem);
+	free(c);
 }
 
 void checks_thread_start(void)
@@ -477,13 +512,7 @@ void checks_release(void)
 {
 	for (struct proxy *px = proxies; px; px = px->next) {
 		for (struct server *s = px->srv; s; s = s->next) {
-			if (!s->check)
-				continue;
-			free(s->check->buf);
-			free(s->check->sbuf);
-			free(s->check->hex);
-			free(s->check->ext_mem);
-			free(s->check);
+			chk_free(s->check);
 			s->check = NULL;
 		}
 	}

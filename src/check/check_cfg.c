@@ -330,6 +330,34 @@ int check_cfg_check_all(void)
 	return errs;
 }
 
+int check_cfg_check_dyn(struct proxy *px, const struct server *s)
+{
+	int fam = s->check_addr.ss_family ? s->check_addr.ss_family : s->addr.ss_family;
+	bool built = false;
+
+	if ((fam == AF_INET || fam == AF_INET6) && (s->flags & SRV_F_PORT_MAP) && !s->check_port) {
+		struct cfg_ctx c = { .file = NULL, .line = 0 };
+
+		/* 2.6's answer to "add server" (the startup wording is chk_check_server's) */
+		cfg_alert(&c,
+			  "config: %s '%s': server '%s' has neither service port nor check port "
+			  "nor tcp_check rule 'connect' with port information.",
+			  proxy_type_str(px), px->id, s->id);
+		return -1;
+	}
+	if (chk_check_server(px, s))
+		return -1;
+	for (const struct server *o = px->srv; o && !built; o = o->next)
+		built = o->check != NULL;
+	if (!built && px->httpchk && px->httpchk->enabled && !px->chk) {
+		int rc = httpchk_seq_build(px); /* 1: built as rules (httpchk_seq.c) */
+
+		if (rc < 0 || (rc == 0 && chk_build_http(px) < 0))
+			return -1;
+	}
+	return 0;
+}
+
 static void chk_free_proxy(struct proxy *px)
 {
 	if (px->chk) {

@@ -541,17 +541,139 @@ def test_add_server_other_algorithms(proxy, backends, tmp_path, algo):
     assert del_server(sock, "px/s2") == "Server deleted.\n"
 
 
-@pytest.mark.ours
-def test_add_server_leastconn_not_supported_yet(proxy, backends, tmp_path):
+def load_thread(port, statuses, stop, n=3000):
+    """Requests on new connections until <stop> (at most <n>), statuses counted."""
+    def run():
+        for _ in range(n):
+            if stop.is_set():
+                return
+            r = httpc.get(port, "/")
+            statuses[r.header("X-Server") if r.status == 200 else r.status] += 1
+    t = threading.Thread(target=run, daemon=True)
+    t.start()
+    return t
+
+
+@pytest.mark.parametrize("algo", ["leastconn", "random", "random(3)"])
+def test_add_del_server_leastconn_random_under_load(proxy, backends, tmp_path, algo):
+    """add + enable a server while two threads (two groups) serve traffic: it gets its
+    share; then disable + del under load: no request fails, the others go on."""
+    port, sock = free_port(), str(tmp_path / "s.sock")
+    s1, s2, s3 = backends(3)
+    proxy(cfg(port, sock, [s1, s2], listen=["balance %s" % algo], glob=groups_glob()),
+          ports=[port])
+    statuses, stop = collections.Counter(), threading.Event()
+    t = load_thread(port, statuses, stop)
+    try:
+        assert wait_for(lambda: sum(statuses.values()) >= 20, 10)
+        assert cli(sock, "add server px/s3 127.0.0.1:%d" % s3.port) == (
+            "New server registered.\n\n")
+        assert stat_rows(sock)[("px", "s3")]["status"] == "MAINT"
+        assert cli(sock, "enable server px/s3") == "\n"
+        assert wait_for(lambda: statuses["s3"] >= 20, 15), statuses
+        assert cli(sock, "disable server px/s3") == "\n"
+        deadline = time.monotonic() + 10
+        while True:  # a request may still hold it for a moment
+            out = cli(sock, "del server px/s3")
+            if out != "Server still has connections attached to it, cannot remove it.\n":
+                break
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        assert out == "Server deleted.\n"
+        n = sum(statuses.values())
+        assert wait_for(lambda: sum(statuses.values()) >= n + 20, 10)
+    finally:
+        stop.set()
+        t.join(30)
+    assert set(statuses) <= {"s1", "s2", "s3"}, statuses
+    assert statuses["s1"] > 0 and statuses["s2"] > 0
+    assert ("px", "s3") not in stat_rows(sock)
+    # the slot of a deleted server can be taken again
+    assert cli(sock, "add server px/s3 127.0.0.1:%d" % s3.port) == (
+        "New server registered.\n\n")
+    assert cli(sock, "enable server px/s3") == "\n"
+    assert set(hits(port, 30)) == {"s1", "s2", "s3"}
+
+
+def test_add_server_with_check_goes_down_when_its_port_closes(proxy, backends, tmp_path):
     port, sock = free_port(), str(tmp_path / "s.sock")
     s1, s2 = backends(2)
-    proxy(cfg(port, sock, [s1], listen=["balance leastconn"]), ports=[port])
-    assert cli(sock, "add server px/s2 127.0.0.1:%d" % s2.port) == (
-        "Dynamic servers are not supported yet with 'balance leastconn' and 'balance "
-        "random'.\n\n")
-    assert cli(sock, "add server px/s2 127.0.0.1:%d check" % s2.port) == (
-        "Dynamic servers are not supported yet with 'balance leastconn' and 'balance "
-        "random'.\n\n")
+    proxy(cfg(port, sock, [s1], listen=["balance leastconn"], glob=groups_glob()),
+          ports=[port])
+    assert cli(sock, "add server px/s2 127.0.0.1:%d check inter 200 rise 1 fall 1"
+               % s2.port) == "New server registered.\n\n"
+    assert stat_rows(sock)[("px", "s2")]["status"] == "MAINT"
+    assert cli(sock, "enable server px/s2") == "\n"
+    # 2.6: a dynamic server's check waits for "enable health"
+    assert stat_rows(sock)[("px", "s2")]["status"] == "no check"
+    assert cli(sock, "enable health px/s2") == "\n"
+    assert wait_for(lambda: stat_rows(sock)[("px", "s2")]["check_status"] == "L4OK", 5)
+    assert stat_rows(sock)[("px", "s2")]["status"] == "UP"
+    assert set(hits(port, 10)) == {"s1", "s2"}
+    s2.stop()
+    assert wait_for(lambda: stat_rows(sock)[("px", "s2")]["status"] == "DOWN", 5)
+    assert stat_rows(sock)[("px", "s2")]["check_status"] == "L4CON"
+    assert hits(port, 6) == {"s1": 6}
+    assert cli(sock, "disable server px/s2") == "\n"
+    assert cli(sock, "del server px/s2") == "Server deleted.\n"
+    assert ("px", "s2") not in stat_rows(sock)
+    assert hits(port, 4) == {"s1": 4}
+
+
+def test_add_server_agent_check(proxy, backends, tmp_path):
+    """An agent answering "50%": enabled, it halves the dynamic server's weight."""
+    port, sock = free_port(), str(tmp_path / "s.sock")
+    s1, s2 = backends(2)
+    agent = socket.socket()
+    agent.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    agent.bind(("127.0.0.1", 0))
+    agent.listen(16)
+    agent.settimeout(0.2)
+    stop = threading.Event()
+
+    def serve():
+        while not stop.is_set():
+            try:
+                c, _ = agent.accept()
+            except OSError:
+                continue
+            with c:
+                c.sendall(b"50%\n")
+    th = threading.Thread(target=serve, daemon=True)
+    th.start()
+    try:
+        proxy(cfg(port, sock, [s1], glob=groups_glob()), ports=[port])
+        assert cli(sock, "add server px/s2 127.0.0.1:%d weight 10 agent-check agent-port %d "
+                   "agent-inter 200" % (s2.port, agent.getsockname()[1])) == (
+            "New server registered.\n\n")
+        assert cli(sock, "enable server px/s2") == "\n"
+        assert cli(sock, "enable agent px/s2") == "\n"
+        assert wait_for(lambda: stat_rows(sock)[("px", "s2")]["weight"] == "5", 5)
+        assert cli(sock, "disable server px/s2") == "\n"
+        assert cli(sock, "del server px/s2") == "Server deleted.\n"
+    finally:
+        stop.set()
+        th.join(5)
+        agent.close()
+
+
+@pytest.mark.ours
+def test_add_server_track_not_supported_yet(proxy, backends, tmp_path):
+    port, sock = free_port(), str(tmp_path / "s.sock")
+    s1, s2 = backends(2)
+    proxy(cfg(port, sock, [s1], srv_opts="check"), ports=[port])
+    assert cli(sock, "add server px/s2 127.0.0.1:%d track s1" % s2.port) == (
+        "'track' is not supported yet on a dynamic server.\n\n")
+
+
+def test_add_server_check_needs_a_port(proxy, backends, tmp_path):
+    port, sock = free_port(), str(tmp_path / "s.sock")
+    s1, _ = backends(2)
+    proxy(cfg(port, sock, [s1]), ports=[port])
+    assert cli(sock, "add server px/s9 127.0.0.1 check") == (
+        "config: proxy 'px': server 's9' has neither service port nor check port nor "
+        "tcp_check rule 'connect' with port information.\n\n")
+    assert ("px", "s9") not in stat_rows(sock)
 
 
 def test_dynamic_cookie_follows_set_addr(proxy, backends, tmp_path):

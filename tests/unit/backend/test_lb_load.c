@@ -5,6 +5,7 @@
 #include <string.h>
 #include <backend/backend.h>
 #include <backend/lb_load.h>
+#include <backend/lb_update.h>
 #include <backend/server.h>
 #include "../test.h"
 
@@ -165,5 +166,49 @@ TEST(lb_load_rand_many_equal_servers_share)
 		hi = counts[i] > hi ? counts[i] : hi;
 	}
 	CHECK(lo > 800 && hi < 1250); /* about 1016 each */
+	done();
+}
+
+/* A server added at run time: a new table with its key, the others' keys moved with them
+ * (each keeps its half); a deleted one leaves a hole and writes to a sink. */
+TEST(lb_load_rebuild_adds_and_removes)
+{
+	struct lb_load *old;
+	bool full;
+
+	setup(3, 1);
+	srv[0].cur_conns = 2;
+	srv[1].cur_conns = 3;
+	srv[2].cur_conns = 4;
+	srv[1].next = NULL; /* srv[2] not linked yet */
+	build();
+	CHECK(lb_lc_pick(&px, NULL, &full) == &srv[0]);
+	old = px.lb_load;
+	srv[1].next = &srv[2];
+	srv[2].cur_conns = 0;
+	CHECK_INT(lb_load_rebuild(&px), 0);
+	CHECK(px.lb_load != old);
+	CHECK_INT(px.lb_load->tier[0].n, 3); /* low, high, low halves */
+	CHECK_INT(srv[2].lb_load_shift, 0);
+	CHECK(srv[2].lb_load_word == &px.lb_load->tier[0].word[1]);
+	CHECK(lb_lc_pick(&px, NULL, &full) == &srv[2]);
+	srv[2].cur_conns = 9; /* its key follows, in the new table */
+	lb_load_touch(&srv[2]);
+	CHECK(lb_lc_pick(&px, NULL, &full) == &srv[0]);
+	srv[1].cur_conns = 0; /* a key rewritten after the move lands in the new table */
+	lb_load_touch(&srv[1]);
+	CHECK(lb_lc_pick(&px, NULL, &full) == &srv[1]);
+	/* deleted: unlinked, rebuilt, its key gone */
+	srv[0].next = &srv[2];
+	CHECK_INT(lb_load_rebuild(&px), 0);
+	lb_load_forget(&srv[1]);
+	CHECK_INT(px.lb_load->tier[0].n, 3); /* a hole where srv[1] was */
+	CHECK(px.lb_load->tier[0].srv[1] == NULL);
+	for (int i = 0; i < 10; i++)
+		CHECK(lb_lc_pick(&px, NULL, &full) == &srv[0]);
+	lb_load_refresh(&px);
+	CHECK(lb_lc_pick(&px, NULL, &full) == &srv[0]);
+	srv[1].next = NULL;
+	lb_retired_flush(&px);
 	done();
 }
