@@ -13,6 +13,7 @@
 #include <event/inbox.h>
 #include <event/loop-t.h>
 #include <stats/counters-t.h>
+#include <stats/stat_time-t.h>
 
 struct proxy;
 struct srv_per_thread;
@@ -99,6 +100,7 @@ struct server {
 	struct be_counters *cnt;  /* runtime: one block per thread group */
 	struct freq_ctr sess_rate; /* runtime: streams assigned per second (srv_sess_rate) */
 	uint32_t sess_rate_max;   /* highest sess_rate, sampled by stats/stat_rates.c (atomic) */
+	struct stat_tavg tavg;    /* qtime..ttime averages (stats/stat_time.c, its lock) */
 	int queued;               /* runtime: streams queued because this server, the one their
 				   * key hashes to, is full (atomic, for "maxqueue") */
 	/* runtime: per thread, only touched by its thread */

@@ -20,6 +20,7 @@
 #include <proc/global-t.h>
 #include <proxy/proxy.h>
 #include <stats/counters.h>
+#include <stats/stat_time.h>
 #include <stats/stats.h>
 
 /* Sets every column of <cols> (terminated by ST_NCOLS) to 0. */
@@ -239,10 +240,7 @@ void stats_fill_li(struct stat_line *l, const struct proxy *px, const struct lis
 static void stat_fill_be_common(struct stat_line *l, const struct be_counters *c, uint64_t sess,
 				uint64_t connect, uint64_t reuse)
 {
-	static const enum stat_col zeros[] = {
-		ST_qmax,  ST_rate,	ST_rate_max,  ST_qtime,	    ST_ctime,	  ST_rtime,
-		ST_ttime, ST_qtime_max, ST_ctime_max, ST_rtime_max, ST_ttime_max, ST_NCOLS,
-	};
+	static const enum stat_col zeros[] = { ST_qmax, ST_rate, ST_rate_max, ST_NCOLS };
 
 	st_zeros(l, zeros);
 	STAT_NUM(l, ST_stot, sess);
@@ -263,6 +261,25 @@ static void stat_fill_be_common(struct stat_line *l, const struct be_counters *c
 	STAT_NUM(l, ST_lastchg, cli_uptime_ms() / 1000);
 	if (!sess)
 		STAT_NUM(l, ST_lastsess, -1); /* the time of the last one is not kept yet */
+}
+
+/* qtime..ttime (averages over the last 1024 exchanges, stats/stat_time.c) and their
+ * maxima, from the timing totals <t> of the line. <a> is the line's averaging state: the
+ * fillers take const objects, but the state is the averages' own, written under their
+ * lock only. */
+static void stat_fill_times(struct stat_line *l, const struct stat_tavg *a,
+			    const struct be_counters *t)
+{
+	static const enum stat_col avg_col[STAT_T_NUM] = { ST_qtime, ST_ctime, ST_rtime, ST_ttime };
+	static const enum stat_col max_col[STAT_T_NUM] = { ST_qtime_max, ST_ctime_max, ST_rtime_max,
+							   ST_ttime_max };
+	uint32_t avg[STAT_T_NUM];
+
+	stats_time_read((struct stat_tavg *)a, t, avg);
+	for (int i = 0; i < STAT_T_NUM; i++) {
+		STAT_NUM(l, avg_col[i], avg[i]);
+		STAT_NUM(l, max_col[i], t->t_max[i]);
+	}
 }
 
 /* A server's requests are the responses it gave. */
@@ -307,6 +324,7 @@ void stats_fill_srv(struct stat_line *l, const struct proxy *px, const struct se
 	STAT_NUM(l, ST_act, (srv->flags & SRV_F_BACKUP) ? 0 : 1);
 	STAT_NUM(l, ST_bck, (srv->flags & SRV_F_BACKUP) ? 1 : 0);
 	STAT_NUM(l, ST_lbtot, c.cum_lbconn);
+	stat_fill_times(l, &srv->tavg, &c);
 	sa = dns_srv_shown_addr(srv, &dyn);
 	if (sa == &dyn || HA_ATOMIC_LOAD_RLX(&srv->run_state) != SRV_RS_RMAINT) /* else none */
 		stat_set_fmt(l, stat_cols, ST_addr, "%s", addr_to_str(sa, addr, sizeof(addr)));
@@ -381,7 +399,7 @@ void stats_fill_be(struct stat_line *l, const struct proxy *px)
 		ST_agg_server_status, ST_agg_server_check_status,
 		ST_agg_check_status,  ST_NCOLS,
 	};
-	struct be_counters c;
+	struct be_counters c, times;
 	struct stat_be_srv_sum t;
 	uint64_t qcur = 0;
 
@@ -409,6 +427,8 @@ void stats_fill_be(struct stat_line *l, const struct proxy *px)
 	STAT_NUM(l, ST_bck, t.bck);
 	STAT_NUM(l, ST_lbtot, t.lbtot);
 	STAT_STR(l, ST_algo, stat_algo(px));
+	stats_time_be_totals(px, &times);
+	stat_fill_times(l, &px->tavg, &times);
 	/* HAProxy tags these as gauges on backend lines */
 	stat_set_tags(l, ST_act, "MGP");
 	stat_set_tags(l, ST_bck, "MGP");

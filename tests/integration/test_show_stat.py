@@ -247,3 +247,37 @@ def test_socket_stats_listener_lines(proxy, backends, tmp_path):
                                                                 ("px", "sock-1")]
     typed = cli(sock, "show stat -1 8 -1 typed")
     assert re.search(r"^L\.\d+\.2\.7\.stot\.1:MCP:u64:4$", typed, re.M)
+
+
+def get_path(port, path, n):
+    with httpc.connect(port) as s:
+        rd = httpc.Reader(s)
+        for _ in range(n):
+            s.sendall(b"GET " + path + b" HTTP/1.1\r\nHost: t\r\n\r\n")
+            assert httpc.read_response(rd).status == 200
+
+
+def test_timings_averages_and_maxima(proxy, backends, tmp_path):
+    """qtime/ctime/rtime/ttime: the averages of the exchanges that got a response (ms),
+    and their maxima, on server and backend lines; `clear counters` zeroes the maxima."""
+    port, sock, _ = start(proxy, tmp_path, backends, 1)
+    get_path(port, b"/?delay=0.2", 2)
+    get_path(port, b"/?delay=0.05", 2)
+    rows = wait_rows(sock, lambda r: int(r[("px", "s1")]["hrsp_2xx"]) >= 5)
+    for sv in ("s1", "BACKEND"):
+        r = rows[("px", sv)]
+        # about (200 + 200 + 50 + 50 + ~0 for the readiness probe) / 5 ms
+        assert 80 <= int(r["rtime"]) <= 180, (sv, r["rtime"])
+        assert int(r["ttime"]) >= int(r["rtime"])
+        assert 195 <= int(r["rtime_max"]) <= 400, (sv, r["rtime_max"])
+        assert int(r["ttime_max"]) >= int(r["rtime_max"])
+        assert int(r["qtime"]) == int(r["qtime_max"]) == 0
+        assert int(r["ctime_max"]) < 100
+    typed = typed_rows(cli(sock, "show stat typed"))
+    assert typed[("px", "s1")]["rtime"][:2] == ("MaP", "u32")
+    assert typed[("px", "s1")]["rtime_max"][:2] == ("MMP", "u32")
+    assert cli(sock, "clear counters") == "\n"
+    rows = csv_rows(cli(sock, "show stat"))
+    assert rows[("px", "s1")]["rtime_max"] == "0"
+    assert rows[("px", "BACKEND")]["ttime_max"] == "0"
+    assert int(rows[("px", "s1")]["rtime"]) >= 80  # the averages stay
