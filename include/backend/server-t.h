@@ -150,6 +150,13 @@ struct server {
 				       * address every thread connects to (written by thread 0,
 				       * dns/dns_addr.h), or NULL: <addr>; allocated once, freed
 				       * at exit */
+	/* "show stat" (stats/stat_text.c): texts written by the check's and the agent's
+	 * threads, read by any thread under the texts' lock; the agent's last result */
+	char chk_desc[128];       /* last_chk: the detail of the last check result */
+	char agt_desc[128];       /* last_agt: what the agent last said ("via agent : up") */
+	int agent_status;         /* enum chk_result of the agent's last reply (atomic) */
+	int agent_duration;       /* ms of the agent's last run (atomic) */
+	int agent_health;         /* a copy of the agent's health (atomic, for agent_health) */
 };
 
 /* server->chk_adm */

@@ -20,7 +20,9 @@
 #include <proc/global-t.h>
 #include <proxy/proxy.h>
 #include <stats/counters.h>
+#include <stats/stat_text.h>
 #include <stats/stat_time.h>
+#include <stream/cookie.h>
 #include <stats/stats.h>
 
 /* Sets every column of <cols> (terminated by ST_NCOLS) to 0. */
@@ -114,6 +116,13 @@ static const char *stat_srv_status(const struct server *srv)
 	return st[rs >= 0 && rs <= SRV_RS_NOLB ? rs : 0];
 }
 
+/* A sampled rate maximum (stat_rates.c) is at least the current rate: a reader right after
+ * the first requests must not see a maximum below the rate it shows. */
+static uint32_t stat_rate_max(uint32_t max, uint32_t cur)
+{
+	return cur > max ? cur : max;
+}
+
 static uint64_t stat_now_ms(void)
 {
 	return th_ctx ? now_ms() : 0;
@@ -168,6 +177,26 @@ static void stat_fill_srv_check(struct stat_line *l, const struct server *srv)
 	STAT_NUM(l, ST_check_rise, srv->rise);
 	STAT_NUM(l, ST_check_fall, srv->fall);
 	STAT_NUM(l, ST_check_health, srv->check ? HA_ATOMIC_LOAD_RLX(&srv->check->health) : 0);
+	stats_text_get(l->last_chk, srv->chk_desc, sizeof(l->last_chk));
+	STAT_STR(l, ST_last_chk, l->last_chk);
+}
+
+/* The agent fields of a server line: its last reply's result and what it said. */
+static void stat_fill_srv_agent(struct stat_line *l, const struct server *srv)
+{
+	int st = HA_ATOMIC_LOAD_RLX(&srv->agent_status);
+
+	if (!srv->agent)
+		return;
+	stats_text_get(l->last_agt, srv->agt_desc, sizeof(l->last_agt));
+	STAT_STR(l, ST_last_agt, l->last_agt);
+	STAT_STR(l, ST_agent_status, chk_result_str(st));
+	STAT_STR(l, ST_agent_desc, stat_check_desc(st));
+	STAT_NUM(l, ST_agent_code, 0);
+	STAT_NUM(l, ST_agent_duration, HA_ATOMIC_LOAD_RLX(&srv->agent_duration));
+	STAT_NUM(l, ST_agent_rise, srv->rise); /* the agent moves with the server's rise/fall */
+	STAT_NUM(l, ST_agent_fall, srv->fall);
+	STAT_NUM(l, ST_agent_health, HA_ATOMIC_LOAD_RLX(&srv->agent_health));
 }
 
 void stats_fill_fe(struct stat_line *l, const struct proxy *px)
@@ -206,7 +235,9 @@ void stats_fill_fe(struct stat_line *l, const struct proxy *px)
 	st_rsp(l, c.rsp);
 	STAT_NUM(l, ST_req_tot, c.cum_req);
 	STAT_NUM(l, ST_req_rate, freq_ctr_rate(&px->req_rate, stat_now_ms()));
-	STAT_NUM(l, ST_req_rate_max, HA_ATOMIC_LOAD_RLX(&px->req_rate_max));
+	STAT_NUM(l, ST_req_rate_max,
+		 stat_rate_max(HA_ATOMIC_LOAD_RLX(&px->req_rate_max),
+			       (uint32_t)stat_field_u64(&l->f[ST_req_rate])));
 	STAT_NUM(l, ST_conn_tot, c.cum_conn);
 	STAT_NUM(l, ST_intercepted, c.intercepted);
 	STAT_NUM(l, ST_wrew, c.failed_rewrites);
@@ -309,7 +340,9 @@ void stats_fill_srv(struct stat_line *l, const struct proxy *px, const struct se
 	stat_fill_be_common(l, &c, c.connect + c.reuse, c.connect, c.reuse);
 	STAT_NUM(l, ST_req_tot, stat_srv_req_tot(&c));
 	STAT_NUM(l, ST_rate, freq_ctr_rate(&srv->sess_rate, stat_now_ms()));
-	STAT_NUM(l, ST_rate_max, HA_ATOMIC_LOAD_RLX(&srv->sess_rate_max));
+	STAT_NUM(l, ST_rate_max,
+		 stat_rate_max(HA_ATOMIC_LOAD_RLX(&srv->sess_rate_max),
+			       (uint32_t)stat_field_u64(&l->f[ST_rate])));
 	st_zeros(l, zeros);
 	STAT_NUM(l, ST_scur, HA_ATOMIC_LOAD_RLX(&srv->cur_conns));
 	STAT_NUM(l, ST_smax, HA_ATOMIC_LOAD_RLX(&srv->cur_conns_max));
@@ -333,6 +366,7 @@ void stats_fill_srv(struct stat_line *l, const struct proxy *px, const struct se
 	if (srv->track && srv->track->px)
 		stat_set_fmt(l, stat_cols, ST_tracked, "%s/%s", srv->track->px->id, srv->track->id);
 	stat_fill_srv_check(l, srv);
+	stat_fill_srv_agent(l, srv);
 }
 
 static const char *stat_algo(const struct proxy *px)
@@ -377,8 +411,8 @@ static void stat_be_sum_servers(const struct proxy *px, struct stat_be_srv_sum *
 		t->lbtot += sc.cum_lbconn;
 		t->connect += sc.connect;
 		t->reuse += sc.reuse;
-		if (!stats_srv_is_up(s))
-			continue;
+		if (!stats_srv_is_up(s) || !HA_ATOMIC_LOAD_RLX(&s->weight))
+			continue; /* 2.6 counts the servers that take traffic */
 		if (s->flags & SRV_F_BACKUP) {
 			t->bck++;
 			t->wbck += s->weight;
@@ -411,7 +445,9 @@ void stats_fill_be(struct stat_line *l, const struct proxy *px)
 	stat_fill_be_common(l, &c, c.cum_sess, t.connect, t.reuse);
 	STAT_NUM(l, ST_req_tot, c.cum_sess);
 	STAT_NUM(l, ST_rate, freq_ctr_rate(&px->be_sess_rate, stat_now_ms()));
-	STAT_NUM(l, ST_rate_max, HA_ATOMIC_LOAD_RLX(&px->be_sess_rate_max));
+	STAT_NUM(l, ST_rate_max,
+		 stat_rate_max(HA_ATOMIC_LOAD_RLX(&px->be_sess_rate_max),
+			       (uint32_t)stat_field_u64(&l->f[ST_rate])));
 	STAT_NUM(l, ST_dreq, c.denied_req);
 	st_zeros(l, zeros);
 	STAT_NUM(l, ST_qcur, qcur);
@@ -420,13 +456,16 @@ void stats_fill_be(struct stat_line *l, const struct proxy *px)
 	STAT_NUM(l, ST_scur, (uint64_t)HA_ATOMIC_LOAD_RLX(&px->beconn) + qcur);
 	STAT_NUM(l, ST_smax, HA_ATOMIC_LOAD_RLX(&px->beconn_max));
 	STAT_NUM(l, ST_slim, stat_be_fullconn(px));
-	STAT_STR(l, ST_status, t.act || t.bck ? "UP" : "DOWN");
+	/* 2.6: UP while the servers have weight, or when it has none at all */
+	STAT_STR(l, ST_status, !px->srv || t.wact || t.wbck ? "UP" : "DOWN");
 	STAT_NUM(l, ST_weight, t.act ? t.wact : t.wbck);
 	STAT_NUM(l, ST_uweight, t.act ? t.wact : t.wbck);
 	STAT_NUM(l, ST_act, t.act);
 	STAT_NUM(l, ST_bck, t.bck);
 	STAT_NUM(l, ST_lbtot, t.lbtot);
 	STAT_STR(l, ST_algo, stat_algo(px));
+	if (cookie_name(px))
+		STAT_STR(l, ST_cookie, cookie_name(px));
 	stats_time_be_totals(px, &times);
 	stat_fill_times(l, &px->tavg, &times);
 	/* HAProxy tags these as gauges on backend lines */
