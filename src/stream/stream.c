@@ -147,8 +147,8 @@ static void stream_count(struct stream *s)
 		stk_count_bytes(s, in, out);
 	f->bytes_in = f->bytes_out = 0; /* the back side's are not counted: HAProxy's rows
 					 * all count the client's bytes */
-	if (sc && s->t_rsp) /* HAProxy samples the exchanges that got a response; last, so
-			     * that its slow path is a tail call */
+	if (likely(sc && s->t_rsp)) /* HAProxy samples the exchanges that got a response;
+				     * last, so that its slow path is a tail call */
 		stream_count_times(s, f, sc);
 }
 
