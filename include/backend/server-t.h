@@ -13,6 +13,7 @@
 #include <event/inbox.h>
 #include <event/loop-t.h>
 #include <stats/counters-t.h>
+#include <stats/stat_time-t.h>
 
 struct proxy;
 struct srv_per_thread;
@@ -105,6 +106,7 @@ struct server {
 	struct be_counters *cnt;  /* runtime: one block per thread group */
 	struct freq_ctr sess_rate; /* runtime: streams assigned per second (srv_sess_rate) */
 	uint32_t sess_rate_max;   /* highest sess_rate, sampled by stats/stat_rates.c (atomic) */
+	struct stat_tavg tavg;    /* qtime..ttime averages (stats/stat_time.c, its lock) */
 	int queued;               /* runtime: streams queued because this server, the one their
 				   * key hashes to, is full (atomic, for "maxqueue") */
 	/* runtime: per thread, only touched by its thread */
@@ -154,6 +156,13 @@ struct server {
 				       * address every thread connects to (written by thread 0,
 				       * dns/dns_addr.h), or NULL: <addr>; allocated once, freed
 				       * at exit */
+	/* "show stat" (stats/stat_text.c): texts written by the check's and the agent's
+	 * threads, read by any thread under the texts' lock; the agent's last result */
+	char chk_desc[128];       /* last_chk: the detail of the last check result */
+	char agt_desc[128];       /* last_agt: what the agent last said ("via agent : up") */
+	int agent_status;         /* enum chk_result of the agent's last reply (atomic) */
+	int agent_duration;       /* ms of the agent's last run (atomic) */
+	int agent_health;         /* a copy of the agent's health (atomic, for agent_health) */
 };
 
 /* server->chk_adm */

@@ -13,6 +13,7 @@
 #include <base/list.h>
 #include <conn/sockopt-t.h>
 #include <stats/counters-t.h>
+#include <stats/stat_time-t.h>
 
 struct px_log;
 struct server;
@@ -274,6 +275,7 @@ struct proxy {
 	struct freq_ctr be_sess_rate; /* backend: streams that chose it per second (be_sess_rate) */
 	uint32_t req_rate_max;    /* highest req_rate, sampled by stats/stat_rates.c (atomic) */
 	uint32_t be_sess_rate_max; /* highest be_sess_rate, sampled likewise (atomic) */
+	struct stat_tavg tavg;    /* qtime..ttime averages (stats/stat_time.c, its lock) */
 	/* runtime: traffic counters, one block per thread group (runtime_prepare) */
 	struct fe_counters *fe_cnt;
 	struct be_counters *be_cnt;

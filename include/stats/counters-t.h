@@ -52,6 +52,11 @@ struct be_counters {
 	uint64_t rsp[6];          /* backend: final statuses sent to the client; server:
 				   * statuses it answered; by class as fe_counters.rsp */
 	uint64_t queued_total;    /* streams that waited in a queue */
+	/* timings of the exchanges that got a server's response, in the server's blocks
+	 * (counted by its rsp[]), ms. Readers sum t_sum but take the largest t_max of the
+	 * groups (be_counters_sum); stats/stat_time.c averages them. */
+	uint64_t t_sum[4];        /* sums of their timings, by enum stat_time_kind */
+	uint64_t t_max[4];        /* the largest of each (relaxed raise, stat_time_add) */
 } ALIGNED_CL;
 
 /* Listeners. */

@@ -182,6 +182,8 @@ struct stat_line {
 	struct stat_field f[(int)ST_NCOLS > (int)INF_NFIELDS ? (int)ST_NCOLS : (int)INF_NFIELDS];
 	size_t used; /* bytes of <strs> in use */
 	char strs[STAT_STR_SIZE];
+	char last_chk[128]; /* copies of a server's check and agent texts (stats/stat_text.c) */
+	char last_agt[128];
 };
 
 #endif

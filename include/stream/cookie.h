@@ -47,5 +47,8 @@ struct server;
  * backend's "cookie" line says "dynamic". Thread 0 once running. */
 int cookie_dyn_value(const struct proxy *px, const struct server *srv, char hex[17]);
 bool cookie_dyn_configured(const struct proxy *px);
+/* The name of the persistence cookie of <px> ("cookie NAME"), or NULL (the stats'
+ * backend "cookie" column). */
+const char *cookie_name(const struct proxy *px);
 
 #endif

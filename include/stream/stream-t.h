@@ -100,7 +100,8 @@ enum stream_state {
 #define SF_L7_RETRY       0x1000000 /* retry-on: the request (SF_REQ_KEPT) may be sent again
 				     * until its response headers are accepted */
 #define SF_LOGGED         0x40000000 /* the log line was sent (or skipped) (log/log_strm.c) */
-
+#define SF_T_SLOW         0x2000000 /* it left a queue or opened a connection: the stats
+				     * record its queue and connect times (stream_count_times) */
 /* stream->log_level: set-log-level, a syslog level (0..7) plus one */
 #define STRM_LOG_UNSET  0         /* the proxy's own level */
 #define STRM_LOG_SILENT 9         /* "silent": nothing is logged for this stream */

@@ -29,6 +29,7 @@
 #include <event/loop.h>
 #include <proc/global-t.h>
 #include <proxy/proxy.h>
+#include <stats/stat_text.h>
 
 #define AGENT_BUFSIZE 1024 /* a longer line is judged on what fits */
 
@@ -96,6 +97,7 @@ static void agent_cli_force(struct server *s, bool up, uint64_t now)
 	if (!a)
 		return;
 	a->health = up ? s->rise + s->fall - 1 : 0;
+	HA_ATOMIC_STORE_RLX(&s->agent_health, a->health); /* "show stat" */
 	if (!up)
 		srv_set_state(s, SRV_RS_DOWN, "changed from CLI", now);
 	else if (agent_check_allows_up(s) && agent_allows_up(s))
@@ -122,9 +124,15 @@ static void agent_apply_state(struct agent *a, const struct agent_reply *r, uint
 	int dur = (int)(now - a->start_ms), tr;
 
 	tr = chk_health_update(&a->health, s->rise, s->fall, r->state == AGENT_ST_UP);
+	HA_ATOMIC_STORE_RLX(&s->agent_health, a->health); /* "show stat" */
 	if (r->desc.len)
 		snprintf(desc, sizeof(desc), " (%.*s)",
 			 (int)(r->desc.len > 128 ? 128 : r->desc.len), r->desc.ptr);
+	snprintf(why, sizeof(why), "via agent : %.*s%s", /* last_agt */
+		 (int)(r->word.len > 32 ? 32 : r->word.len), r->word.ptr, desc);
+	stats_text_set(s->agt_desc, sizeof(s->agt_desc), why);
+	HA_ATOMIC_STORE_RLX(&s->agent_status, r->state == AGENT_ST_UP ? CHK_R_L7OK : CHK_R_L7STS);
+	HA_ATOMIC_STORE_RLX(&s->agent_duration, dur);
 	snprintf(why, sizeof(why),
 		 "%s, code: 0, info: \"via agent : %.*s%s\", check duration: %dms",
 		 tr == CHK_T_DOWN ? "Layer7 wrong status" : "Layer7 check passed",
@@ -314,6 +322,7 @@ static int agent_build(struct server *s, int thr)
 	a->srv = s;
 	a->tid = r->check ? r->check->tid : thr;
 	a->health = s->rise;
+	HA_ATOMIC_STORE_RLX(&s->agent_health, a->health); /* "show stat", before the first run */
 	a->fh.fd = -1;
 	a->timer.cb = agent_timer_cb;
 	s->agent = a;

@@ -29,6 +29,7 @@
 #include <proc/global-t.h>
 #include <log/log-t.h>
 #include <proxy/proxy.h>
+#include <stats/stat_text.h>
 
 #define CHK_PH_IDLE 0
 #define CHK_PH_CONNECT 1
@@ -157,8 +158,9 @@ void chk_finish(struct check *c, int res, int code, const char *info)
 
 	chk_close(c);
 	c->phase = CHK_PH_IDLE;
-	if (!ok)
+	if (!ok && c->health > 0) /* 2.6 counts the failures of a check not yet at 0 */
 		HA_ATOMIC_INC(&s->chk_fail);
+	stats_text_set(s->chk_desc, sizeof(s->chk_desc), info); /* last_chk */
 	old_res = HA_ATOMIC_LOAD_RLX(&s->check_status);
 	HA_ATOMIC_STORE_RLX(&s->check_status, res);
 	HA_ATOMIC_STORE_RLX(&s->check_code, code);

@@ -14,6 +14,7 @@
 #include <base/pool.h>
 #include <cfg/cfg.h>
 #include <check/check.h>
+#include <cli/cli.h>
 #include <conn/listener.h>
 #include <event/loop.h>
 #include <mux/h1.h>
@@ -26,13 +27,32 @@
 
 #define FD_RESERVE 100 /* fds kept for listeners, logs, epoll, pipes */
 
+/* The fds HAProxy 2.6 sets aside before deriving maxconn from the fd limit: 20, one per
+ * listener, health check and agent check, and three per thread (its poller and its
+ * wake-up pipe). */
+static rlim_t runtime_fd_reserve(void)
+{
+	rlim_t n = 20 + 3 * (rlim_t)(global.nbthread > 0 ? global.nbthread : 1);
+
+	for (struct proxy *px = proxies; px; px = px->next) {
+		struct bind_conf *bc;
+		struct listener *li;
+
+		list_for_each_entry(bc, &px->binds, list)
+			list_for_each_entry(li, &bc->listeners, list) n++;
+		for (struct server *s = px->srv; s; s = s->next)
+			n += !!(s->flags & SRV_F_CHECK) + !!s->agent;
+	}
+	return n + (rlim_t)cli_configured();
+}
+
 /* Raises RLIMIT_NOFILE to fit maxconn (two fds per proxied connection) and derives a
  * default maxconn from the limit when none was set, as HAProxy does. Returns 0, or -1
  * after an alert when the limit cannot be raised that far. */
 static int runtime_set_limits(void)
 {
 	struct rlimit rl;
-	rlim_t want;
+	rlim_t want, rsv = FD_RESERVE;
 
 	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
 		return -1;
@@ -41,11 +61,12 @@ static int runtime_set_limits(void)
 
 		if (avail == RLIM_INFINITY || avail > 2000000)
 			avail = 2000000;
-		global.maxconn = avail > 2 * FD_RESERVE ? (int)((avail - FD_RESERVE) / 2) : 100;
+		rsv = runtime_fd_reserve();
+		global.maxconn = avail > 2 * rsv ? (int)((avail - rsv) / 2) : 100;
 		if (global.maxconn > 100000)
 			global.maxconn = 100000;
 	}
-	want = global.ulimit_n ? (rlim_t)global.ulimit_n : (rlim_t)global.maxconn * 2 + FD_RESERVE;
+	want = global.ulimit_n ? (rlim_t)global.ulimit_n : (rlim_t)global.maxconn * 2 + rsv;
 	if (want > rl.rlim_cur) {
 		rl.rlim_cur = want;
 		if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < want)

@@ -24,7 +24,7 @@ static const char srv_state_hdr[] =
 
 static int srv_state_iid(const struct proxy *px)
 {
-	int n = 2;   /* as "show stat" numbers proxies */
+	int n = 2; /* as "show stat" numbers proxies */
 
 	for (const struct proxy *p = proxies; p && p != px; p = p->next)
 		n++;
@@ -51,6 +51,25 @@ static void srv_state_addr(const struct server *srv, char *ip, size_t ipsz, int 
 	}
 }
 
+/* "addr" / "agent-addr" of a server as srv_check_addr / srv_agent_addr show them: the
+ * address, or "-" when not set. */
+static void srv_state_cfg_addr(const struct sockaddr_storage *ss, char *ip, size_t ipsz)
+{
+	snprintf(ip, ipsz, "-");
+	if (ss->ss_family == AF_INET)
+		inet_ntop(AF_INET, &((const struct sockaddr_in *)ss)->sin_addr, ip,
+			  (socklen_t)ipsz);
+	else if (ss->ss_family == AF_INET6)
+		inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)ss)->sin6_addr, ip,
+			  (socklen_t)ipsz);
+}
+
+/* srv_agent_port: "agent-port", else the check's "port" (2.6 takes it for the agent). */
+static int srv_state_agent_port(const struct server *srv)
+{
+	return srv->agent_port ? srv->agent_port : srv->check_port;
+}
+
 static int srv_state_line(struct cli_ctx *ctx, const struct proxy *px, const struct server *srv)
 {
 	bool maint = (HA_ATOMIC_LOAD_RLX(&srv->admin) & SRV_ADM_FMAINT);
@@ -58,15 +77,19 @@ static int srv_state_line(struct cli_ctx *ctx, const struct proxy *px, const str
 	/* 2.6's srv_admin_state bits: FMAINT 1, CMAINT 4, FDRAIN 8 */
 	int adm26 = (adm & SRV_ADM_FMAINT ? 1 : 0) | (adm & SRV_ADM_CMAINT ? 4 : 0) |
 		    (adm & SRV_ADM_FDRAIN ? 8 : 0);
-	char ip[INET6_ADDRSTRLEN];
+	char ip[INET6_ADDRSTRLEN], chk_ip[INET6_ADDRSTRLEN], agt_ip[INET6_ADDRSTRLEN];
 	int port;
 
 	srv_state_addr(srv, ip, sizeof(ip), &port);
-	return cli_printf(ctx, "%d %s %d %s %s %d %d %d %d %llu %d %d %d %d %d %d %d %s %d %s %d "
-			  "%d %s %s %d\n", srv_state_iid(px), px->id, srv->puid, srv->id, ip,
-			  maint ? 0 : 2, adm26, HA_ATOMIC_LOAD_RLX(&srv->uweight), srv->iweight,
-			  cli_uptime_ms() / 1000, 1, 0, maint ? 0 : 2, maint ? 8 : 0, 0, 0, 0, "-",
-			  port, "-", 0, 0, "-", "-", 0);
+	srv_state_cfg_addr(&srv->check_addr, chk_ip, sizeof(chk_ip));
+	srv_state_cfg_addr(&srv->agent_addr, agt_ip, sizeof(agt_ip));
+	return cli_printf(ctx,
+			  "%d %s %d %s %s %d %d %d %d %llu %d %d %d %d %d %d %d %s %d %s %d "
+			  "%d %s %s %d\n",
+			  srv_state_iid(px), px->id, srv->puid, srv->id, ip, maint ? 0 : 2, adm26,
+			  HA_ATOMIC_LOAD_RLX(&srv->uweight), srv->iweight, cli_uptime_ms() / 1000,
+			  1, 0, maint ? 0 : 2, maint ? 8 : 0, 0, 0, 0, "-", port, "-", 0,
+			  srv->check_port, chk_ip, agt_ip, srv_state_agent_port(srv));
 }
 
 /* States: st 0 header, 1 rows; p[0] backend, p[1] next server. */
@@ -100,8 +123,10 @@ static int srv_state_show(struct cli_ctx *ctx)
 }
 
 static const struct cli_kw srv_state_kws[] = {
-	{ { "show", "servers", "state" }, "show servers state [<backend>]",
-	  "dump volatile server information (all or for a single backend)", CLI_LVL_USER,
+	{ { "show", "servers", "state" },
+	  "show servers state [<backend>]",
+	  "dump volatile server information (all or for a single backend)",
+	  CLI_LVL_USER,
 	  srv_state_show },
 	{ { NULL }, NULL, NULL, 0, NULL },
 };

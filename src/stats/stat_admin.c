@@ -19,6 +19,7 @@
 #include <proc/global-t.h>
 #include <proxy/proxy.h>
 #include <stats/counters.h>
+#include <stats/stat_time.h>
 #include <stats/stats.h>
 
 /* Zeroes <n> per-group blocks of <size> bytes made only of uint64_t words. */
@@ -28,6 +29,14 @@ static void stat_blocks_clear(void *blocks, size_t size, int n)
 
 	for (size_t i = 0; w && i < size / sizeof(uint64_t) * (size_t)n; i++)
 		HA_ATOMIC_STORE_RLX(&w[i], 0);
+}
+
+/* Zeroes the timing maxima of every group's block of <blocks> (a server's). */
+static void stat_times_max_clear(struct be_counters *blocks)
+{
+	for (int g = 0; blocks && g < counters_ngroups; g++)
+		for (int i = 0; i < STAT_T_NUM; i++)
+			HA_ATOMIC_STORE_RLX(&blocks[g].t_max[i], 0);
 }
 
 static void stat_clear_proxy(struct proxy *px, bool all)
@@ -44,9 +53,11 @@ static void stat_clear_proxy(struct proxy *px, bool all)
 	for (struct server *s = px->srv; s; s = s->next) {
 		HA_ATOMIC_STORE_RLX(&s->cur_conns_max, 0);
 		HA_ATOMIC_STORE_RLX(&s->sess_rate_max, 0);
+		stat_times_max_clear(s->cnt); /* qtime_max..ttime_max, as HAProxy */
 		if (!all)
 			continue;
 		stat_blocks_clear(s->cnt, sizeof(*s->cnt), counters_ngroups);
+		stats_time_reset(&s->tavg);
 		HA_ATOMIC_STORE_RLX(&s->chk_fail, 0);
 		HA_ATOMIC_STORE_RLX(&s->chk_down, 0);
 	}
@@ -54,6 +65,7 @@ static void stat_clear_proxy(struct proxy *px, bool all)
 		return;
 	stat_blocks_clear(px->fe_cnt, sizeof(*px->fe_cnt), counters_ngroups);
 	stat_blocks_clear(px->be_cnt, sizeof(*px->be_cnt), counters_ngroups);
+	stats_time_reset(&px->tavg);
 	list_for_each_entry(bc, &px->binds, list) list_for_each_entry(li, &bc->listeners, list)
 		stat_blocks_clear(li->cnt, sizeof(*li->cnt), counters_ngroups);
 }

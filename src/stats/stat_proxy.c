@@ -20,6 +20,9 @@
 #include <proc/global-t.h>
 #include <proxy/proxy.h>
 #include <stats/counters.h>
+#include <stats/stat_text.h>
+#include <stats/stat_time.h>
+#include <stream/cookie.h>
 #include <stats/stats.h>
 
 /* Sets every column of <cols> (terminated by ST_NCOLS) to 0. */
@@ -113,6 +116,13 @@ static const char *stat_srv_status(const struct server *srv)
 	return st[rs >= 0 && rs <= SRV_RS_NOLB ? rs : 0];
 }
 
+/* A sampled rate maximum (stat_rates.c) is at least the current rate: a reader right after
+ * the first requests must not see a maximum below the rate it shows. */
+static uint32_t stat_rate_max(uint32_t max, uint32_t cur)
+{
+	return cur > max ? cur : max;
+}
+
 static uint64_t stat_now_ms(void)
 {
 	return th_ctx ? now_ms() : 0;
@@ -167,6 +177,26 @@ static void stat_fill_srv_check(struct stat_line *l, const struct server *srv)
 	STAT_NUM(l, ST_check_rise, srv->rise);
 	STAT_NUM(l, ST_check_fall, srv->fall);
 	STAT_NUM(l, ST_check_health, srv->check ? HA_ATOMIC_LOAD_RLX(&srv->check->health) : 0);
+	stats_text_get(l->last_chk, srv->chk_desc, sizeof(l->last_chk));
+	STAT_STR(l, ST_last_chk, l->last_chk);
+}
+
+/* The agent fields of a server line: its last reply's result and what it said. */
+static void stat_fill_srv_agent(struct stat_line *l, const struct server *srv)
+{
+	int st = HA_ATOMIC_LOAD_RLX(&srv->agent_status);
+
+	if (!srv->agent)
+		return;
+	stats_text_get(l->last_agt, srv->agt_desc, sizeof(l->last_agt));
+	STAT_STR(l, ST_last_agt, l->last_agt);
+	STAT_STR(l, ST_agent_status, chk_result_str(st));
+	STAT_STR(l, ST_agent_desc, stat_check_desc(st));
+	STAT_NUM(l, ST_agent_code, 0);
+	STAT_NUM(l, ST_agent_duration, HA_ATOMIC_LOAD_RLX(&srv->agent_duration));
+	STAT_NUM(l, ST_agent_rise, srv->rise); /* the agent moves with the server's rise/fall */
+	STAT_NUM(l, ST_agent_fall, srv->fall);
+	STAT_NUM(l, ST_agent_health, HA_ATOMIC_LOAD_RLX(&srv->agent_health));
 }
 
 void stats_fill_fe(struct stat_line *l, const struct proxy *px)
@@ -205,7 +235,9 @@ void stats_fill_fe(struct stat_line *l, const struct proxy *px)
 	st_rsp(l, c.rsp);
 	STAT_NUM(l, ST_req_tot, c.cum_req);
 	STAT_NUM(l, ST_req_rate, freq_ctr_rate(&px->req_rate, stat_now_ms()));
-	STAT_NUM(l, ST_req_rate_max, HA_ATOMIC_LOAD_RLX(&px->req_rate_max));
+	STAT_NUM(l, ST_req_rate_max,
+		 stat_rate_max(HA_ATOMIC_LOAD_RLX(&px->req_rate_max),
+			       (uint32_t)stat_field_u64(&l->f[ST_req_rate])));
 	STAT_NUM(l, ST_conn_tot, c.cum_conn);
 	STAT_NUM(l, ST_intercepted, c.intercepted);
 	STAT_NUM(l, ST_wrew, c.failed_rewrites);
@@ -239,10 +271,7 @@ void stats_fill_li(struct stat_line *l, const struct proxy *px, const struct lis
 static void stat_fill_be_common(struct stat_line *l, const struct be_counters *c, uint64_t sess,
 				uint64_t connect, uint64_t reuse)
 {
-	static const enum stat_col zeros[] = {
-		ST_qmax,  ST_rate,	ST_rate_max,  ST_qtime,	    ST_ctime,	  ST_rtime,
-		ST_ttime, ST_qtime_max, ST_ctime_max, ST_rtime_max, ST_ttime_max, ST_NCOLS,
-	};
+	static const enum stat_col zeros[] = { ST_qmax, ST_rate, ST_rate_max, ST_NCOLS };
 
 	st_zeros(l, zeros);
 	STAT_NUM(l, ST_stot, sess);
@@ -263,6 +292,25 @@ static void stat_fill_be_common(struct stat_line *l, const struct be_counters *c
 	STAT_NUM(l, ST_lastchg, cli_uptime_ms() / 1000);
 	if (!sess)
 		STAT_NUM(l, ST_lastsess, -1); /* the time of the last one is not kept yet */
+}
+
+/* qtime..ttime (averages over the last 1024 exchanges, stats/stat_time.c) and their
+ * maxima, from the timing totals <t> of the line. <a> is the line's averaging state: the
+ * fillers take const objects, but the state is the averages' own, written under their
+ * lock only. */
+static void stat_fill_times(struct stat_line *l, const struct stat_tavg *a,
+			    const struct be_counters *t)
+{
+	static const enum stat_col avg_col[STAT_T_NUM] = { ST_qtime, ST_ctime, ST_rtime, ST_ttime };
+	static const enum stat_col max_col[STAT_T_NUM] = { ST_qtime_max, ST_ctime_max, ST_rtime_max,
+							   ST_ttime_max };
+	uint32_t avg[STAT_T_NUM];
+
+	stats_time_read((struct stat_tavg *)a, t, avg);
+	for (int i = 0; i < STAT_T_NUM; i++) {
+		STAT_NUM(l, avg_col[i], avg[i]);
+		STAT_NUM(l, max_col[i], t->t_max[i]);
+	}
 }
 
 /* A server's requests are the responses it gave. */
@@ -292,7 +340,9 @@ void stats_fill_srv(struct stat_line *l, const struct proxy *px, const struct se
 	stat_fill_be_common(l, &c, c.connect + c.reuse, c.connect, c.reuse);
 	STAT_NUM(l, ST_req_tot, stat_srv_req_tot(&c));
 	STAT_NUM(l, ST_rate, freq_ctr_rate(&srv->sess_rate, stat_now_ms()));
-	STAT_NUM(l, ST_rate_max, HA_ATOMIC_LOAD_RLX(&srv->sess_rate_max));
+	STAT_NUM(l, ST_rate_max,
+		 stat_rate_max(HA_ATOMIC_LOAD_RLX(&srv->sess_rate_max),
+			       (uint32_t)stat_field_u64(&l->f[ST_rate])));
 	st_zeros(l, zeros);
 	STAT_NUM(l, ST_scur, HA_ATOMIC_LOAD_RLX(&srv->cur_conns));
 	STAT_NUM(l, ST_smax, HA_ATOMIC_LOAD_RLX(&srv->cur_conns_max));
@@ -307,6 +357,7 @@ void stats_fill_srv(struct stat_line *l, const struct proxy *px, const struct se
 	STAT_NUM(l, ST_act, (srv->flags & SRV_F_BACKUP) ? 0 : 1);
 	STAT_NUM(l, ST_bck, (srv->flags & SRV_F_BACKUP) ? 1 : 0);
 	STAT_NUM(l, ST_lbtot, c.cum_lbconn);
+	stat_fill_times(l, &srv->tavg, &c);
 	sa = dns_srv_shown_addr(srv, &dyn);
 	if (sa == &dyn || HA_ATOMIC_LOAD_RLX(&srv->run_state) != SRV_RS_RMAINT) /* else none */
 		stat_set_fmt(l, stat_cols, ST_addr, "%s", addr_to_str(sa, addr, sizeof(addr)));
@@ -315,6 +366,7 @@ void stats_fill_srv(struct stat_line *l, const struct proxy *px, const struct se
 	if (srv->track && srv->track->px)
 		stat_set_fmt(l, stat_cols, ST_tracked, "%s/%s", srv->track->px->id, srv->track->id);
 	stat_fill_srv_check(l, srv);
+	stat_fill_srv_agent(l, srv);
 }
 
 static const char *stat_algo(const struct proxy *px)
@@ -359,8 +411,8 @@ static void stat_be_sum_servers(const struct proxy *px, struct stat_be_srv_sum *
 		t->lbtot += sc.cum_lbconn;
 		t->connect += sc.connect;
 		t->reuse += sc.reuse;
-		if (!stats_srv_is_up(s))
-			continue;
+		if (!stats_srv_is_up(s) || !HA_ATOMIC_LOAD_RLX(&s->weight))
+			continue; /* 2.6 counts the servers that take traffic */
 		if (s->flags & SRV_F_BACKUP) {
 			t->bck++;
 			t->wbck += s->weight;
@@ -381,7 +433,7 @@ void stats_fill_be(struct stat_line *l, const struct proxy *px)
 		ST_agg_server_status, ST_agg_server_check_status,
 		ST_agg_check_status,  ST_NCOLS,
 	};
-	struct be_counters c;
+	struct be_counters c, times;
 	struct stat_be_srv_sum t;
 	uint64_t qcur = 0;
 
@@ -393,7 +445,9 @@ void stats_fill_be(struct stat_line *l, const struct proxy *px)
 	stat_fill_be_common(l, &c, c.cum_sess, t.connect, t.reuse);
 	STAT_NUM(l, ST_req_tot, c.cum_sess);
 	STAT_NUM(l, ST_rate, freq_ctr_rate(&px->be_sess_rate, stat_now_ms()));
-	STAT_NUM(l, ST_rate_max, HA_ATOMIC_LOAD_RLX(&px->be_sess_rate_max));
+	STAT_NUM(l, ST_rate_max,
+		 stat_rate_max(HA_ATOMIC_LOAD_RLX(&px->be_sess_rate_max),
+			       (uint32_t)stat_field_u64(&l->f[ST_rate])));
 	STAT_NUM(l, ST_dreq, c.denied_req);
 	st_zeros(l, zeros);
 	STAT_NUM(l, ST_qcur, qcur);
@@ -402,13 +456,18 @@ void stats_fill_be(struct stat_line *l, const struct proxy *px)
 	STAT_NUM(l, ST_scur, (uint64_t)HA_ATOMIC_LOAD_RLX(&px->beconn) + qcur);
 	STAT_NUM(l, ST_smax, HA_ATOMIC_LOAD_RLX(&px->beconn_max));
 	STAT_NUM(l, ST_slim, stat_be_fullconn(px));
-	STAT_STR(l, ST_status, t.act || t.bck ? "UP" : "DOWN");
+	/* 2.6: UP while the servers have weight, or when it has none at all */
+	STAT_STR(l, ST_status, !px->srv || t.wact || t.wbck ? "UP" : "DOWN");
 	STAT_NUM(l, ST_weight, t.act ? t.wact : t.wbck);
 	STAT_NUM(l, ST_uweight, t.act ? t.wact : t.wbck);
 	STAT_NUM(l, ST_act, t.act);
 	STAT_NUM(l, ST_bck, t.bck);
 	STAT_NUM(l, ST_lbtot, t.lbtot);
 	STAT_STR(l, ST_algo, stat_algo(px));
+	if (cookie_name(px))
+		STAT_STR(l, ST_cookie, cookie_name(px));
+	stats_time_be_totals(px, &times);
+	stat_fill_times(l, &px->tavg, &times);
 	/* HAProxy tags these as gauges on backend lines */
 	stat_set_tags(l, ST_act, "MGP");
 	stat_set_tags(l, ST_bck, "MGP");

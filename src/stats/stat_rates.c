@@ -3,12 +3,14 @@
  * request path already keeps; their maxima are sampled off the request path, by a timer
  * on thread 0 every STAT_SAMPLE_MS, so that recording them costs no request anything. A
  * burst shorter than the sampling period may peak a little higher than what is seen.
+ * The same timer refreshes the timing averages (stat_time.c).
  */
 #include <base/atomic.h>
 #include <base/freq_ctr.h>
 #include <backend/server-t.h>
 #include <event/loop.h>
 #include <proxy/proxy.h>
+#include <stats/stat_time.h>
 #include <stats/stats.h>
 
 #define STAT_SAMPLE_MS 250
@@ -37,6 +39,7 @@ void stats_rates_sample(uint64_t now)
 static void stat_sample_cb(struct timer *t)
 {
 	stats_rates_sample(now_ms());
+	stats_time_sample(); /* the timing averages' window slides as time goes */
 	timer_set(t, tick_add(STAT_SAMPLE_MS));
 }
 

@@ -617,3 +617,8 @@ static const struct cfg_kw cookie_kws[] = {
 };
 
 CFG_REGISTER_KEYWORDS(cookie_kws);
+
+const char *cookie_name(const struct proxy *px)
+{
+	return px->ck ? px->ck->name.ptr : NULL;
+}

@@ -79,6 +79,38 @@ void stream_set_term(struct stream *s, char who)
 	stream_set_term2(s, who, ph);
 }
 
+/* stream_count_times' slow path: the queue and connect times of an exchange that was
+ * queued or opened a connection (the log's %Tw and %Tc), and the maxima. */
+static __attribute__((noinline)) void stream_count_times_slow(struct stream *s,
+							      struct be_counters *c, uint64_t r,
+							      uint64_t t)
+{
+	uint64_t left = s->t_hdrs;
+
+	if (s->t_queue) {
+		stat_time_add_max(c, STAT_T_QUEUE, s->t_queue - left);
+		left = s->t_queue;
+	}
+	if (!(s->flags & SF_REUSED_CONN))
+		stat_time_add_max(c, STAT_T_CONNECT, s->t_conn - left);
+	stat_time_raise(c, r, t);
+}
+
+/* Records the timings HAProxy's stats average (qtime, ctime, rtime, ttime) of an exchange
+ * that got its server's response in the server's block <c> (its responses count them):
+ * %Tw and %Tc when it waited in a queue or opened a connection (0 otherwise: a reused
+ * connection is ready at once, as in HAProxy), %Tr, and %Tt up to the last byte sent to
+ * the client (the end of the exchange but for one the client did not take to its end).
+ * <f> is its front connection. */
+static void stream_count_times(struct stream *s, const struct conn *f, struct be_counters *c)
+{
+	uint64_t r = s->t_rsp - s->t_conn, t = f->last_act - f->idle_start;
+
+	stat_time_add(c, r, t);
+	if (unlikely((s->flags & SF_T_SLOW) || stat_time_new_max(c, r, t)))
+		stream_count_times_slow(s, c, r, t);
+}
+
 /* Adds the end of the exchange to the counters: the final status (none: "other") of a
  * counted request to the frontend and to the backend it chose; the client's bytes to the
  * frontend, the backend (a listen's own before it chose itself) and the last server. */
@@ -87,7 +119,7 @@ static void stream_count(struct stream *s)
 	struct conn *f = s->front;
 	uint64_t in = f->bytes_in, out = f->bytes_out;
 	struct fe_counters *fc = CNT_GRP(s->fe->fe_cnt);
-	struct be_counters *bc = NULL;
+	struct be_counters *bc = NULL, *sc = NULL;
 	int cls = status_class(s->status);
 
 	stream_req_consume(s);
@@ -107,8 +139,7 @@ static void stream_count(struct stream *s)
 		HA_COUNTER_ADD(&bc->bytes_out, out);
 	}
 	if (s->srv) {
-		struct be_counters *sc = CNT_GRP(s->srv->cnt);
-
+		sc = CNT_GRP(s->srv->cnt);
 		HA_COUNTER_ADD(&sc->bytes_in, in);
 		HA_COUNTER_ADD(&sc->bytes_out, out);
 	}
@@ -116,6 +147,9 @@ static void stream_count(struct stream *s)
 		stk_count_bytes(s, in, out);
 	f->bytes_in = f->bytes_out = 0; /* the back side's are not counted: HAProxy's rows
 					 * all count the client's bytes */
+	if (likely(sc && s->t_rsp)) /* HAProxy samples the exchanges that got a response;
+				     * last, so that its slow path is a tail call */
+		stream_count_times(s, f, sc);
 }
 
 /* Counts a request that failed before its analysis (invalid, incomplete, timed out) in
@@ -607,7 +641,7 @@ static int stream_try_connect(struct stream *s, bool allow_idle, uint32_t min_re
 		s->flags |= SF_REUSED_CONN;
 		CNT_INC(s->srv->cnt, reuse);
 	} else {
-		s->flags &= ~SF_REUSED_CONN;
+		s->flags = (s->flags & ~SF_REUSED_CONN) | SF_T_SLOW;
 		CNT_INC(s->srv->cnt, connect);
 		b = h1_back_connect(s->srv, to);
 		if (!b)
@@ -1218,6 +1252,7 @@ static void stream_wake_cb(struct inbox_item *it)
 		stream_continue(s, stream_queue_expired(s));
 	else if (s->state == SS_QUEUED) {
 		s->t_queue = now_ms(); /* %Tw: the time spent in the queue */
+		s->flags |= SF_T_SLOW;
 		stream_continue(s, stream_assign_and_connect(s, NULL, true));
 	}
 }

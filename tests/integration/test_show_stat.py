@@ -249,3 +249,138 @@ def test_socket_stats_listener_lines(proxy, backends, tmp_path):
                                                                 ("px", "sock-1")]
     typed = cli(sock, "show stat -1 8 -1 typed")
     assert re.search(r"^L\.\d+\.2\.7\.stot\.1:MCP:u64:4$", typed, re.M)
+
+
+def get_path(port, path, n):
+    with httpc.connect(port) as s:
+        rd = httpc.Reader(s)
+        for _ in range(n):
+            s.sendall(b"GET " + path + b" HTTP/1.1\r\nHost: t\r\n\r\n")
+            assert httpc.read_response(rd).status == 200
+
+
+def test_timings_averages_and_maxima(proxy, backends, tmp_path):
+    """qtime/ctime/rtime/ttime: the averages of the exchanges that got a response (ms),
+    and their maxima, on server and backend lines; `clear counters` zeroes the maxima."""
+    port, sock, _ = start(proxy, tmp_path, backends, 1)
+    get_path(port, b"/?delay=0.2", 2)
+    get_path(port, b"/?delay=0.05", 2)
+    rows = wait_rows(sock, lambda r: int(r[("px", "s1")]["hrsp_2xx"]) >= 5)
+    for sv in ("s1", "BACKEND"):
+        r = rows[("px", sv)]
+        # about (200 + 200 + 50 + 50 + ~0 for the readiness probe) / 5 ms
+        assert 80 <= int(r["rtime"]) <= 180, (sv, r["rtime"])
+        assert int(r["ttime"]) >= int(r["rtime"])
+        assert 195 <= int(r["rtime_max"]) <= 400, (sv, r["rtime_max"])
+        assert int(r["ttime_max"]) >= int(r["rtime_max"])
+        assert int(r["qtime"]) == int(r["qtime_max"]) == 0
+        assert int(r["ctime_max"]) < 100
+    typed = typed_rows(cli(sock, "show stat typed"))
+    assert typed[("px", "s1")]["rtime"][:2] == ("MaP", "u32")
+    assert typed[("px", "s1")]["rtime_max"][:2] == ("MMP", "u32")
+    assert cli(sock, "clear counters") == "\n"
+    rows = csv_rows(cli(sock, "show stat"))
+    assert rows[("px", "s1")]["rtime_max"] == "0"
+    assert rows[("px", "BACKEND")]["ttime_max"] == "0"
+    assert int(rows[("px", "s1")]["rtime"]) >= 80  # the averages stay
+
+
+def agent_server(line):
+    """A TCP agent answering <line> to every connection; returns (port, stop)."""
+    import socket
+    import threading
+    srv = socket.socket()
+    srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(16)
+    srv.settimeout(0.2)
+    done = threading.Event()
+
+    def run():
+        while not done.is_set():
+            try:
+                c, _ = srv.accept()
+            except OSError:
+                continue
+            with c:
+                c.sendall(line)
+
+    t = threading.Thread(target=run, daemon=True)
+    t.start()
+
+    def stop():
+        done.set()
+        t.join(2)
+        srv.close()
+    return srv.getsockname()[1], stop
+
+
+def test_check_and_agent_columns(proxy, backends, tmp_path):
+    """last_chk (the check's detail), the agent columns, chkfail counting only the
+    failures of a check not yet at 0 (2.6), the backend's cookie column, and the
+    check/agent ports of `show servers state`."""
+    aport, stop = agent_server(b"up 75%\n")
+    try:
+        port, sock = free_port(), str(tmp_path / "stats.sock")
+        dead = free_port()
+        bs = backends(1)
+        cfg_txt = make_cfg(port, bs, glob=["stats socket %s mode 600 level admin" % sock],
+                           listen=["cookie SRVID insert indirect nocache"],
+                           srv_opts="check inter 100 cookie a agent-check agent-port %d "
+                                    "agent-inter 100" % aport)
+        cfg_txt += "    server dead 127.0.0.1:%d check inter 100 port %d\n" % (dead, dead)
+        proxy(cfg_txt, ports=[port])
+        rows = wait_rows(sock, lambda r: r[("px", "s1")]["last_agt"] != ""
+                         and r[("px", "dead")]["status"] == "DOWN")
+        time.sleep(0.5)  # a few more failed checks of a server already DOWN
+        rows = csv_rows(cli(sock, "show stat"))
+        s1, dead_r, be = rows[("px", "s1")], rows[("px", "dead")], rows[("px", "BACKEND")]
+        assert s1["last_agt"] == "via agent : up"
+        assert s1["agent_status"] == "L7OK" and s1["agent_desc"] == "Layer7 check passed"
+        assert s1["agent_code"] == "0"
+        assert dead_r["last_chk"] == "Connection refused"
+        assert dead_r["check_status"] == "L4CON"
+        assert dead_r["chkfail"] == "1" and dead_r["chkdown"] == "1"
+        assert dead_r["agent_status"] == dead_r["last_agt"] == ""
+        assert be["cookie"] == "SRVID"
+        # s1's weight is 75% of 1: 0, so no server takes traffic: DOWN, as 2.6
+        assert s1["weight"] == "0" and be["status"] == "DOWN" and be["act"] == "0"
+        state = cli(sock, "show servers state px").splitlines()
+        cols = state[1].lstrip("# ").split()
+        srv = {ln.split()[3]: dict(zip(cols, ln.split())) for ln in state[2:] if ln}
+        assert srv["s1"]["srv_agent_port"] == str(aport)
+        assert srv["dead"]["srv_check_port"] == str(dead)
+        assert srv["dead"]["srv_agent_port"] == str(dead)  # 2.6: "port" is the agent's too
+    finally:
+        stop()
+
+
+def test_backend_without_servers_is_up(proxy, backends, tmp_path):
+    port, sock = free_port(), str(tmp_path / "stats.sock")
+    cfg_txt = make_cfg(port, backends(1), glob=["stats socket %s mode 600 level admin" % sock])
+    cfg_txt += "backend empty\n"
+    proxy(cfg_txt, ports=[port])
+    rows = csv_rows(cli(sock, "show stat"))
+    assert rows[("empty", "BACKEND")]["status"] == "UP"
+
+
+def test_rate_max_follows_the_first_request(proxy, backends, tmp_path):
+    port, sock, _ = start(proxy, tmp_path, backends, 1)
+    get(port, 1)
+    rows = csv_rows(cli(sock, "show stat"))  # at once: before the 250 ms sampling
+    fe = rows[("px", "FRONTEND")]
+    assert int(fe["req_rate_max"]) >= int(fe["req_rate"]) >= 1
+
+
+def test_default_maxconn_from_the_fd_limit(proxy, backends, tmp_path):
+    """2.6 sets aside 20 fds, one per listener and check, three per thread, and takes
+    half of the rest (the limit being the hard one)."""
+    import resource
+    hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+    if hard == resource.RLIM_INFINITY or hard > 1000000:
+        import pytest
+        pytest.skip("no finite fd limit")
+    port, sock, _ = start(proxy, tmp_path, backends, 1, glob=["nbthread 2"])
+    info = dict(ln.split(": ", 1) for ln in cli(sock, "show info").splitlines() if ": " in ln)
+    # listeners: the bind and the stats socket; no check
+    assert int(info["Maxconn"]) == (hard - (20 + 2 + 3 * 2)) // 2
