@@ -93,27 +93,26 @@ void fd_unregister(struct fd_handler *h)
 void tasklets_run(void)
 {
 	struct thread_ctx *tc = th_ctx;
-	/* The tasklets woken while this batch runs go after <end>: they run at the next turn,
-	 * after I/O and timers, so one that wakes itself again (a service producing a large
-	 * body, a CLI command waiting for other threads) never keeps the loop to itself. */
-	struct tasklet end = { .process = NULL };
+	/* The batch ends with the tasklet queued last when it starts: those woken while it
+	 * runs, the same one included, wait for the next turn, after I/O and timers, so one
+	 * that wakes itself again (a service producing a large body) never keeps the loop to
+	 * itself. <last> is only compared, never read: if it was cancelled meanwhile, the
+	 * batch runs to the budget, as it would have. */
+	const struct list *last = tc->tasklets.prev;
 	int budget = 1024; /* bounded so timers and I/O are never starved */
 
-	if (list_empty(&tc->tasklets))
-		return;
-	list_append(&tc->tasklets, &end.list);
-	while (budget--) {
+	while (!list_empty(&tc->tasklets) && budget--) {
 		struct tasklet *tl = list_elem(tc->tasklets.next, struct tasklet, list);
+		bool end = &tl->list == last;
 
-		if (!tl->process) /* <end>, or the marker of a batch this one runs within */
-			break;
 		list_delete(&tl->list);
 		if (unlikely(tc->prof))
 			prof_run_tasklet(tl);
 		else
 			tl->process(tl);
+		if (end)
+			break;
 	}
-	list_delete(&end.list);
 }
 
 void loop_release_deferred(void)

@@ -307,8 +307,6 @@ static void st_take(struct st_snap *s)
 	for (l = tc->tasklets.next; l != &tc->tasklets; l = l->next) {
 		struct tasklet *tl = list_elem(l, struct tasklet, list);
 
-		if (!tl->process) /* the end marker of the batch running now (tasklets_run) */
-			continue;
 		st_note(s, (void (*)(void))tl->process,
 			tl->wake_date && now > tl->wake_date ? now - tl->wake_date : 0);
 	}
