@@ -42,4 +42,7 @@ void chk_deadlines(struct check *c, uint64_t now, uint64_t *conn, uint64_t *all)
 /* The address checks of <s> connect to ("addr", "port" over the server's). */
 socklen_t chk_target(const struct server *s, struct sockaddr_storage *ss);
 
+/* HAProxy's words for a check result CHK_R_* ("Layer4 connection problem"...). */
+const char *chk_result_desc(int res);
+
 #endif

@@ -127,17 +127,11 @@ static void chk_log_result(const struct check *c, int res, bool ok, const char *
 		  up ? health - s->rise + 1 : health, up ? s->fall : s->rise, st);
 }
 
-/* Ends the current run with <res>; <code> is the HTTP status (0 if none), <info> the
- * detail HAProxy prints after "info:" (NULL for none). Applies rise/fall, publishes the
- * result and a state change, and arms the next run. */
-void chk_finish(struct check *c, int res, int code, const char *info)
+/* HAProxy's words for a check result (logs, "check_desc" of show stat). */
+const char *chk_result_desc(int res)
 {
-	struct server *s = c->srv;
-	uint64_t now = now_ms();
-	int dur = (int)(now - c->start_ms), tr, health, old_health, old_res;
-	bool ok = res == CHK_R_L4OK || res == CHK_R_L7OK || res == CHK_R_L7OKC ||
-		  res == CHK_R_L6OK || res == CHK_R_PROCOK;
-	static const char *const reasons[] = {
+	static const char *const desc[] = {
+		[CHK_R_NONE] = "Initializing",
 		[CHK_R_L4OK] = "Layer4 check passed",
 		[CHK_R_L4CON] = "Layer4 connection problem",
 		[CHK_R_L4TOUT] = "Layer4 timeout",
@@ -154,6 +148,20 @@ void chk_finish(struct check *c, int res, int code, const char *info)
 		[CHK_R_PROCTOUT] = "External check timeout",
 		[CHK_R_PROCOK] = "External check passed",
 	};
+
+	return res >= 0 && res <= CHK_R_PROCOK && desc[res] ? desc[res] : "Unknown";
+}
+
+/* Ends the current run with <res>; <code> is the HTTP status (0 if none), <info> the
+ * detail HAProxy prints after "info:" (NULL for none). Applies rise/fall, publishes the
+ * result and a state change, and arms the next run. */
+void chk_finish(struct check *c, int res, int code, const char *info)
+{
+	struct server *s = c->srv;
+	uint64_t now = now_ms();
+	int dur = (int)(now - c->start_ms), tr, health, old_health, old_res;
+	bool ok = res == CHK_R_L4OK || res == CHK_R_L7OK || res == CHK_R_L7OKC ||
+		  res == CHK_R_L6OK || res == CHK_R_PROCOK;
 	char why[512], cbuf[32] = "", ibuf[320] = "";
 
 	chk_close(c);
@@ -172,7 +180,8 @@ void chk_finish(struct check *c, int res, int code, const char *info)
 		snprintf(cbuf, sizeof(cbuf), ", code: %d", code);
 	if (info)
 		snprintf(ibuf, sizeof(ibuf), ", info: \"%s\"", info);
-	snprintf(why, sizeof(why), "%s%s%s, check duration: %dms", reasons[res], cbuf, ibuf, dur);
+	snprintf(why, sizeof(why), "%s%s%s, check duration: %dms", chk_result_desc(res), cbuf, ibuf,
+		 dur);
 	if (unlikely(s->px->log_hchk)) {
 		if (res != old_res || health != old_health)
 			chk_log_result(c, res, ok, why, health);

@@ -128,31 +128,6 @@ static uint64_t stat_now_ms(void)
 	return th_ctx ? now_ms() : 0;
 }
 
-/* HAProxy's description of a check result (check_desc). */
-static const char *stat_check_desc(int r)
-{
-	static const char *const desc[] = {
-		[CHK_R_NONE] = "Initializing",
-		[CHK_R_L4OK] = "Layer4 check passed",
-		[CHK_R_L4CON] = "Layer4 connection problem",
-		[CHK_R_L4TOUT] = "Layer4 timeout",
-		[CHK_R_L7OK] = "Layer7 check passed",
-		[CHK_R_L7OKC] = "Layer7 check conditionally passed",
-		[CHK_R_L7STS] = "Layer7 wrong status",
-		[CHK_R_L7RSP] = "Layer7 invalid response",
-		[CHK_R_L7TOUT] = "Layer7 timeout",
-		[CHK_R_SOCKERR] = "Socket error",
-		[CHK_R_L6OK] = "Layer6 check passed",
-		[CHK_R_L6RSP] = "Layer6 invalid response",
-		[CHK_R_L6TOUT] = "Layer6 timeout",
-		[CHK_R_PROCERR] = "External check error",
-		[CHK_R_PROCTOUT] = "External check timeout",
-		[CHK_R_PROCOK] = "External check passed",
-	};
-
-	return r >= 0 && r <= CHK_R_PROCOK ? desc[r] : "Unknown";
-}
-
 /* The check fields of a server line: status, counters, last change, downtime. */
 static void stat_fill_srv_check(struct stat_line *l, const struct server *srv)
 {
@@ -170,7 +145,7 @@ static void stat_fill_srv_check(struct stat_line *l, const struct server *srv)
 	STAT_NUM(l, ST_chkdown, HA_ATOMIC_LOAD_RLX(&srv->chk_down));
 	STAT_NUM(l, ST_downtime, down / 1000);
 	STAT_STR(l, ST_check_status, chk_result_str(HA_ATOMIC_LOAD_RLX(&srv->check_status)));
-	STAT_STR(l, ST_check_desc, stat_check_desc(HA_ATOMIC_LOAD_RLX(&srv->check_status)));
+	STAT_STR(l, ST_check_desc, chk_result_desc(HA_ATOMIC_LOAD_RLX(&srv->check_status)));
 	if (HA_ATOMIC_LOAD_RLX(&srv->check_code))
 		STAT_NUM(l, ST_check_code, HA_ATOMIC_LOAD_RLX(&srv->check_code));
 	STAT_NUM(l, ST_check_duration, HA_ATOMIC_LOAD_RLX(&srv->check_duration));
@@ -191,7 +166,7 @@ static void stat_fill_srv_agent(struct stat_line *l, const struct server *srv)
 	stats_text_get(l->last_agt, srv->agt_desc, sizeof(l->last_agt));
 	STAT_STR(l, ST_last_agt, l->last_agt);
 	STAT_STR(l, ST_agent_status, chk_result_str(st));
-	STAT_STR(l, ST_agent_desc, stat_check_desc(st));
+	STAT_STR(l, ST_agent_desc, chk_result_desc(st));
 	STAT_NUM(l, ST_agent_code, 0);
 	STAT_NUM(l, ST_agent_duration, HA_ATOMIC_LOAD_RLX(&srv->agent_duration));
 	STAT_NUM(l, ST_agent_rise, srv->rise); /* the agent moves with the server's rise/fall */

@@ -4,6 +4,8 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include <base/parse.h>
+
 #include <stats/stats_form.h>
 
 static bool stats_opt_is(const char *p, size_t n, const char *name)
@@ -41,17 +43,6 @@ void stats_opts_parse(const char *p, size_t len, struct stats_opts *o)
 	}
 }
 
-static int stats_hex(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* Decodes %XX and '+' of v[0..len) in place; returns the decoded length. */
 static size_t stats_urldecode(char *v, size_t len)
 {
@@ -62,8 +53,8 @@ static size_t stats_urldecode(char *v, size_t len)
 
 		if (v[i] == '+') {
 			v[o++] = ' ';
-		} else if (v[i] == '%' && i + 2 < len && (h = stats_hex(v[i + 1])) >= 0 &&
-			   (l = stats_hex(v[i + 2])) >= 0) {
+		} else if (v[i] == '%' && i + 2 < len && (h = hex_digit_val(v[i + 1])) >= 0 &&
+			   (l = hex_digit_val(v[i + 2])) >= 0) {
 			v[o++] = (char)(h * 16 + l);
 			i += 2;
 		} else {
