@@ -1,5 +1,7 @@
 /* Unit tests of task profiling: the per-thread table (calls, time, nested measures, the
  * "other" overflow slot), the mode switch and auto thresholds, names, percentiles. */
+#include <dlfcn.h>
+#include <string.h>
 #include <time.h>
 #include <base/tinfo.h>
 #include <event/loop.h>
@@ -153,11 +155,15 @@ TEST(prof_names_and_percentiles)
 {
 	char name[64];
 	uint32_t hist[PROF_HIST] = { 0 };
+	Dl_info di;
 
 	prof_fn_name((void (*)(void))work_tasklet, name, sizeof(name));
 	CHECK_STR(name, "work_tasklet_name");
 	prof_fn_name((void (*)(void))clock_gettime, name, sizeof(name));
-	CHECK_STR(name, "clock_gettime"); /* a shared library's symbol */
+	if (dladdr((void *)clock_gettime, &di) && di.dli_sname) /* a shared library's symbol */
+		CHECK_STR(name, "clock_gettime");
+	else /* a static build (the arm64 check under qemu): no symbol table to ask */
+		CHECK(name[0] == '0' && name[1] == 'x' && strlen(name) > 2);
 	CHECK(prof_hist_pct(hist, 99) == 0);
 	hist[3] = 98; /* [8, 16) ns */
 	hist[10] = 2; /* [1024, 2048) ns */
