@@ -717,6 +717,9 @@ def test_changes_under_load_never_fail_a_request(proxy, backends, tmp_path):
                     "add server px/s3 127.0.0.1:%d" % s3.port, "enable server px/s3",
                     "disable server px/s3", "del server px/s3"):
             cli(sock, cmd)
+    deadline = time.monotonic() + 10  # the load ran along: at least 20 requests (bounded)
+    while sum(statuses.values()) < 20 and t.is_alive() and time.monotonic() < deadline:
+        time.sleep(0.05)
     stop.set()
     t.join(20)
     assert sum(statuses.values()) >= 20 and set(statuses) == {200}, statuses
