@@ -52,6 +52,9 @@ struct be_counters {
 	uint64_t rsp[6];          /* backend: final statuses sent to the client; server:
 				   * statuses it answered; by class as fe_counters.rsp */
 	uint64_t queued_total;    /* streams that waited in a queue */
+	uint64_t resent;          /* server: requests sent again on a new connection after the
+				   * idle one they took had been closed (stream_resend): stot
+				   * counts such a stream once */
 	/* timings of the exchanges that got a server's response, in the server's blocks
 	 * (counted by its rsp[]), ms. Readers sum t_sum but take the largest t_max of the
 	 * groups (be_counters_sum); stats/stat_time.c averages them. */

@@ -312,7 +312,7 @@ void stats_fill_srv(struct stat_line *l, const struct proxy *px, const struct se
 	be_counters_sum(srv->cnt, &c);
 	st_common(l, STAT_OBJ_SRV, px, srv->id, srv->puid);
 	/* a server's sessions are the exchanges sent to it, each attempt counted */
-	stat_fill_be_common(l, &c, c.connect + c.reuse, c.connect, c.reuse);
+	stat_fill_be_common(l, &c, c.connect + c.reuse - c.resent, c.connect, c.reuse);
 	STAT_NUM(l, ST_req_tot, stat_srv_req_tot(&c));
 	STAT_NUM(l, ST_rate, freq_ctr_rate(&srv->sess_rate, stat_now_ms()));
 	STAT_NUM(l, ST_rate_max,

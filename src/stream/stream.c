@@ -672,6 +672,8 @@ int stream_resend(struct stream *s)
 {
 	int ret;
 
+	if (s->srv) /* the reuse and this connect are one session of the server (stot) */
+		CNT_INC(s->srv->cnt, resent);
 	stream_drop_back(s);
 	s->flags &= ~(SF_REQ_KEPT | SF_REQ_HDRS_SENT | SF_REQ_DONE | SF_REQ_ABORTED);
 	ret = stream_try_connect(s, false, 0); /* a new connection, not another idle one */

@@ -97,6 +97,17 @@ def o_drain(s, rd, idx):
     wait_close(rd)
 
 
+def o_close_on_second(s, rd, idx):
+    """The first connection answers one request, then closes on the next without a word;
+    the others answer every request."""
+    read_request(rd)
+    s.sendall(ANSWER)
+    if idx == 1:  # RawServer numbers its connections from 1
+        read_request(rd)
+        return
+    o_ok(s, rd, idx)
+
+
 def o_hold(s, rd, idx):
     read_request(rd)
     time.sleep(1.0)
@@ -174,6 +185,14 @@ SCENARIOS = {
                 "s1": dict(stot=3, lbtot=3, connect=1, reuse=2, hrsp_2xx=3, req_tot=3),
                 "BACKEND": dict(stot=3, req_tot=3, lbtot=3, connect=1, reuse=2, hrsp_2xx=3,
                                 econ=0, eresp=0, wretr=0)}),
+    # ours: the second client's first request (replayable) takes the idle connection,
+    # which the server closes on it, and is sent again on a new one: one session of s1
+    # (2.6's "safe" gives that request a connection of its own)
+    "reuse_of_a_closed_connection": dict(
+        origins=[(o_close_on_second, "")], act=gets(1, nconn=2),
+        expect={"FRONTEND": dict(req_tot=2, hrsp_2xx=2),
+                "s1": dict(stot=2, connect=2, reuse=0 if IS_REF else 1, hrsp_2xx=2),
+                "BACKEND": dict(stot=2, hrsp_2xx=2)}),
     "reuse_across_clients": dict(  # connect/reuse: HAProxy's (see close_mode below)
         act=gets(2, nconn=2),
         expect={"FRONTEND": dict(stot=2, req_tot=4, hrsp_2xx=4),
