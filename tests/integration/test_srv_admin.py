@@ -282,7 +282,8 @@ def test_health_forced_and_checks_paused(proxy, backends, tmp_path):
     assert cli(sock, "enable health px/s1") == "\n"
     assert stat_rows(sock)[("px", "s1")]["status"].startswith("UP")
     assert cli(sock, "set server px/s1 health down") == "\n"
-    assert stat_rows(sock)[("px", "s1")]["status"].startswith("DOWN")
+    # (the next check, 100 ms later with rise 1, may already have brought it back up:
+    # the state change itself is what the notice reports)
     assert "Server px/s1 is DOWN, changed from CLI. 1 active and 0 backup servers left." \
         in p.stderr()
     # the checks bring it back
