@@ -6,6 +6,7 @@
 #ifndef BASE_ADDR_H
 #define BASE_ADDR_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/socket.h>
 
@@ -55,5 +56,10 @@ int addr_resolve(struct addr_res *res, char *err, size_t errsz);
 
 /* Formats <ss> as "1.2.3.4:80", "[::1]:80" or the unix path into buf[0..size). Returns buf. */
 char *addr_to_str(const struct sockaddr_storage *ss, char *buf, size_t size);
+
+/* Formats an IPv4 or IPv6 <ss> as "1.2.3.4:80" or "::1:80" (no brackets, as HAProxy's
+ * "show sess" and "show errors" print peers) into buf[0..size). Returns false, buf
+ * untouched, for another family. */
+bool addr_to_str_plain(const struct sockaddr_storage *ss, char *buf, size_t size);
 
 #endif

@@ -361,3 +361,23 @@ int addr_resolve(struct addr_res *res, char *err, size_t errsz)
 	freeaddrinfo(ai);
 	return 0;
 }
+
+bool addr_to_str_plain(const struct sockaddr_storage *ss, char *buf, size_t size)
+{
+	char ip[INET6_ADDRSTRLEN];
+
+	if (ss->ss_family == AF_INET) {
+		const struct sockaddr_in *in = (const struct sockaddr_in *)ss;
+
+		inet_ntop(AF_INET, &in->sin_addr, ip, sizeof(ip));
+		snprintf(buf, size, "%s:%u", ip, ntohs(in->sin_port));
+	} else if (ss->ss_family == AF_INET6) {
+		const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)ss;
+
+		inet_ntop(AF_INET6, &in6->sin6_addr, ip, sizeof(ip));
+		snprintf(buf, size, "%s:%u", ip, ntohs(in6->sin6_port));
+	} else {
+		return false;
+	}
+	return true;
+}

@@ -13,6 +13,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 
+#include <base/addr.h>
 #include <backend/server-t.h>
 #include <base/atomic.h>
 #include <cli/cli.h>
@@ -98,21 +99,8 @@ int err_px_iid(const struct proxy *px)
 /* "1.2.3.4:80", "::1:80" (HAProxy writes IPv6 without brackets here), or "unix". */
 static void err_addr(const struct sockaddr_storage *ss, char *buf, size_t size)
 {
-	char ip[INET6_ADDRSTRLEN];
-
-	if (ss->ss_family == AF_INET) {
-		const struct sockaddr_in *in = (const struct sockaddr_in *)ss;
-
-		inet_ntop(AF_INET, &in->sin_addr, ip, sizeof(ip));
-		snprintf(buf, size, "%s:%u", ip, ntohs(in->sin_port));
-	} else if (ss->ss_family == AF_INET6) {
-		const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)ss;
-
-		inet_ntop(AF_INET6, &in6->sin6_addr, ip, sizeof(ip));
-		snprintf(buf, size, "%s:%u", ip, ntohs(in6->sin6_port));
-	} else {
+	if (!addr_to_str_plain(ss, buf, size))
 		snprintf(buf, size, "unix");
-	}
 }
 
 static int err_date(char *buf, size_t size, const struct timeval *tv)

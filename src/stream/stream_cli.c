@@ -14,6 +14,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 
+#include <base/addr.h>
 #include <backend/server-t.h>
 #include <base/atomic.h>
 #include <cli/cli.h>
@@ -129,21 +130,8 @@ static int sess_li_id(const struct listener *li)
 static void sess_addr(const struct sockaddr_storage *ss, const struct listener *li, char *buf,
 		      size_t size)
 {
-	char ip[INET6_ADDRSTRLEN] = "";
-
-	if (ss->ss_family == AF_INET) {
-		const struct sockaddr_in *in = (const struct sockaddr_in *)ss;
-
-		inet_ntop(AF_INET, &in->sin_addr, ip, sizeof(ip));
-		snprintf(buf, size, "%s:%u", ip, ntohs(in->sin_port));
-	} else if (ss->ss_family == AF_INET6) {
-		const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)ss;
-
-		inet_ntop(AF_INET6, &in6->sin6_addr, ip, sizeof(ip));
-		snprintf(buf, size, "%s:%u", ip, ntohs(in6->sin6_port));
-	} else {
+	if (!addr_to_str_plain(ss, buf, size))
 		snprintf(buf, size, "unix:%d", sess_li_id(li));
-	}
 }
 
 /* A duration as HAProxy prints it ("4s", "1m30s", "2h0m5s", "3d1h"...). */
