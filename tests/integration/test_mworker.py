@@ -158,6 +158,13 @@ def children(pid):
     return out
 
 
+def the_worker(m):
+    """The master's one worker: the master binds before it forks, so the port answers
+    (from its backlog) a moment before the worker exists; wait for it, bounded."""
+    assert wait_for(lambda: len(children(m.pid)) == 1)
+    return children(m.pid)
+
+
 def wait_for(cond, timeout=10.0):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -204,8 +211,7 @@ def test_mworker_reload_failed_reload_and_stop(tmp_path, port):
     try:
         assert wait_port(port, 10.0, m.p)
         assert get(port) == "v1"
-        w1 = children(m.pid)
-        assert len(w1) == 1
+        w1 = the_worker(m)
         m.cfg.write_text(mw_cfg(port, "v2"))
         os.kill(m.pid, signal.SIGUSR2)
         assert wait_for(lambda: get(port) == "v2")
@@ -242,7 +248,7 @@ def test_mworker_worker_killed_master_exits_with_its_status(tmp_path, port):
     m = Master(tmp_path, mw_cfg(port))
     try:
         assert wait_port(port, 10.0, m.p)
-        w = children(m.pid)
+        w = the_worker(m)
         os.kill(w[0], signal.SIGKILL)
         assert m.p.wait(timeout=10) == 137
         err = m.stderr()
@@ -280,7 +286,7 @@ def test_mworker_max_reloads(tmp_path, port):
                                 "    hard-stop-after 60s\n"))
     try:
         assert wait_port(port, 10.0, m.p)
-        w1 = children(m.pid)
+        w1 = the_worker(m)
         s = __import__("socket").create_connection(("127.0.0.1", port))
         s.sendall(b"GET / HTTP/1.1\r\nHost: a\r\n\r\n")
         s.recv(4096)  # keeps a keep-alive connection: w1 stays (idle close after 1s)
@@ -312,7 +318,7 @@ def test_mworker_slow_request_survives_reload_and_hard_stop_after(tmp_path, port
     m = Master(tmp_path, text)
     try:
         assert wait_port(port, 10.0, m.p)
-        w1 = children(m.pid)
+        w1 = the_worker(m)
         res = {}
 
         def fetch(key, delay):
