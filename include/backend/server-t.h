@@ -17,6 +17,7 @@
 
 struct proxy;
 struct srv_per_thread;
+struct ssl_srv;
 struct check;
 struct dns_srv;
 struct agent;
@@ -111,6 +112,8 @@ struct server {
 				   * key hashes to, is full (atomic, for "maxqueue") */
 	/* runtime: per thread, only touched by its thread */
 	struct srv_per_thread *per_thr; /* idle connections, allocated by runtime_prepare */
+	struct ssl_srv *ssl;      /* "ssl" and the other TLS options (ssl/ssl_srv_cfg.c), or
+				   * NULL; the connections use TLS when ssl->ctx is set */
 	/* DNS resolution (dns/): settings at parse time, then its state, or NULL */
 	struct dns_srv *dns;
 	/* weights at run time and slowstart (server_state.c); <weight> above is the effective

@@ -36,6 +36,9 @@ struct server;
 #define CO_FL_RDHUP      0x1000 /* EPOLLRDHUP seen: the peer's FIN is queued after any data,
 				 * so a short read must not end the reading */
 #define CO_FL_LOCAL_SET  0x4000 /* <local> holds the socket's address (conn_addr.c) */
+#define CO_FL_XPRT       0x8000 /* TLS: I/O goes through <xprt> (ssl/ssl_sock.c) */
+#define CO_FL_XPRT_WPEND 0x10000 /* TLS: a record is half sent; the same bytes must be
+				  * offered again, so the connection cannot go idle */
 
 /* I/O results besides byte counts */
 #define CO_AGAIN (-2)           /* would block */
@@ -67,6 +70,7 @@ struct conn {
 				   * conn_vars_release when the connection goes */
 	struct stk_trk *stk;      /* front: stick counters tracked by the session (tcp-request
 				   * connection/session rules), released through conn_sess_ops */
+	void *xprt;               /* CO_FL_XPRT: the connection's SSL object */
 	struct sockaddr_storage peer; /* front: client address; back: server address */
 	union {                   /* the socket's own address once asked for (dst, bc_src),
 				   * CO_FL_LOCAL_SET: IPv4 or IPv6 only */

@@ -13,6 +13,7 @@
 #include <thread/thread-t.h>
 
 struct proxy;
+struct ssl_bind;
 
 /* One "bind" line. */
 struct bind_conf {
@@ -34,6 +35,9 @@ struct bind_conf {
 	/* resolved by thread_cfg_check() */
 	uint64_t thr_masks[MAX_TGROUPS]; /* group-relative threads serving this bind */
 	int nb_shards;            /* sockets per listener */
+	struct ssl_bind *ssl;     /* the TLS side when "ssl" is on (set by the check), else NULL:
+				   * what the accept path tests */
+	struct ssl_bind *ssl_cfg; /* the TLS options given (ssl/ssl_bind_cfg.c), or NULL */
 };
 
 struct listener;

@@ -32,6 +32,18 @@ const struct h1_stream_ops *h1_stream_ops_get(void);
 int h1_front_accept(struct listener *li, int fd, const struct sockaddr_storage *peer);
 /* The stream on <c> is over: keep the connection for the next request or close it. */
 void h1_front_end_stream(struct conn *c, bool keep_alive);
+
+/* The TLS handshake of front connection <c> completed (ssl/ssl_sock.c): the connection
+ * waits for its first request. */
+void h1_front_tls_ready(struct conn *c);
+
+/* The TLS handshake of <c> failed or timed out: logged as a connection error with <why>
+ * where the frontend logs, then closed. */
+void h1_front_tls_failed(struct conn *c, const char *why);
+
+/* Set by the log layer: logs connection error <why> of front connection <c> ("SSL
+ * handshake failure") in HAProxy's format, or NULL. */
+extern void (*h1_conn_err_log)(struct conn *c, const char *why);
 /* Sends what is left in c->obuf, shuts the write side, drains input briefly, closes. */
 void h1_front_close_gracefully(struct conn *c);
 /* Graceful stop: closes the front connections of this thread that wait for a request and

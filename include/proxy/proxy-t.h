@@ -119,6 +119,7 @@ struct proxy_timeouts {
 	int tunnel;
 	int tarpit;               /* 0: the connect timeout */
 	int client_fin;
+	int client_hs;            /* TLS handshake ("timeout client-hs"); 0: "timeout client" */
 	int server_fin;
 	int check;
 };

@@ -15,22 +15,10 @@
 #include <check/agent.h>
 #include <proxy/proxy.h>
 #include <proxy/proxy_cfg.h>
+#include <ssl/ssl.h>
 
 /* HAProxy options not implemented yet, with the reason given to the user. */
 static const char *const srv_later[][2] = {
-	{ "ssl", "TLS to servers is not implemented yet" },
-	{ "verify", "TLS to servers is not implemented yet" },
-	{ "verifyhost", "TLS to servers is not implemented yet" },
-	{ "sni", "TLS to servers is not implemented yet" },
-	{ "ca-file", "TLS to servers is not implemented yet" },
-	{ "crt", "TLS to servers is not implemented yet" },
-	{ "crl-file", "TLS to servers is not implemented yet" },
-	{ "ciphers", "TLS to servers is not implemented yet" },
-	{ "ciphersuites", "TLS to servers is not implemented yet" },
-	{ "alpn", "TLS to servers is not implemented yet" },
-	{ "npn", "TLS to servers is not implemented yet" },
-	{ "check-ssl", "health checks are not implemented yet" },
-	{ "check-sni", "health checks are not implemented yet" },
 	{ "check-alpn", "health checks are not implemented yet" },
 	{ "check-proto", "health checks are not implemented yet" },
 	{ "check-send-proxy", "health checks are not implemented yet" },
@@ -199,6 +187,8 @@ static int srv_parse_opt(struct cfg_ctx *ctx, struct server *srv, int *i)
 	if ((v = srv_state_parse_opt(ctx, srv, i)) <= 0) /* slowstart... (server_state_cfg.c) */
 		return (int)v;
 	if ((v = agent_parse_opt(ctx, srv, i)) <= 0) /* agent-* (check/agent_cfg.c) */
+		return (int)v;
+	if ((v = ssl_srv_parse_opt(ctx, srv, i)) <= 0) /* TLS (ssl/ssl_srv_cfg.c) */
 		return (int)v;
 	for (k = 0; k < sizeof(srv_later) / sizeof(srv_later[0]); k++) {
 		if (!strcmp(opt, srv_later[k][0])) {
@@ -400,6 +390,7 @@ fail:
 		free(srv->track_name);
 		free(srv->agent_send);
 		free(srv->redir);
+		ssl_srv_free(srv);
 	}
 	free(srv);
 	return -1;
@@ -418,6 +409,7 @@ void srv_cfg_free(struct server *srv)
 	free(srv->agent_send);
 	free(srv->redir);
 	free(srv->rt_addr);
+	ssl_srv_free(srv);
 	free(srv);
 }
 

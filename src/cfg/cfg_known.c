@@ -20,7 +20,7 @@ struct cfg_known {
 #define B CFG_KNOWN_BIND
 #define S CFG_KNOWN_SERVER
 
-#define WHY_TLS    "TLS is not implemented yet"
+#define WHY_TLS    "this TLS setting is not implemented yet"
 #define WHY_LUA    "Lua is not implemented yet"
 #define WHY_H2     "HTTP/2 is not implemented yet"
 #define WHY_QUIC   "QUIC is not implemented"
@@ -42,6 +42,7 @@ static const struct cfg_known cfg_known_kws[] = {
 	{ G, "httpclient.*", "the internal HTTP client is not implemented yet" },
 	{ G, "issuers-chain-path", WHY_TLS },
 	{ G, "ssl-*", WHY_TLS },
+	{ G, "tune.ssl.*", WHY_TLS },
 	{ G, "maxsslconn", WHY_TLS },
 	{ G, "maxsslrate", WHY_TLS },
 	{ G, "lua-*", WHY_LUA },

@@ -1,7 +1,8 @@
 /* The "bind" keyword of frontend and listen sections: one struct bind_conf per line and one
  * struct listener per address and port (fd = -1 until the runtime binds it). Addresses are
- * parsed by base/addr, "thread" and "shards" by thread/thread_cfg; the options not
- * implemented yet (TLS, PROXY protocol...) are refused with a reason. Parse time only.
+ * parsed by base/addr, "thread" and "shards" by thread/thread_cfg, the TLS options by
+ * ssl/ssl_bind_cfg; the options not implemented yet (PROXY protocol...) are refused with a
+ * reason. Parse time only.
  */
 #include <limits.h>
 #include <netinet/in.h>
@@ -14,6 +15,7 @@
 #include <cfg/cfg.h>
 #include <conn/bind_cfg.h>
 #include <proxy/proxy-t.h>
+#include <ssl/ssl.h>
 #include <thread/thread_cfg.h>
 
 void bind_conf_free(struct bind_conf *bc)
@@ -27,6 +29,7 @@ void bind_conf_free(struct bind_conf *bc)
 		free(l->name);
 		free(l);
 	}
+	ssl_bind_free(bc);
 	free(bc->file);
 	free(bc->name);
 	free(bc);
@@ -170,32 +173,6 @@ struct bind_later {
 };
 
 static const struct bind_later bind_later_opts[] = {
-	{ "ssl", "TLS is not implemented yet" },
-	{ "crt", "TLS is not implemented yet" },
-	{ "crt-list", "TLS is not implemented yet" },
-	{ "ca-file", "TLS is not implemented yet" },
-	{ "crl-file", "TLS is not implemented yet" },
-	{ "alpn", "TLS is not implemented yet" },
-	{ "npn", "TLS is not implemented yet" },
-	{ "no-alpn", "TLS is not implemented yet" },
-	{ "verify", "TLS is not implemented yet" },
-	{ "ciphers", "TLS is not implemented yet" },
-	{ "ciphersuites", "TLS is not implemented yet" },
-	{ "curves", "TLS is not implemented yet" },
-	{ "ecdhe", "TLS is not implemented yet" },
-	{ "strict-sni", "TLS is not implemented yet" },
-	{ "ssl-min-ver", "TLS is not implemented yet" },
-	{ "ssl-max-ver", "TLS is not implemented yet" },
-	{ "no-sslv3", "TLS is not implemented yet" },
-	{ "no-tlsv10", "TLS is not implemented yet" },
-	{ "no-tlsv11", "TLS is not implemented yet" },
-	{ "no-tlsv12", "TLS is not implemented yet" },
-	{ "no-tlsv13", "TLS is not implemented yet" },
-	{ "no-tls-tickets", "TLS is not implemented yet" },
-	{ "allow-0rtt", "TLS is not implemented yet" },
-	{ "prefer-client-ciphers", "TLS is not implemented yet" },
-	{ "generate-certificates", "TLS is not implemented yet" },
-	{ "ca-sign-file", "TLS is not implemented yet" },
 	{ "accept-proxy", "the PROXY protocol is not implemented yet" },
 	{ "accept-netscaler-cip", "the NetScaler CIP protocol is not implemented yet" },
 	{ "process", "nbproc was removed in HAProxy 2.5; use 'thread' instead" },
@@ -305,6 +282,7 @@ static int bind_parse_opt(struct cfg_ctx *ctx, struct bind_conf *bc, int *i)
 {
 	const char *opt = ctx->args[*i];
 	const struct bind_later *l;
+	int ret;
 
 	if (!strcmp(opt, "name")) {
 		if (*i + 1 >= ctx->nargs) {
@@ -341,6 +319,9 @@ static int bind_parse_opt(struct cfg_ctx *ctx, struct bind_conf *bc, int *i)
 		return bind_opt_thread(ctx, bc, i);
 	if (!strcmp(opt, "shards"))
 		return bind_opt_shards(ctx, bc, i);
+	ret = ssl_bind_parse_opt(ctx, bc, i);
+	if (ret <= 0)
+		return ret; /* a TLS option (ssl/ssl_bind_cfg.c) */
 	for (l = bind_later_opts; l->name; l++) {
 		if (!strcmp(opt, l->name)) {
 			cfg_alert(ctx, "'bind' option '%s' is not supported yet (%s)", opt, l->why);

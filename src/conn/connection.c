@@ -1,5 +1,6 @@
-/* Connections: pool allocation, edge-triggered raw socket I/O, deferred release. The
- * transport is plain TCP/unix for now; TLS will add a transport ops table here.
+/* Connections: pool allocation, edge-triggered raw socket I/O, deferred release. A TLS
+ * connection (CO_FL_XPRT) is diverted to ssl/ssl_sock.c inside the tests the raw path
+ * already makes for rare states, so plain connections pay nothing for it.
  */
 #include <errno.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 #include <conn/connection.h>
 #include <event/loop.h>
 #include <event/profiling.h>
+#include <ssl/ssl.h>
 
 DECLARE_POOL(pool_conn, "connection", sizeof(struct conn))
 
@@ -85,6 +87,8 @@ void conn_close(struct conn *c)
 	if (c->flags & CO_FL_CLOSED)
 		return;
 	c->flags |= CO_FL_CLOSED;
+	if (unlikely(c->flags & CO_FL_XPRT))
+		ssl_close(c); /* close_notify if clean, then the SSL object goes */
 	if (c->priv) { /* a private pair (http-reuse never) comes apart */
 		struct conn *o = c->priv;
 
@@ -122,8 +126,11 @@ int conn_recv(struct conn *c)
 	uint32_t room;
 	ssize_t ret;
 
-	if (!(c->flags & CO_FL_CAN_RECV) || (c->flags & (CO_FL_RD_EOF | CO_FL_ERROR)))
-		return 0;
+	if (!(c->flags & CO_FL_CAN_RECV) ||
+	    (c->flags & (CO_FL_RD_EOF | CO_FL_ERROR | CO_FL_XPRT)))
+		return (c->flags & (CO_FL_RD_EOF | CO_FL_ERROR | CO_FL_XPRT)) == CO_FL_XPRT
+			       ? ssl_recv(c)
+			       : 0;
 	if (b_get(b) < 0)
 		return 0;
 	room = b_room(b);
@@ -164,8 +171,12 @@ ssize_t conn_sendv(struct conn *c, struct iovec *iov, int iovcnt, bool more)
 	struct msghdr msg = { .msg_iov = iov, .msg_iovlen = (size_t)iovcnt };
 	ssize_t ret;
 
-	if (c->flags & (CO_FL_ERROR | CO_FL_WR_ERR | CO_FL_WR_SHUT))
-		return CO_ERR;
+	if (c->flags & (CO_FL_ERROR | CO_FL_WR_ERR | CO_FL_WR_SHUT | CO_FL_XPRT)) {
+		if ((c->flags & (CO_FL_ERROR | CO_FL_WR_ERR | CO_FL_WR_SHUT)) ||
+		    !(c->flags & CO_FL_CAN_SEND))
+			return (c->flags & (CO_FL_ERROR | CO_FL_WR_ERR | CO_FL_WR_SHUT)) ? CO_ERR : 0;
+		return ssl_sendv(c, iov, iovcnt);
+	}
 	if (!(c->flags & CO_FL_CAN_SEND))
 		return 0;
 	ret = sys_sendmsg(c->h.fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT | (more ? MSG_MORE : 0));
@@ -217,6 +228,8 @@ void conn_shutw(struct conn *c)
 {
 	if (c->flags & (CO_FL_WR_SHUT | CO_FL_CLOSED))
 		return;
+	if (unlikely(c->flags & CO_FL_XPRT))
+		ssl_shutw(c); /* close_notify first */
 	c->flags |= CO_FL_WR_SHUT;
 	shutdown(c->h.fd, SHUT_WR);
 }

@@ -20,6 +20,7 @@
 #include <event/loop.h>
 #include <event/profiling.h>
 #include <mux/h1.h>
+#include <ssl/ssl.h>
 
 
 static inline const struct h1_stream_ops *back_ops(void)
@@ -35,7 +36,9 @@ static void back_iocb(struct fd_handler *h, uint32_t events)
 		return;
 	conn_update_events(c, events);
 	if (c->flags & CO_FL_IDLE) {
-		if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR))
+		/* TLS may send a session ticket on its own: that keeps the connection */
+		if ((events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) &&
+		    (!(c->flags & CO_FL_XPRT) || ssl_idle_event(c) < 0))
 			conn_close(c);
 		return;
 	}
@@ -140,6 +143,8 @@ struct conn *h1_back_connect(struct server *srv, const struct sockaddr_storage *
 		    : fam == AF_INET6 ? sizeof(struct sockaddr_in6)
 				      : srv->addrlen) == 0) {
 		c->flags |= CO_FL_CAN_SEND;
+		if (unlikely(srv->ssl && srv->ssl->ctx))
+			c->flags |= CO_FL_CONNECTING; /* connected; the TLS handshake is next */
 		return c;
 	}
 	if (errno == EINPROGRESS) {
@@ -172,6 +177,14 @@ int h1_back_check_connect(struct conn *c)
 		c->flags |= CO_FL_ERROR;
 		return -1;
 	}
+	if (unlikely(c->srv->ssl && c->srv->ssl->ctx) && !(c->flags & CO_FL_XPRT))
+		c->flags |= CO_FL_CAN_RECV | CO_FL_CAN_SEND; /* the handshake starts */
+	if (unlikely(c->srv->ssl && c->srv->ssl->ctx)) {
+		int ret = ssl_back_handshake(c); /* "timeout connect" covers it, as HAProxy */
+
+		if (ret <= 0)
+			return ret;
+	}
 	c->flags &= ~CO_FL_CONNECTING;
 	return 1;
 }
@@ -181,7 +194,8 @@ int h1_back_check_connect(struct conn *c)
 static bool back_make_idle(struct conn *c)
 {
 	if (c->ibuf.data || c->obuf.data ||
-	    (c->flags & (CO_FL_RD_EOF | CO_FL_ERROR | CO_FL_HUP | CO_FL_RDHUP | CO_FL_WR_SHUT))) {
+	    (c->flags & (CO_FL_RD_EOF | CO_FL_ERROR | CO_FL_HUP | CO_FL_RDHUP | CO_FL_WR_SHUT |
+			 CO_FL_XPRT_WPEND))) {
 		conn_close(c);
 		return false;
 	}

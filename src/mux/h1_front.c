@@ -16,6 +16,7 @@
 #include <event/profiling.h>
 #include <event/stop.h>
 #include <mux/h1.h>
+#include <ssl/ssl.h>
 #include <proxy/proxy-t.h>
 #include <stats/counters.h>
 
@@ -23,6 +24,7 @@ enum front_state {
 	FC_IDLE = 0,    /* waiting for a request, no stream */
 	FC_STREAM,      /* a stream owns the connection */
 	FC_DRAINING,    /* closing: output flushed then write side shut, input discarded */
+	FC_HANDSHAKE,   /* TLS handshake in progress (ssl/ssl_sock.c owns the events) */
 };
 
 #define DRAIN_TIMEOUT_MS 1000 /* lingering after our FIN when no client-fin is set */
@@ -191,6 +193,8 @@ static uint64_t front_idle_deadline(struct conn *c)
 	return tick_add(ms);
 }
 
+static int front_tls_accept(struct conn *c);
+
 int h1_front_accept(struct listener *li, int fd, const struct sockaddr_storage *peer)
 {
 	struct conn *c;
@@ -212,13 +216,53 @@ int h1_front_accept(struct listener *li, int fd, const struct sockaddr_storage *
 	c->peer = *peer;
 	c->last_act = now_ms(); /* its first request is on its way */
 	c->idle_start = c->last_act;
+	HA_OWNER_INC(&activity[tid].conns_served);
+	if (unlikely(li->bind->ssl))
+		return front_tls_accept(c);
 	front_set_idle(c);
 	c->tl.process = front_tasklet;
 	timer_set(&c->tmr, front_idle_deadline(c));
-	HA_OWNER_INC(&activity[tid].conns_served);
 	if (unlikely(conn_sess_ops) && conn_sess_ops->accept(c) < 0)
 		front_close(c); /* refused by a tcp-request connection or session rule */
 	return 0;
+}
+
+/* A TLS connection: the connection rules run at once, then the handshake, under
+ * "timeout client-hs" if set, else "timeout client" (as HAProxy); the H1 side starts in
+ * h1_front_tls_ready(). */
+static int front_tls_accept(struct conn *c)
+{
+	const struct proxy_timeouts *to = &c->px->timeout;
+
+	c->front_state = FC_HANDSHAKE;
+	timer_set(&c->tmr, tick_add(to->client_hs ? to->client_hs : to->client));
+	if (unlikely(conn_sess_ops) && conn_sess_ops->accept(c) < 0) {
+		front_close(c);
+		return 0;
+	}
+	if (ssl_front_attach(c, c->li->bind->ssl) < 0)
+		front_close(c);
+	return 0;
+}
+
+void h1_front_tls_ready(struct conn *c)
+{
+	c->h.iocb = front_iocb;
+	c->tmr.cb = front_timeout;
+	c->last_act = now_ms();
+	front_set_idle(c);
+	c->tl.process = front_tasklet;
+	timer_set(&c->tmr, front_idle_deadline(c));
+	front_idle_process(c);
+}
+
+void (*h1_conn_err_log)(struct conn *c, const char *why);
+
+void h1_front_tls_failed(struct conn *c, const char *why)
+{
+	if (h1_conn_err_log)
+		h1_conn_err_log(c, why);
+	front_close(c);
 }
 
 void h1_front_end_stream(struct conn *c, bool keep_alive)

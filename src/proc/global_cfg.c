@@ -482,11 +482,6 @@ static int global_resetenv(struct cfg_ctx *ctx)
 	return 0;
 }
 
-static int global_refuse_tls(struct cfg_ctx *ctx)
-{
-	return cfg_not_supported(ctx, "TLS is not implemented yet");
-}
-
 static int global_refuse_lua(struct cfg_ctx *ctx)
 {
 	return cfg_not_supported(ctx, "Lua is not implemented yet");
@@ -710,12 +705,6 @@ static const struct cfg_kw global_kws[] = {
 	{ "insecure-fork-wanted", CFG_SEC_GLOBAL, global_insecure_fork },
 	{ "insecure-setuid-wanted", CFG_SEC_GLOBAL, global_noop_flag },
 	{ "no-memory-trimming", CFG_SEC_GLOBAL, global_noop_flag },
-	{ "ssl-default-bind-*", CFG_SEC_GLOBAL, global_refuse_tls },
-	{ "ssl-default-server-*", CFG_SEC_GLOBAL, global_refuse_tls },
-	{ "ssl-server-verify", CFG_SEC_GLOBAL, global_refuse_tls },
-	{ "tune.ssl.*", CFG_SEC_GLOBAL, global_refuse_tls },
-	{ "ca-base", CFG_SEC_GLOBAL, global_refuse_tls },
-	{ "crt-base", CFG_SEC_GLOBAL, global_refuse_tls },
 	{ "lua-load", CFG_SEC_GLOBAL, global_refuse_lua },
 	{ "lua-prepend-path", CFG_SEC_GLOBAL, global_refuse_lua },
 	{ NULL, 0, NULL },

@@ -8,6 +8,7 @@
 
 #include <backend/server-t.h>
 #include <conn/bind_cfg.h>
+#include <ssl/ssl.h>
 #include <proxy/proxy.h>
 #include <proxy/proxy_cfg.h>
 #include <stream/action-t.h>
@@ -357,6 +358,7 @@ static void proxy_free(struct proxy *px)
 		free(srv->agent_send);
 		free(srv->redir);
 		free(srv->rt_addr); /* "set server addr" (backend/srv_cli.c) */
+		ssl_srv_free(srv);
 		free(srv);
 	}
 	for (i = 0; i < px->nb_errorfiles; i++)

@@ -230,6 +230,7 @@ static const struct pxcfg_timeout pxcfg_timeouts[] = {
 	PXT("tunnel", tunnel, PR_CAP_BE),
 	PXT("tarpit", tarpit, PR_CAP_FE | PR_CAP_BE),
 	PXT("client-fin", client_fin, PR_CAP_FE),
+	PXT("client-hs", client_hs, PR_CAP_FE),
 	PXT("server-fin", server_fin, PR_CAP_BE),
 	PXT("check", check, PR_CAP_BE),
 	{ NULL, 0, 0 },

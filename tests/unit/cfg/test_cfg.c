@@ -375,15 +375,14 @@ TEST(cfg_global_refusals)
 	cfgt_load("g.cfg", &r);
 	CHECK_INT(r.ret, -1);
 	CHECK_INT(r.warnings, 1);
-	CHECK_INT(r.errors, 8);
+	CHECK_INT(r.errors, 6);
 	CHECK(strstr(r.err, ":2] : 'nbthread'") == NULL); /* threads are supported now */
 	CHECK(strstr(r.err, ":3] : 'nbproc' is obsolete") != NULL);
 	CHECK(strstr(r.err, ":4] : nbproc is not supported any more since HAProxy 2.5.") != NULL);
 	CHECK(strstr(r.err, ":9] : cannot find user id for 'no-such-user-hapx'") != NULL);
 	CHECK(strstr(r.err, ":5] :") == NULL); /* "log" is supported */
-	CHECK(strstr(r.err, ":6] : 'tune.ssl.default-dh-param' is not supported yet (TLS")
-	      != NULL);
-	CHECK(strstr(r.err, ":7] : 'ssl-default-bind-ciphers' is not supported yet") != NULL);
+	CHECK(strstr(r.err, ":6] :") == NULL); /* TLS is supported */
+	CHECK(strstr(r.err, ":7] :") == NULL);
 	CHECK(strstr(r.err, ":10] : 'daemon' cannot handle unexpected argument '1'.") != NULL);
 	CHECK(strstr(r.err, ":12] : 'tune.http.maxhdr' expects a numeric value between 1 and "
 		     "32767.") != NULL);

@@ -306,7 +306,8 @@ TEST(proxy_cfg_bind_errors)
 	CHECK_INT(r.errors, 6);
 	PXT_HAS(&r, "t.cfg:7] : 'bind' : missing port specification in '1.2.3.4'");
 	PXT_HAS(&r, "t.cfg:8] : 'bind' : invalid port '0'");
-	PXT_HAS(&r, "t.cfg:9] : 'bind' option 'ssl' is not supported yet (TLS is not implemented yet)");
+	PXT_HAS(&r, "t.cfg:9] : 'bind :80' : unable to load SSL certificate file '/x.pem' (No such "
+		    "file or directory).");
 	PXT_HAS(&r, "t.cfg:10] : 'bind :80' in section 'frontend': unknown keyword 'blah'.");
 	PXT_HAS(&r, "t.cfg:11] : 'bind' expects");
 	PXT_HAS(&r, "t.cfg:13] : 'bind' ignored because backend 'be' has no frontend capability.");
@@ -442,7 +443,7 @@ TEST(proxy_cfg_balance_and_misc)
 		 "  option http-use-htx\n  option httpchk GET /\n  option foo\n"
 		 "  no option forwardfor\n  retries 3 4\n  frobnicate\n"
 		 "  server s 127.0.0.1:1 check inter 2s rise 2 fall 3 no-check\n"
-		 "  server t 127.0.0.1:2 weight 300\n  server u 127.0.0.1:3 ssl\n"
+		 "  server t 127.0.0.1:2 weight 300\n  server u 127.0.0.1:3 ssl verify maybe\n"
 		 "  server v 127.0.0.1:+x\n  server w nosuchhost.invalid:80\n  server y\n"
 		 "  server z 127.0.0.1:4 foo\n", &r);
 	PXT_HAS(&r, "t.cfg:9] : 'balance random' expects 'random' or 'random(<draws>)'");
@@ -461,7 +462,7 @@ TEST(proxy_cfg_balance_and_misc)
 	CHECK(!strstr(r.err, "t.cfg:19]")); /* option httpchk GET / */
 	CHECK(!strstr(r.err, "t.cfg:24]")); /* check, inter, rise, fall: no warning */
 	PXT_HAS(&r, "t.cfg:25] : 'server be/t' : weight of server t is not within 0 and 256 (300).");
-	PXT_HAS(&r, "t.cfg:26] : 'server be/u' : option 'ssl' is not supported yet");
+	PXT_HAS(&r, "t.cfg:26] : 'server be/u' : 'verify' : expects 'none' or 'required'.");
 	PXT_HAS(&r, "t.cfg:27] : 'server be/v' : invalid port offset '+x'");
 	PXT_HAS(&r, "t.cfg:28] : 'server be/w' : could not resolve address 'nosuchhost.invalid'");
 	PXT_HAS(&r, "t.cfg:29] : 'server' expects <name> and <addr>[:<port>] as arguments.");

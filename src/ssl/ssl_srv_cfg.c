@@ -1,0 +1,283 @@
+/* TLS to servers: the "server"/"default-server" options (ssl, verify, verifyhost, sni,
+ * crt, ssl-reuse, check-ssl, check-sni and the shared ones of ssl_opts.c), one client
+ * context per server built at check time, and per connection the SNI, the name verified
+ * and the resumption of the thread's last session with that server. Sessions are kept per
+ * server and per thread: no lock, and a thread's connections resume its own session.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <openssl/err.h>
+#include <openssl/x509v3.h>
+
+#include <backend/server-t.h>
+#include <base/tinfo.h>
+#include <cfg/cfg.h>
+#include <conn/connection-t.h>
+#include <proxy/proxy-t.h>
+#include <sample/sample.h>
+#include <ssl/ssl.h>
+#include <stream/stream-t.h>
+
+#include "ssl_int.h"
+
+static struct ssl_srv *ssl_srv_get(struct server *srv)
+{
+	if (srv->ssl)
+		return srv->ssl;
+	srv->ssl = calloc(1, sizeof(*srv->ssl));
+	if (srv->ssl)
+		srv->ssl->opts.verify = SSLV_UNSET;
+	return srv->ssl;
+}
+
+static int ssl_srv_set_str(struct cfg_ctx *ctx, struct server *srv, int *i, char **dst)
+{
+	char *v;
+
+	if (*i + 1 >= ctx->nargs || !*ctx->args[*i + 1]) {
+		cfg_alert(ctx, "'server %s/%s' : '%s' expects an argument.", srv->px->id, srv->id,
+			  ctx->args[*i]);
+		return -1;
+	}
+	v = strdup(ctx->args[++*i]);
+	if (!v) {
+		cfg_alert(ctx, "out of memory.");
+		return -1;
+	}
+	free(*dst);
+	*dst = v;
+	return 0;
+}
+
+int ssl_srv_parse_opt(struct cfg_ctx *ctx, struct server *srv, int *i)
+{
+	const char *opt = ctx->args[*i];
+	struct ssl_srv *ss;
+	char err[512];
+	int ret;
+
+	if (!strcmp(opt, "sni-auto") || !strcmp(opt, "check-alpn") || !strcmp(opt, "allow-0rtt"))
+		return 1; /* refused by the caller's tables */
+	if (strcmp(opt, "ssl") && strcmp(opt, "no-ssl") && strcmp(opt, "sni") &&
+	    strcmp(opt, "verifyhost") && strcmp(opt, "no-verifyhost") && strcmp(opt, "crt") &&
+	    strcmp(opt, "ssl-reuse") && strcmp(opt, "no-ssl-reuse") && strcmp(opt, "check-ssl") &&
+	    strcmp(opt, "no-check-ssl") && strcmp(opt, "check-sni")) {
+		struct ssl_opts probe = { .verify = SSLV_UNSET };
+		int j = *i;
+
+		ret = ssl_opts_parse(&probe, ctx->args, ctx->nargs, &j, true, err, sizeof(err));
+		ssl_opts_free(&probe);
+		if (ret == 1)
+			return 1;
+	}
+	ss = ssl_srv_get(srv);
+	if (!ss) {
+		cfg_alert(ctx, "out of memory.");
+		return -1;
+	}
+	if (!strcmp(opt, "ssl") || !strcmp(opt, "no-ssl")) {
+		ss->opts.flags =
+			opt[0] == 's' ? ss->opts.flags | SSLO_SSL : ss->opts.flags & ~SSLO_SSL;
+		return 0;
+	}
+	if (!strcmp(opt, "check-ssl") || !strcmp(opt, "no-check-ssl")) {
+		ss->opts.flags = opt[0] == 'c' ? ss->opts.flags | SSLO_CHECK_SSL
+					       : ss->opts.flags & ~SSLO_CHECK_SSL;
+		return 0;
+	}
+	if (!strcmp(opt, "ssl-reuse") || !strcmp(opt, "no-ssl-reuse")) {
+		ss->opts.flags = opt[0] == 'n' ? ss->opts.flags | SSLO_NO_REUSE
+					       : ss->opts.flags & ~SSLO_NO_REUSE;
+		return 0;
+	}
+	if (!strcmp(opt, "no-verifyhost")) {
+		ss->opts.flags |= SSLO_NO_VERIFYHOST;
+		return 0;
+	}
+	if (!strcmp(opt, "sni"))
+		return ssl_srv_set_str(ctx, srv, i, &ss->sni_str);
+	if (!strcmp(opt, "verifyhost"))
+		return ssl_srv_set_str(ctx, srv, i, &ss->verifyhost);
+	if (!strcmp(opt, "check-sni"))
+		return ssl_srv_set_str(ctx, srv, i, &ss->check_sni);
+	if (!strcmp(opt, "crt")) {
+		char *path;
+
+		if (ssl_srv_set_str(ctx, srv, i, &ss->crt) < 0)
+			return -1;
+		path = ssl_path_join(ssl_set.crt_base, ss->crt);
+		if (!path) {
+			cfg_alert(ctx, "out of memory.");
+			return -1;
+		}
+		free(ss->crt);
+		ss->crt = path;
+		return 0;
+	}
+	ret = ssl_opts_parse(&ss->opts, ctx->args, ctx->nargs, i, true, err, sizeof(err));
+	if (ret < 0) {
+		cfg_alert(ctx, "'server %s/%s' : %s.", srv->px->id, srv->id, err);
+		return -1;
+	}
+	return ret;
+}
+
+void ssl_srv_free(struct server *srv)
+{
+	struct ssl_srv *ss = srv->ssl;
+
+	if (!ss)
+		return;
+	if (ss->sess) {
+		for (int t = 0; t < MAX_THREADS; t++)
+			SSL_SESSION_free(ss->sess[t]);
+		free(ss->sess);
+	}
+	SSL_CTX_free(ss->ctx);
+	sample_expr_free(ss->sni);
+	free(ss->sni_str);
+	free(ss->verifyhost);
+	free(ss->check_sni);
+	free(ss->crt);
+	ssl_opts_free(&ss->opts);
+	free(ss);
+	srv->ssl = NULL;
+}
+
+/* SSL ex_data index: the connection of a server-side SSL object */
+static int srv_conn_idx = -1;
+
+/* A session the server gave (after the handshake, or a TLS 1.3 ticket later): kept as the
+ * thread's session with that server. */
+static int ssl_srv_new_session(SSL *ssl, SSL_SESSION *sess)
+{
+	struct conn *c = SSL_get_ex_data(ssl, srv_conn_idx);
+	struct ssl_srv *ss;
+
+	if (!c || !c->srv || !(ss = c->srv->ssl) || !ss->sess)
+		return 0;
+	SSL_SESSION_free(ss->sess[tid]);
+	ss->sess[tid] = sess;
+	return 1; /* we keep the reference */
+}
+
+int ssl_srv_check(struct server *srv)
+{
+	struct ssl_srv *ss = srv->ssl;
+	char err[512];
+	SSL_CTX *ctx;
+
+	if (!(ss->opts.flags & (SSLO_SSL | SSLO_CHECK_SSL)))
+		return 0;
+	if (ssl_opts_merge(&ss->opts, &ssl_set.srv_def) < 0)
+		goto oom;
+	if (ss->opts.verify == SSLV_UNSET)
+		ss->opts.verify = ssl_set.server_verify;
+	if (ss->opts.verify == SSLV_REQUIRED && !ss->opts.ca_file) {
+		ha_alert(
+			"config : Proxy '%s', server '%s' [%s:%d] verify is enabled by default but "
+			"no CA file specified. If you're running on a LAN where you're certain to "
+			"trust the server's certificate, please set an explicit 'verify none' "
+			"statement on the 'server' line, or use 'ssl-server-verify none' in the "
+			"global section to disable server-side verifications by default.\n",
+			srv->px->id, srv->id, srv->file, srv->line);
+		return 1;
+	}
+	if (srv_conn_idx < 0)
+		srv_conn_idx = SSL_get_ex_new_index(0, NULL, NULL, NULL, NULL);
+	ctx = SSL_CTX_new(TLS_client_method());
+	if (!ctx || srv_conn_idx < 0)
+		goto oom;
+	ss->ctx = ctx;
+	if (ssl_opts_apply(ctx, &ss->opts, true, err, sizeof(err)) < 0)
+		goto fail;
+	if (ss->crt) {
+		struct ssl_cert *crt = ssl_cert_get(ss->crt, err, sizeof(err));
+
+		if (!crt)
+			goto fail;
+		if (!SSL_CTX_use_certificate(ctx, crt->cert) ||
+		    !SSL_CTX_use_PrivateKey(ctx, crt->key) ||
+		    (crt->chain && !SSL_CTX_set1_chain(ctx, crt->chain))) {
+			ERR_clear_error();
+			snprintf(err, sizeof(err), "unable to use the certificate '%s'", ss->crt);
+			goto fail;
+		}
+	}
+	if (!(ss->opts.flags & SSLO_NO_REUSE)) {
+		ss->sess = calloc(MAX_THREADS, sizeof(*ss->sess));
+		if (!ss->sess)
+			goto oom;
+		SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_CLIENT |
+							    SSL_SESS_CACHE_NO_INTERNAL_STORE);
+		SSL_CTX_sess_set_new_cb(ctx, ssl_srv_new_session);
+	}
+	if (ss->sni_str) {
+		struct smp_parse_ctx pc = { srv->file, srv->line, srv->px,
+					    SMP_VAL_HRQ_HDR | SMP_VAL_BE, "server sni" };
+
+		ss->sni = sample_parse_expr(ss->sni_str, NULL, &pc, err, sizeof(err));
+		if (!ss->sni) {
+			ha_alert("config : parsing [%s:%d] : 'server %s/%s' : failed to parse sni "
+				 "expression '%s': %s.\n",
+				 srv->file, srv->line, srv->px->id, srv->id, ss->sni_str, err);
+			return 1;
+		}
+	}
+	return 0;
+fail:
+	ha_alert("config : Proxy '%s', server '%s' [%s:%d]: %s.\n", srv->px->id, srv->id, srv->file,
+		 srv->line, err);
+	return 1;
+oom:
+	ha_alert("config : out of memory.\n");
+	return 1;
+}
+
+int ssl_srv_prepare(struct conn *c, SSL *ssl)
+{
+	struct ssl_srv *ss = c->srv->ssl;
+	const char *host = NULL;
+	char name[256];
+
+	SSL_set_ex_data(ssl, srv_conn_idx, c);
+	if (ss->sni && c->strm) {
+		struct smp_ctx sctx = { .strm = c->strm, .conn = c->strm->front, .px = c->px };
+		struct sample smp = { .ctx = &sctx };
+
+		if (sample_process_as(ss->sni, &smp, SMP_T_STR) && smp.data.u.str.len &&
+		    smp.data.u.str.len < sizeof(name)) {
+			memcpy(name, smp.data.u.str.ptr, smp.data.u.str.len);
+			name[smp.data.u.str.len] = '\0';
+			host = name;
+			SSL_set_tlsext_host_name(ssl, host);
+		}
+	}
+	if (ss->opts.verify == SSLV_REQUIRED && !(ss->opts.flags & SSLO_NO_VERIFYHOST)) {
+		const char *check = ss->verifyhost ? ss->verifyhost : host;
+
+		if (check) {
+			X509_VERIFY_PARAM *vp = SSL_get0_param(ssl);
+
+			X509_VERIFY_PARAM_set_hostflags(vp, X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS);
+			if (!X509_VERIFY_PARAM_set1_host(vp, check, 0))
+				return -1;
+		}
+	}
+	if (ss->sess && ss->sess[tid]) {
+		/* resume only the session of the same name: a server answering for several
+		 * names would refuse it anyway */
+		const char *sn = SSL_SESSION_get0_hostname(ss->sess[tid]);
+
+		if ((!sn && !host) || (sn && host && !strcmp(sn, host)))
+			SSL_set_session(ssl, ss->sess[tid]);
+	}
+	return 0;
+}
+
+void ssl_srv_handshake_done(struct conn *c, SSL *ssl)
+{
+	(void)c;
+	(void)ssl; /* sessions arrive through ssl_srv_new_session() */
+}
