@@ -217,6 +217,8 @@ static int ssl_client_hello_cb(SSL *ssl, int *al, void *arg)
 	SSL_CTX *ctx;
 
 	name[0] = '\0';
+	if (ssl_set.capture_cipherlist)
+		ssl_capture_hello(ssl);
 	if (SSL_client_hello_get0_ext(ssl, TLSEXT_TYPE_server_name, &p, &len) && len > 5) {
 		/* list length (2), name type (1), name length (2), name */
 		size_t n = ((size_t)p[3] << 8) | p[4];

@@ -31,6 +31,16 @@ void ssl_tkeys_free(struct ssl_bind *sb);
 /* ssl_srv_cfg.c: builds the context of TLS server <srv>; returns the number of errors */
 int ssl_srv_check(struct server *srv);
 
+/* ssl_tkeys.c, ssl_keylog.c, ssl_capture.c: their part of a server context (called by
+ * ssl_ctx_extra_setup). Return 0 or -1 with <err>. */
+int ssl_tkeys_setup(SSL_CTX *ctx, struct ssl_bind *sb, char *err, size_t errlen);
+int ssl_keylog_setup(SSL_CTX *ctx, char *err, size_t errlen);
+int ssl_capture_setup(SSL_CTX *ctx, char *err, size_t errlen);
+
+/* ssl_capture.c: records what the client hello of <ssl> offers (called by the client
+ * hello callback of ssl_ctx.c when tune.ssl.capture-cipherlist-size is set) */
+void ssl_capture_hello(SSL *ssl);
+
 /* ssl_extra.c: what a server context of bind <sb> gets besides its options and
  * certificate (ticket keys, key log, cipher list capture). Returns 0 or -1 with <err>. */
 int ssl_ctx_extra_setup(SSL_CTX *ctx, struct ssl_bind *sb, char *err, size_t errlen);

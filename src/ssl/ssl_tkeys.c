@@ -18,3 +18,12 @@ void ssl_tkeys_free(struct ssl_bind *sb)
 {
 	(void)sb;
 }
+
+int ssl_tkeys_setup(SSL_CTX *ctx, struct ssl_bind *sb, char *err, size_t errlen)
+{
+	(void)ctx;
+	(void)sb;
+	(void)err;
+	(void)errlen;
+	return 0;
+}
