@@ -27,6 +27,11 @@ static const char *const ssl_bind_refused[][2] = {
 	{ "ocsp-update", "automatic OCSP updates are not supported yet" },
 };
 
+static const char *ssl_section(const struct cfg_ctx *ctx)
+{
+	return ctx->section == CFG_SEC_LISTEN ? "listen" : "frontend";
+}
+
 /* The TLS side of <bc>, created on first use. */
 static struct ssl_bind *ssl_bind_get(struct cfg_ctx *ctx, struct bind_conf *bc)
 {
@@ -168,14 +173,16 @@ int ssl_bind_parse_opt(struct cfg_ctx *ctx, struct bind_conf *bc, int *i)
 			ret = ssl_bind_add_file(sb, path, err, sizeof(err));
 		free(path);
 		if (ret < 0) {
-			cfg_alert(ctx, "'bind %s' : %s.", ctx->args[1], err);
+			cfg_alert(ctx, "'bind %s' in section '%s' : %s.", ctx->args[1],
+				  ssl_section(ctx), err);
 			return -1;
 		}
 		return 0;
 	}
 	ret = ssl_opts_parse(&sb->opts, ctx->args, ctx->nargs, i, false, err, sizeof(err));
 	if (ret < 0) {
-		cfg_alert(ctx, "'bind %s' : %s.", ctx->args[1], err);
+		cfg_alert(ctx, "'bind %s' in section '%s' : %s.", ctx->args[1], ssl_section(ctx),
+			  err);
 		return -1;
 	}
 	return ret;

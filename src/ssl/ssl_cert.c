@@ -102,7 +102,7 @@ static char *read_file(const char *path, size_t *len, char *err, size_t errlen)
 	size_t cap = 0, n = 0;
 
 	if (!f) {
-		snprintf(err, errlen, "unable to load SSL certificate file '%s' (%s)", path,
+		snprintf(err, errlen, "unable to stat SSL certificate from file '%s' : %s", path,
 			 strerror(errno));
 		return NULL;
 	}
@@ -206,8 +206,7 @@ static int cert_finish(struct ssl_cert *crt, char *err, size_t errlen)
 	if (!X509_check_private_key(crt->cert, crt->key)) {
 		ERR_clear_error();
 		snprintf(err, errlen,
-			 "inconsistencies between private key and certificate loaded "
-			 "from PEM file '%s'",
+			 "inconsistencies between private key and certificate loaded '%s'",
 			 crt->path);
 		return -1;
 	}

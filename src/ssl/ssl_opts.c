@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <openssl/x509v3.h>
 
 #include <ssl/ssl.h>
@@ -250,11 +251,12 @@ int ssl_opts_parse(struct ssl_opts *o, char **args, int nargs, int *i, bool serv
 	if (!strcmp(opt, "ssl-min-ver") || !strcmp(opt, "ssl-max-ver")) {
 		int ver = val ? ssl_version_parse(val) : 0;
 
+		if (!val || !*val) {
+			snprintf(err, errlen, "'%s' : missing the version argument", opt);
+			return -1;
+		}
 		if (!ver) {
-			snprintf(err, errlen,
-				 "'%s' : expects one of SSLv3, TLSv1.0, TLSv1.1, "
-				 "TLSv1.2 or TLSv1.3%s%s%s",
-				 opt, val ? ", got '" : "", val ? val : "", val ? "'" : "");
+			snprintf(err, errlen, "'%s' : unknown ssl/tls version", val);
 			return -1;
 		}
 		++*i;
@@ -273,6 +275,11 @@ int ssl_opts_parse(struct ssl_opts *o, char **args, int nargs, int *i, bool serv
 		path = ssl_path_join(ssl_set.ca_base, val);
 		if (!path) {
 			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
+		if (access(path, R_OK) != 0) { /* as HAProxy: checked on the line */
+			snprintf(err, errlen, "'%s' : unable to load %s", opt, path);
+			free(path);
 			return -1;
 		}
 		free(opt[1] == 'a' ? o->ca_file : o->crl_file);
@@ -306,10 +313,14 @@ int ssl_opts_parse(struct ssl_opts *o, char **args, int nargs, int *i, bool serv
 			o->verify = SSLV_REQUIRED;
 		else if (val && !server && !strcmp(val, "optional"))
 			o->verify = SSLV_OPTIONAL;
-		else {
-			snprintf(err, errlen, "'verify' : expects %s",
-				 server ? "'none' or 'required'"
-					: "'none', 'optional' or 'required'");
+		else if (server) {
+			snprintf(err, errlen, "'verify' : expects 'none' or 'required'");
+			return -1;
+		} else {
+			snprintf(err, errlen,
+				 "'verify' : unknown verify method '%s', only 'none', "
+				 "'optional', and 'required' are supported",
+				 val ? val : "");
 			return -1;
 		}
 		++*i;
