@@ -14,6 +14,7 @@ import shutil
 
 import pytest
 from conftest import run_haproxy
+from httpc import get
 from tlsutil import handshake_fails, https_get, s_client
 
 BASE = ("defaults\n    mode http\n    timeout client 5s\n    timeout server 5s\n"
@@ -94,7 +95,6 @@ def test_crt_without_ssl_is_plain(tmp_path, pki, proxy, port):
     r, out, _ = check(tmp_path, "crt %s" % pki.p("a.pem"))
     assert r.returncode == 0, out
     proxy(BASE % (port, "crt %s" % pki.p("a.pem")), ports=[port])
-    from httpc import get
     assert get(port, "/").status == 200
     assert handshake_fails(port, sni="a.test")
 

@@ -10,14 +10,15 @@ fetches; `option httpslog`. Expectations were taken from Debian's /usr/sbin/hapr
 """
 
 import os
-import re
 import shutil
 import socket
 import ssl
+import subprocess
 import time
 
 import pytest
-from conftest import free_port, wait_port
+from conftest import free_port
+from httpc import get
 from tlsutil import https_get, s_client, SERIALS
 
 GLOBAL = ["global"]
@@ -52,7 +53,6 @@ def test_https_through_backend(proxy, backend, pki, port):
 
 
 def test_https_curl(proxy, backend, pki, port):
-    import subprocess
     start(proxy, port, "ssl crt %s" % pki.p("a.pem"), backend)
     r = subprocess.run(["curl", "-sS", "--max-time", "5", "--cacert", pki.p("ca.crt"),
                         "--resolve", "a.test:%d:127.0.0.1" % port, "-o", "-", "-w",
@@ -194,7 +194,6 @@ def test_redirect_to_https(proxy, backend, pki, port):
                   fe=["bind 127.0.0.1:%d" % plain,
                       "redirect scheme https code 301 if !{ ssl_fc }"])
     proxy(cfg, ports=[port, plain])
-    from httpc import get
     r = get(plain, "/p?q=1", headers=())
     assert r.status == 301
     assert r.header("Location") == "https://test/p?q=1"
@@ -285,7 +284,6 @@ def test_frontend_fetches(proxy, pki, port):
     assert (f["proto"], f["cipher"], f["keysize"], f["sni"], f["has_sni"], f["alpn"]) == (
         "TLSv1.2", "ECDHE-RSA-AES256-GCM-SHA384", "256", "", "0", ""), r.body
     # on the plain bind, ssl_fc is 0 and the others are empty
-    from httpc import get
     f = fields(get(plain, "/").body)
     assert f["fc"] == "0" and f["sni"] == "" and f["proto"] == "" and f["has_sni"] == "0"
 
