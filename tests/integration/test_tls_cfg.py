@@ -209,7 +209,7 @@ def test_crt_list_options(tmp_path, pki, proxy, port):
     proxy(BASE % (port, "ssl crt-list %s" % lst), ports=[port])
     # [ssl-min-ver TLSv1.3] on b.test: TLS 1.2 refused there, not on a.test
     assert s_client(port, "b.test", tls="1.3").protocol == "TLSv1.3"
-    assert not s_client(port, "b.test", tls="1.2").handshake_ok
+    assert s_client(port, "b.test", tls="1.2").refused
     assert s_client(port, "a.test", tls="1.2").protocol == "TLSv1.2"
     # [alpn] on c.test only
     assert s_client(port, "c.test", alpn="http/1.1").alpn == "http/1.1"

@@ -74,14 +74,14 @@ def test_ssl_max_ver_12(proxy, pki, port):
           fe=["http-request return status 200"])
     assert s_client(port, "a.test").protocol == "TLSv1.2"
     r = s_client(port, "a.test", tls="1.3")
-    assert not r.handshake_ok, r
+    assert r.refused, r
 
 
 def test_no_tlsv13(proxy, pki, port):
     start(proxy, port, "ssl crt %s no-tlsv13" % pki.p("a.pem"),
           fe=["http-request return status 200"])
     assert s_client(port, "a.test").protocol == "TLSv1.2"
-    assert not s_client(port, "a.test", tls="1.3").handshake_ok
+    assert s_client(port, "a.test", tls="1.3").refused
 
 
 def test_ssl_min_ver_13(proxy, pki, port):
@@ -89,7 +89,7 @@ def test_ssl_min_ver_13(proxy, pki, port):
           fe=["http-request return status 200"])
     assert s_client(port, "a.test").protocol == "TLSv1.3"
     r = s_client(port, "a.test", tls="1.2")
-    assert not r.handshake_ok, r
+    assert r.refused, r
 
 
 def test_ciphersuites_tls13(proxy, pki, port):
@@ -99,7 +99,7 @@ def test_ciphersuites_tls13(proxy, pki, port):
     assert r.cipher == "TLS_AES_256_GCM_SHA384", r
     # a client offering only another suite is refused
     r = s_client(port, "a.test", tls="1.3", ciphersuites="TLS_AES_128_GCM_SHA256")
-    assert not r.handshake_ok, r
+    assert r.refused, r
 
 
 def test_ciphers_tls12(proxy, pki, port):
@@ -108,7 +108,7 @@ def test_ciphers_tls12(proxy, pki, port):
     r = s_client(port, "a.test", tls="1.2")
     assert r.cipher == "ECDHE-RSA-AES128-GCM-SHA256", r
     r = s_client(port, "a.test", tls="1.2", cipher="ECDHE-RSA-AES256-GCM-SHA384")
-    assert not r.handshake_ok, r
+    assert r.refused, r
 
 
 def sni_bind(pki):
@@ -154,9 +154,9 @@ def test_strict_sni(proxy, pki, port):
     assert s_client(port, "b.test").cn == "b.test"
     assert s_client(port, "a.test").cn == "a.test"
     r = s_client(port, "unknown.test")
-    assert not r.handshake_ok, r
+    assert r.refused, r
     r = s_client(port, None)
-    assert not r.handshake_ok, r
+    assert r.refused, r
 
 
 def test_split_key_file(proxy, backend, pki, port):
@@ -241,7 +241,7 @@ def test_global_defaults(proxy, backend, pki, port, tmp_path):
     assert r.cipher == "ECDHE-RSA-AES256-GCM-SHA384", r
     assert "TLS session ticket:" not in r.out
     r = s_client(port, "a.test", args=["-tls1_1"])
-    assert not r.handshake_ok
+    assert r.refused
     r = https_get(port, "/", sni="a.test", cafile=pki.p("ca.crt"))
     assert r.status == 200
     assert r.header("X-Proto") == "TLSv1.3"

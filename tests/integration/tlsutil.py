@@ -198,6 +198,11 @@ class SClient:
         return bool(m) and m.group(3) != "(NONE)"
 
     @property
+    def refused(self):
+        """The handshake failed and s_client ended on its own (not by our timeout)."""
+        return self.rc is not None and not self.handshake_ok
+
+    @property
     def http_body(self):
         """What came after the HTTP response head, if a request was sent."""
         i = self.out.find("\r\n\r\n")
@@ -351,9 +356,12 @@ def _reader(s):
 
 
 def handshake_fails(port, sni=None, timeout=5.0, **kw):
-    """True when the TLS handshake (and a first request) fails: the server refused us."""
+    """True when the TLS handshake (and a first request) fails: the server refused us. A
+    server that does not answer at all within timeout is not a refusal (False)."""
     try:
         r = https_get(port, sni=sni, timeout=timeout, **kw)
+    except TimeoutError:
+        return False
     except (ssl.SSLError, OSError, ConnectionError):
         return True
     except Exception:  # the connection closed before a response (ConnClosed, ValueError)
