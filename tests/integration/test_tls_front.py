@@ -336,3 +336,26 @@ def test_httpslog(proxy, backend, pki, port):
         assert " fe~ be/s1 " in line, line
     finally:
         sink.s.close()
+
+
+def test_dhe_with_default_dh_param(proxy, pki, port):
+    start(proxy, port, "ssl crt %s ciphers DHE-RSA-AES128-GCM-SHA256" % pki.p("a.pem"),
+          glob=["tune.ssl.default-dh-param 2048"], fe=["http-request return status 200"])
+    r = s_client(port, "a.test", tls="1.2")
+    assert r.cipher == "DHE-RSA-AES128-GCM-SHA256", r
+    assert "Server Temp Key: DH, 2048 bits" in r.out, r
+
+
+def test_route_by_sni(proxy, backends, pki, port):
+    s1, s2 = backends(2)
+    cfg = tls_cfg(port, sni_bind(pki), None,
+                  fe=["use_backend b2 if { ssl_fc_sni -i b.test }",
+                      "use_backend b2 if { ssl_fc_sni -m end .wild.test }",
+                      "default_backend b1"],
+                  extra="backend b1\n    server s1 127.0.0.1:%d\n"
+                        "backend b2\n    server s2 127.0.0.1:%d\n" % (s1.port, s2.port))
+    proxy(cfg, ports=[port])
+    for sni, srv in (("a.test", "s1"), ("b.test", "s2"), ("B.Test", "s2"), ("q.wild.test", "s2"),
+                     (None, "s1")):
+        r = https_get(port, "/", sni=sni, host="h")
+        assert r.header("X-Server") == srv, (sni, r)
