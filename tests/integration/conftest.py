@@ -312,3 +312,10 @@ def raw_server():
     finally:
         for srv in started:
             srv.stop()
+
+
+@pytest.fixture(scope="session")
+def pki(tmp_path_factory):
+    """The TLS test certificates (tlsutil.Pki), generated once per session in a tmp dir."""
+    from tlsutil import Pki
+    return Pki(str(tmp_path_factory.mktemp("pki")))
