@@ -139,11 +139,6 @@ for side in ours theirs; do
 	fi
 done
 
-# Without ours (before the TLS core lands) there is nothing to compare: theirs is not run.
-if [ -n "${SKIP[ours]}" ] && [ -z "${SKIP[theirs]}" ]; then
-	SKIP[theirs]="not run: there is nothing to compare it with"
-fi
-
 # Starts side $1 pinned on PROXY_CPU; sets PROXY_PID. Returns 1 (and sets SKIP) when it
 # does not listen within 10 s.
 proxy_start() {
@@ -265,6 +260,10 @@ stime_one() {
 ab_pairs() {
 	local fn=$1 spec=$2 pair
 	shift 2
+	# without ours (before the TLS core lands) there is nothing to compare: theirs is not run
+	if [ -n "${SKIP[ours]}" ] && [ -z "${SKIP[theirs]}" ]; then
+		SKIP[theirs]="nothing to compare it with (ours is skipped)"
+	fi
 	for pair in $(seq 1 "$TLS_PAIRS"); do
 		if [ $((pair % 2)) -eq 1 ]; then
 			"$fn" ours "$pair" "$@"
