@@ -184,6 +184,11 @@ bench/lb_pick: $(LIB_OBJS) $(BUILD)/bench/lb_pick.o
 bench-pick: bench/lb_pick
 	./bench/lb_pick
 
+# only the TLS rows of make bench (BENCH_TLS=0 make bench skips them there)
+.PHONY: bench-tls
+bench-tls: deps haproxy
+	@bench/tls.sh
+
 # The binary, the documentation (no man page: doc/*.md) with the example configurations, and
 # the systemd unit with the binary's and the documentation's installed paths substituted.
 install: haproxy

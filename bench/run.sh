@@ -19,7 +19,8 @@
 # part, ours vs theirs: req/s and CPU per request), LOG_PAIRS (3), CLOSE_BENCH (1; 0
 # skips the connection close mode part), CLOSE_PAIRS (3),
 # RULES_BENCH (1; 0 skips the rules and large-list lookups part), RULES_CG_REQUESTS
-# (5000), PROF_BENCH (1; 0 skips the task profiling off/on part). Results are also
+# (5000), PROF_BENCH (1; 0 skips the task profiling off/on part), BENCH_TLS (1; 0 skips
+# the TLS rows: bench/tls.sh, run last, its own knobs in its header). Results are also
 # written under bench/out/. With 2+ CPUs it then runs nbthread 2, ours
 # vs theirs, and ours with 1 thread vs 2 threads in 1 group vs 2 groups of 1 thread,
 # everything sharing all CPUs.
@@ -549,6 +550,12 @@ for i, name in enumerate(("burst time (s)", "bytes per idle proxied conn")):
     print("%-30s ours %10.3f  theirs %10.3f  ours/theirs %.3f" % (name, a, b, a / b))
 PYEOF
 	cp "$IDLE_RES" "$OUT/idle-$(date +%Y%m%d-%H%M%S).txt"
+fi
+
+# --- TLS rows: keep-alive HTTPS, new and resumed handshakes, Ir outside libssl/libcrypto --
+if [ "${BENCH_TLS:-1}" != 0 ]; then
+	OURS=$OURS THEIRS=$THEIRS PORT=$PORT PROXY_CPU=$PROXY_CPU CLIENT_CPU=$CLIENT_CPU CONNS=$CONNS \
+		CALLGRIND=$CALLGRIND "$ROOT/bench/tls.sh" || echo "bench: the TLS part failed (see above)"
 fi
 
 stamp=$(date +%Y%m%d-%H%M%S)
