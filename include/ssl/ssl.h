@@ -45,6 +45,12 @@ int ssl_idle_event(struct conn *c);
 /* Handshakes left to this thread in the current loop turn (rationing), test hook. */
 int ssl_hs_budget_left(void);
 
+/* OpenSSL's allocations through a per-thread cache of record buffers (ssl_mem.c):
+ * ssl_mem_init() first thing in main (-1 if OpenSSL already allocated: it then keeps
+ * malloc); ssl_mem_thread_release() when a loop thread ends. */
+int ssl_mem_init(void);
+void ssl_mem_thread_release(void);
+
 /* ---- configuration (ssl_bind_cfg.c, ssl_srv_cfg.c, ssl_global_cfg.c) ---- */
 
 /* Parses TLS option args[*i] of a bind line / server line, advancing *i past its value.

@@ -452,6 +452,7 @@ int main(int argc, char **argv)
 {
 	int ret;
 
+	ssl_mem_init();		  /* before OpenSSL allocates anything */
 	mworker_init(argc, argv); /* a master re-executed in wait mode stays there */
 	main_parse_args(argc, argv);
 	if (opts.version) {

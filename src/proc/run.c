@@ -34,6 +34,7 @@
 #include <sample/sample.h>
 #include <stats/counters.h>
 #include <stats/stats.h>
+#include <ssl/ssl.h>
 #include <thread/thread-t.h>
 
 static struct fd_handler sig_handler;     /* thread 0 only */
@@ -298,6 +299,7 @@ static void *thread_main(void *arg)
 	listeners_thread_disable();
 	loop_release_deferred();
 	smp_trash_deinit_thread();
+	ssl_mem_thread_release();
 	regex_thread_release();
 	pool_flush_thread();
 	return NULL;
