@@ -452,7 +452,8 @@ int main(int argc, char **argv)
 {
 	int ret;
 
-	ssl_mem_init();		  /* before OpenSSL allocates anything */
+	/* before OpenSSL allocates anything */
+	ssl_mem_init();
 	mworker_init(argc, argv); /* a master re-executed in wait mode stays there */
 	main_parse_args(argc, argv);
 	if (opts.version) {
