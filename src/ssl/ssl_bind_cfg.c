@@ -158,6 +158,20 @@ int ssl_bind_parse_opt(struct cfg_ctx *ctx, struct bind_conf *bc, int *i)
 				  opt[0] == 't' ? "TLS ticket keys file" : "certificate location");
 			return -1;
 		}
+		if (!strcmp(opt, "crt") &&
+		    (ssl_cert_lookup(ctx->args[*i + 1]) || ctx->args[*i + 1][0] == '@')) {
+			/* a certificate of a crt-store section */
+			if (ssl_bind_add_file(sb, ctx->args[++*i], err, sizeof(err)) < 0 ||
+			    !ssl_cert_lookup(ctx->args[*i])) {
+				cfg_alert(ctx, "'bind %s' in section '%s' : %s.", ctx->args[1],
+					  ssl_section(ctx),
+					  ctx->args[*i][0] == '@'
+						  ? "no such certificate in a crt-store"
+						  : err);
+				return -1;
+			}
+			return 0;
+		}
 		path = ssl_path_join(opt[0] == 'c' ? ssl_set.crt_base : NULL, ctx->args[++*i]);
 		if (!path) {
 			cfg_alert(ctx, "out of memory.");

@@ -95,7 +95,7 @@ static int cert_collect_names(struct ssl_cert *crt)
 	return rc;
 }
 
-static char *read_file(const char *path, size_t *len, char *err, size_t errlen)
+char *ssl_read_file(const char *path, size_t *len, char *err, size_t errlen)
 {
 	FILE *f = fopen(path, "rb");
 	char *buf = NULL;
@@ -193,7 +193,7 @@ static char *extra_file(const char *path, const char *ext, size_t *len)
 		return NULL;
 	if (access(name, R_OK) != 0)
 		return NULL;
-	return read_file(name, len, err, sizeof(err));
+	return ssl_read_file(name, len, err, sizeof(err));
 }
 
 /* Checks what the files gave and fills the names. */
@@ -253,7 +253,7 @@ struct ssl_cert *ssl_cert_load_file(const char *path, char *err, size_t errlen)
 
 	if (!crt)
 		return NULL;
-	pem = read_file(path, &len, err, errlen);
+	pem = ssl_read_file(path, &len, err, errlen);
 	if (!pem || cert_parse_pem(crt, pem, len, err, errlen) < 0)
 		goto fail;
 	free(pem);

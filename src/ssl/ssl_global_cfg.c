@@ -222,6 +222,11 @@ static int ssl_g_tune_int(struct cfg_ctx *ctx)
 		    cfg_parse_int_arg(ctx, ctx->args[1], tunes[k].min, tunes[k].max, &v) < 0)
 			return -1;
 		*tunes[k].dst = (int)v;
+		if (tunes[k].dst == &ssl_set.ctx_cache_size)
+			cfg_warn(ctx,
+				 "'%s' has no effect: certificates are not generated on the fly "
+				 "('generate-certificates' is not supported yet).",
+				 ctx->args[0]);
 		return 0;
 	}
 	return -1;

@@ -8,6 +8,9 @@
 /* ssl_opts.c: a relative <file> under <base> (ca-base, crt-base); malloc'ed or NULL */
 char *ssl_path_join(const char *base, const char *file);
 int ssl_opts_init(void);
+
+/* ssl_cert.c: the whole file <path> (NUL-terminated, <len> bytes), or NULL with <err> */
+char *ssl_read_file(const char *path, size_t *len, char *err, size_t errlen);
 extern int ssl_verr_idx;
 
 /* ssl_ctx.c */
