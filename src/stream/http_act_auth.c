@@ -192,6 +192,7 @@ static enum act_return act_silent_drop(struct act_rule *r, struct proxy *px, str
 				       int from)
 {
 	count_denied(s, from);
+	s->front->flags |= CO_FL_WR_ERR; /* nothing more leaves, not even a TLS alert */
 	silent_close_prepare(s->front->h.fd, s->front->peer.ss_family);
 	s->front->obuf.data = 0;
 	return ACT_RET_ABRT;

@@ -249,6 +249,7 @@ static enum act_return act_silent_drop(struct act_rule *r, struct proxy *px, str
 	struct linger nolinger = { .l_onoff = 1, .l_linger = 0 };
 	int fd = s->front->h.fd, one = 1;
 
+	s->front->flags |= CO_FL_WR_ERR; /* nothing more leaves, not even a TLS alert */
 #ifdef TCP_REPAIR
 	if (setsockopt(fd, IPPROTO_TCP, TCP_REPAIR, &one, sizeof(one)) == 0)
 		return ACT_RET_ABRT;
