@@ -102,7 +102,7 @@ static char *read_file(const char *path, size_t *len, char *err, size_t errlen)
 	size_t cap = 0, n = 0;
 
 	if (!f) {
-		snprintf(err, errlen, "unable to load SSL certificate file '%s' (%s)", path,
+		snprintf(err, errlen, "unable to stat SSL certificate from file '%s' : %s", path,
 			 strerror(errno));
 		return NULL;
 	}
@@ -200,14 +200,15 @@ static char *extra_file(const char *path, const char *ext, size_t *len)
 static int cert_finish(struct ssl_cert *crt, char *err, size_t errlen)
 {
 	if (!crt->key) {
-		snprintf(err, errlen, "unable to load private key from file '%s'", crt->path);
+		/* HAProxy names the last place it looked */
+		snprintf(err, errlen, "No Private Key found in '%s%s'", crt->path,
+			 (ssl_set.extra_files & SSL_EXTRA_KEY) ? ".key" : "");
 		return -1;
 	}
 	if (!X509_check_private_key(crt->cert, crt->key)) {
 		ERR_clear_error();
 		snprintf(err, errlen,
-			 "inconsistencies between private key and certificate loaded "
-			 "from PEM file '%s'",
+			 "inconsistencies between private key and certificate loaded '%s'",
 			 crt->path);
 		return -1;
 	}

@@ -251,10 +251,10 @@ int ssl_opts_parse(struct ssl_opts *o, char **args, int nargs, int *i, bool serv
 		int ver = val ? ssl_version_parse(val) : 0;
 
 		if (!ver) {
-			snprintf(err, errlen,
-				 "'%s' : expects one of SSLv3, TLSv1.0, TLSv1.1, "
-				 "TLSv1.2 or TLSv1.3%s%s%s",
-				 opt, val ? ", got '" : "", val ? val : "", val ? "'" : "");
+			if (val && *val)
+				snprintf(err, errlen, "'%s' : unknown ssl/tls version", val);
+			else
+				snprintf(err, errlen, "'%s' : missing the version", opt);
 			return -1;
 		}
 		++*i;
