@@ -22,7 +22,7 @@ static const char *const ssl_bind_refused[][2] = {
 	{ "generate-certificates", "certificates generated on the fly are not supported yet" },
 	{ "ca-sign-file", "certificates generated on the fly are not supported yet" },
 	{ "ca-sign-pass", "certificates generated on the fly are not supported yet" },
-	{ "ca-verify-file", "'ca-verify-file' is not supported yet: use 'ca-file'" },
+	{ "ca-verify-file", "no separate TLS verification store: use 'ca-file'" },
 	{ "ktls", "kernel TLS offload is not supported yet" },
 	{ "ocsp-update", "automatic OCSP updates are not supported yet" },
 };
