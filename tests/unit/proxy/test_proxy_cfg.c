@@ -306,8 +306,8 @@ TEST(proxy_cfg_bind_errors)
 	CHECK_INT(r.errors, 6);
 	PXT_HAS(&r, "t.cfg:7] : 'bind' : missing port specification in '1.2.3.4'");
 	PXT_HAS(&r, "t.cfg:8] : 'bind' : invalid port '0'");
-	PXT_HAS(&r, "t.cfg:9] : 'bind :80' : unable to load SSL certificate file '/x.pem' (No such "
-		    "file or directory).");
+	PXT_HAS(&r, "t.cfg:9] : 'bind :80' : unable to stat SSL certificate from file '/x.pem' : "
+		    "No such file or directory.");
 	PXT_HAS(&r, "t.cfg:10] : 'bind :80' in section 'frontend': unknown keyword 'blah'.");
 	PXT_HAS(&r, "t.cfg:11] : 'bind' expects");
 	PXT_HAS(&r, "t.cfg:13] : 'bind' ignored because backend 'be' has no frontend capability.");
