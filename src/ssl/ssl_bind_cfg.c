@@ -22,7 +22,7 @@ static const char *const ssl_bind_refused[][2] = {
 	{ "generate-certificates", "certificates generated on the fly are not supported yet" },
 	{ "ca-sign-file", "certificates generated on the fly are not supported yet" },
 	{ "ca-sign-pass", "certificates generated on the fly are not supported yet" },
-	{ "ca-verify-file", "'ca-verify-file' is not supported yet: use 'ca-file'" },
+	{ "ca-verify-file", "no separate TLS verification store: use 'ca-file'" },
 	{ "ktls", "kernel TLS offload is not supported yet" },
 	{ "ocsp-update", "automatic OCSP updates are not supported yet" },
 };
@@ -246,14 +246,14 @@ static int ssl_bind_check(struct proxy *px, struct bind_conf *bc)
 
 	if (!sb->enabled) {
 		if (sb->has_crt)
-			ha_warning("config : parsing [%s:%d] : 'bind %s' : certificates are loaded "
+			ha_warning("parsing [%s:%d] : 'bind %s' : certificates are loaded "
 				   "but "
 				   "TLS is off without the 'ssl' keyword.\n",
 				   bc->file, bc->line, sb->addr);
 		return 0;
 	}
 	if (!sb->has_crt) {
-		ha_alert("config : Proxy '%s': no SSL certificate specified for bind '%s' at "
+		ha_alert("Proxy '%s': no SSL certificate specified for bind '%s' at "
 			 "[%s:%d] "
 			 "(use 'crt').\n",
 			 px->id, sb->addr, bc->file, bc->line);
@@ -261,13 +261,13 @@ static int ssl_bind_check(struct proxy *px, struct bind_conf *bc)
 	}
 	if (ssl_opts_merge(&sb->opts, &ssl_set.bind_def) < 0 ||
 	    ssl_bind_build(sb, err, sizeof(err)) < 0) {
-		ha_alert("config : Proxy '%s': %s for bind '%s' at [%s:%d].\n", px->id, err,
-			 sb->addr, bc->file, bc->line);
+		ha_alert("Proxy '%s': %s for bind '%s' at [%s:%d].\n", px->id, err, sb->addr,
+			 bc->file, bc->line);
 		return 1;
 	}
 	ref = calloc(1, sizeof(*ref));
 	if (!ref) {
-		ha_alert("config : out of memory.\n");
+		ha_alert("out of memory.\n");
 		return 1;
 	}
 	ref->sb = sb;

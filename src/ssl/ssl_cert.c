@@ -200,7 +200,9 @@ static char *extra_file(const char *path, const char *ext, size_t *len)
 static int cert_finish(struct ssl_cert *crt, char *err, size_t errlen)
 {
 	if (!crt->key) {
-		snprintf(err, errlen, "unable to load private key from file '%s'", crt->path);
+		/* HAProxy names the last place it looked */
+		snprintf(err, errlen, "No Private Key found in '%s%s'", crt->path,
+			 (ssl_set.extra_files & SSL_EXTRA_KEY) ? ".key" : "");
 		return -1;
 	}
 	if (!X509_check_private_key(crt->cert, crt->key)) {

@@ -120,7 +120,7 @@ def test_keywords_without_machinery_are_accepted(tmp_path, glob):
     ("bind", "ca-verify-file x.pem", "TLS"),
     ("bind", "quic-socket connection", "QUIC"),
     ("server", "socks4 127.0.0.1:1080", "SOCKS4"),
-    ("server", "no-tlsv12", "TLS"),
+    ("server", "sni-auto", "TLS"),
     ("server", "check-reuse-pool", "health checks"),
 ])
 def test_known_keyword_not_supported_yet(tmp_path, section, line, why):
