@@ -75,10 +75,10 @@ static char *cc_msg(const char *fmt, ...)
 
 /* ---- show ssl cert ---- */
 
-static void cc_hex(FILE *f, const unsigned char *p, size_t len)
+static void cc_hex(FILE *f, const unsigned char *p, size_t len, bool lower)
 {
 	for (size_t i = 0; i < len; i++)
-		fprintf(f, "%02X", p[i]);
+		fprintf(f, lower ? "%02x" : "%02X", p[i]);
 }
 
 /* "/CN=x/O=y" as 2.6 prints a distinguished name. */
@@ -185,7 +185,7 @@ static void cc_details(FILE *f, const struct ssl_cert *crt, bool tx)
 		const ASN1_INTEGER *sn = X509_get0_serialNumber(crt->cert);
 
 		fprintf(f, "Serial: ");
-		cc_hex(f, ASN1_STRING_get0_data(sn), (size_t)ASN1_STRING_length(sn));
+		cc_hex(f, ASN1_STRING_get0_data(sn), (size_t)ASN1_STRING_length(sn), false);
 		fprintf(f, "\n");
 		cc_time(f, "notBefore", X509_get0_notBefore(crt->cert));
 		cc_time(f, "notAfter", X509_get0_notAfter(crt->cert));
@@ -193,7 +193,7 @@ static void cc_details(FILE *f, const struct ssl_cert *crt, bool tx)
 		cc_algo(f, crt->cert);
 		fprintf(f, "SHA1 FingerPrint: ");
 		if (X509_digest(crt->cert, EVP_sha1(), md, &mdlen))
-			cc_hex(f, md, mdlen);
+			cc_hex(f, md, mdlen, false);
 		fprintf(f, "\nSubject: ");
 		cc_dn(f, X509_get_subject_name(crt->cert));
 		fprintf(f, "\nIssuer: ");
@@ -211,7 +211,7 @@ static void cc_details(FILE *f, const struct ssl_cert *crt, bool tx)
 	}
 	fprintf(f, "OCSP Response Key: ");
 	if (crt->cert && crt->ocsp && (n = cc_ocsp_key(crt, &der)) > 0)
-		cc_hex(f, der, (size_t)n);
+		cc_hex(f, der, (size_t)n, true); /* 2.6 prints this one lowercase */
 	OPENSSL_free(der);
 	fprintf(f, "\n");
 }
@@ -469,8 +469,9 @@ static int cc_commit(struct cli_ctx *ctx)
 		return cc_resume(ctx);
 	if (ctx->nargs < 4)
 		return cc_reply(ctx, cc_msg("'commit ssl cert expects a filename\n"));
-	if (!nw)
-		return cc_reply(ctx, cc_msg("No ongoing transaction!\n"));
+	if (!nw) /* sic: 2.6's words */
+		return cc_reply(
+			ctx, cc_msg("No ongoing transaction! !\nCan't commit %s!\n", ctx->args[3]));
 	if (strcmp(nw->path, ctx->args[3]) != 0)
 		return cc_reply(ctx, cc_msg("The ongoing transaction is about '%s' but you are "
 					    "trying to set '%s'\nCan't commit %s!\n",
