@@ -71,8 +71,7 @@ int ssl_sni_rebuild(struct ssl_bind *sb)
 
 /* Runs <fn> with words <args> and <payload> to its end (bounded), with an output buffer
  * that is emptied between calls as the CLI's is. */
-static void fz_run(int (*fn)(struct cli_ctx *), char **args, int nargs, char *payload,
-		   size_t plen)
+static void fz_run(int (*fn)(struct cli_ctx *), char **args, int nargs, char *payload, size_t plen)
 {
 	struct cli_ctx ctx = { .args = args, .nargs = nargs, .level = CLI_LVL_ADMIN };
 	int rc, turns = 0;
@@ -104,7 +103,8 @@ static void fz_show_pem(const char *p, size_t len)
 	list_init(&crt.insts);
 	crt.cert = PEM_read_bio_X509(b, NULL, NULL, NULL);
 	while (crt.cert && (ca = PEM_read_bio_X509(b, NULL, NULL, NULL))) {
-		if ((!crt.chain && !(crt.chain = sk_X509_new_null())) || !sk_X509_push(crt.chain, ca)) {
+		if ((!crt.chain && !(crt.chain = sk_X509_new_null())) ||
+		    !sk_X509_push(crt.chain, ca)) {
 			X509_free(ca);
 			break;
 		}
