@@ -26,6 +26,7 @@ struct ssl_grave {
 	struct qs_snap snap;
 	struct ssl_sni_table *tbl;
 	SSL_CTX *ctx;
+	struct ssl_cert *crt; /* a replaced certificate (old SNI tables point to its names) */
 };
 static struct ssl_grave *ssl_graves;
 
@@ -45,6 +46,7 @@ void ssl_graves_reap(bool all)
 			free(g->tbl);
 		}
 		SSL_CTX_free(g->ctx);
+		ssl_cert_free(g->crt);
 		free(g);
 	}
 }
@@ -58,6 +60,22 @@ int ssl_grave_add(struct ssl_sni_table *tbl, SSL_CTX *ctx)
 		return -1;
 	g->tbl = tbl;
 	g->ctx = ctx;
+	qs_snapshot(&g->snap);
+	g->next = ssl_graves;
+	ssl_graves = g;
+	ssl_graves_reap(false);
+	return 0;
+}
+
+/* Queues certificate <crt> (out of the store, no instance) for release after a grace
+ * period: SNI tables replaced with it may still point to its names. Returns 0 or -1. */
+int ssl_grave_add_cert(struct ssl_cert *crt)
+{
+	struct ssl_grave *g = calloc(1, sizeof(*g));
+
+	if (!g)
+		return -1;
+	g->crt = crt;
 	qs_snapshot(&g->snap);
 	g->next = ssl_graves;
 	ssl_graves = g;

@@ -17,6 +17,7 @@ extern int ssl_verr_idx;
 int ssl_bind_build(struct ssl_bind *sb, char *err, size_t errlen);
 int ssl_grave_add(struct ssl_sni_table *tbl, SSL_CTX *ctx);
 void ssl_graves_reap(bool all);
+int ssl_grave_add_cert(struct ssl_cert *crt);
 int ssl_ctx_ocsp_setup(SSL_CTX *ctx, const struct ssl_cert *crt);
 
 /* ssl_global_cfg.c: DH parameters of a server context (ssl-dh-param-file,
