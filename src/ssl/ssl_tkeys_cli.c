@@ -32,7 +32,7 @@ static struct ssl_tkeys *tkeys_cli_find(const char *ref)
 }
 
 /* Writes the keys of <tk> ("# id (file)" then "id.n key" lines) as one block, or nothing.
- * Below operator level only the block's title, as HAProxy. */
+ * Any level may read them, as in HAProxy 2.6. */
 static int tkeys_cli_dump(struct cli_ctx *ctx, const struct ssl_tkeys *tk)
 {
 	const struct tkey_set *set = HA_ATOMIC_LOAD(&tk->cur);
@@ -42,7 +42,7 @@ static int tkeys_cli_dump(struct cli_ctx *ctx, const struct ssl_tkeys *tk)
 	n = snprintf(blk, sizeof(blk), "# %d (%s)\n", tk->id, tk->path);
 	if (n < 0 || (size_t)n >= sizeof(blk) - TKEYS_NB * 128)
 		return cli_printf(ctx, "# %d (...)\n", tk->id);
-	for (int i = 0; i < TKEYS_NB && ctx->level >= CLI_LVL_OPER; i++) {
+	for (int i = 0; i < TKEYS_NB; i++) {
 		if (tkey_b64_encode(set->key[i], (size_t)set->len, b64, sizeof(b64)) < 0)
 			break;
 		r = snprintf(blk + n, sizeof(blk) - (size_t)n, "%d.%d %s\n", tk->id, i, b64);
@@ -84,8 +84,6 @@ static int tkeys_cli_show(struct cli_ctx *ctx)
 
 		if (arg)
 			r = tkeys_cli_dump(ctx, tk);
-		else if (ctx->level < CLI_LVL_OPER)
-			r = 0;
 		else
 			r = cli_printf(ctx, "%d (%s)\n", tk->id, tk->path);
 		if (r < 0) {

@@ -17,7 +17,10 @@ import pytest
 from conftest import IS_REF, cli, free_port, run_haproxy
 
 GLOBAL = """global
+    nbthread 4
     stats socket {sock} level admin
+    stats socket {sock}.user level user
+    stats socket {sock}.oper level operator
 {glob}
 defaults
     mode http
@@ -183,6 +186,25 @@ def test_tls_keys_cli(tls, tmp_path):
     assert resumes(ports[0], tmp_path, "1_3") == "Reused"
 
 
+def test_tls_keys_cli_levels(tls, tmp_path):
+    """show tls-keys answers at every level, keys included (as 2.6)."""
+    keys, k = make_keys(tmp_path)
+    _, sock = tls(["ssl crt {a} tls-ticket-keys %s" % keys])
+    assert cli(str(sock) + ".user", "show tls-keys") == "# id (file)\n0 (%s)\n\n" % keys
+    assert cli(str(sock) + ".user", "show tls-keys #0") == \
+        "# id secret\n# 0 (%s)\n0.0 %s\n0.1 %s\n0.2 %s\n\n" % (keys, k[0], k[1], k[2])
+
+
+@pytest.mark.ours
+def test_set_tls_key_needs_admin(tls, tmp_path):
+    """set ssl tls-key changes state: level admin (HAProxy 2.6 does not check it)."""
+    keys, k = make_keys(tmp_path)
+    _, sock = tls(["ssl crt {a} tls-ticket-keys %s" % keys])
+    new = base64.b64encode(os.urandom(48)).decode()
+    assert cli(str(sock) + ".oper", "set ssl tls-key #0 %s" % new) == "Permission denied\n\n"
+    assert new not in cli(sock, "show tls-keys #0")
+
+
 @pytest.mark.parametrize("content,msg", [
     ("{k0}\n{k1}\n", "please supply at least 3 keys in the tls-tickets-file"),
     ("{k0}\nabc!!\n{k1}\n{k2}\n", "unable to decode base64 key on line 2"),
@@ -205,7 +227,9 @@ def test_keys_file_errors(tmp_path, content, msg):
                                  % (free_port(), pem, path)))
     r = run_haproxy(["-c", "-f", str(cfg)])
     assert r.returncode != 0
-    assert "[%s:10]" % cfg.name in r.stderr or "[%s:10]" % cfg in r.stderr
+    line = 1 + cfg.read_text().splitlines().index(
+        next(x for x in cfg.read_text().splitlines() if "tls-ticket-keys" in x))
+    assert "[%s:%d]" % (cfg, line) in r.stderr
     assert "'%s' : %s" % (path, msg) in r.stderr
 
 
