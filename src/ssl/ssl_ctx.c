@@ -255,7 +255,9 @@ static int ssl_client_hello_cb(SSL *ssl, int *al, void *arg)
 static int ssl_ctx_common(SSL_CTX *ctx, struct ssl_bind *sb, const struct ssl_opts *o, char *err,
 			  size_t errlen)
 {
-	static const unsigned char sid_ctx[] = "hapx";
+	/* HAProxy's session id context: tickets and sessions resume across a move between it
+	 * and hapx sharing a tls-ticket-keys file */
+	static const unsigned char sid_ctx[] = "haproxy";
 
 	if (ssl_opts_apply(ctx, o, false, err, errlen) < 0)
 		return -1;

@@ -14,7 +14,7 @@ import subprocess
 import time
 
 import pytest
-from conftest import IS_REF, cli, free_port, run_haproxy
+from conftest import HAPROXY_BIN, IS_REF, cli, free_port, run_haproxy, stop_pid_proc, wait_port
 
 GLOBAL = """global
     nbthread 4
@@ -142,6 +142,36 @@ def test_keys_file_shared_across_processes(tls, tmp_path):
     tls.last.stop()
     tls(["ssl crt {a} tls-ticket-keys %s" % other], name="third", ports=[port])
     assert s_client(port, tmp_path, "1_3", sess_in=s13) == "New"
+
+
+@pytest.mark.skipif(not os.path.exists("/usr/sbin/haproxy"), reason="needs Debian's haproxy")
+def test_tickets_resume_across_haproxy_and_us(tmp_path):
+    """With the same keys file, a ticket issued by Debian's haproxy resumes on this proxy
+    and the other way round (same ticket format and session id context): moving a
+    listener between them keeps resumption working."""
+    pem = make_cert(tmp_path, "a.test")
+    keys, _ = make_keys(tmp_path)
+    port = free_port()
+    cfg = tmp_path / "x.cfg"
+    cfg.write_text(GLOBAL.format(sock=tmp_path / "x.sock", glob="", body="ok",
+                                 binds="    bind 127.0.0.1:%d ssl crt %s tls-ticket-keys %s"
+                                 % (port, pem, keys)))
+
+    def run(binary, ver, **kw):
+        p = subprocess.Popen([binary, "-f", str(cfg)], stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
+        try:
+            assert wait_port(port, 10.0, p)
+            return s_client(port, tmp_path, ver, **kw)
+        finally:
+            stop_pid_proc(p)
+
+    for ver in ("1_2", "1_3"):
+        for first, second in (("/usr/sbin/haproxy", HAPROXY_BIN),
+                              (HAPROXY_BIN, "/usr/sbin/haproxy")):
+            sess = tmp_path / ("s%s%d" % (ver, time.monotonic_ns()))
+            assert run(first, ver, sess_out=sess) == "New"
+            assert run(second, ver, sess_in=sess) == "Reused"
 
 
 def test_tls_keys_cli(tls, tmp_path):
