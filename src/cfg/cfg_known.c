@@ -124,7 +124,6 @@ static const struct cfg_known cfg_known_kws[] = {
 	{ B, "crt-*", WHY_TLS },
 	{ B, "force-*", WHY_TLS },
 	{ B, "no-ca-names", WHY_TLS },
-	{ B, "tls-ticket-keys", WHY_TLS },
 	{ B, "sigalgs", WHY_TLS },
 	{ B, "client-sigalgs", WHY_TLS },
 	{ B, "ktls", WHY_TLS },

@@ -345,13 +345,6 @@ static const struct sample_fetch l4_fetches[] = {
 	TLS_NA("ssl_fc_eclist_bin", A_INT, SMP_T_STR),
 	TLS_NA("ssl_fc_extlist_bin", A_INT, SMP_T_STR),
 	TLS_N("ssl_fc_ecformats_bin", SMP_T_STR, CLI),
-	TLS_N("ssl_fc_client_early_traffic_secret", SMP_T_STR, CLI),
-	TLS_N("ssl_fc_client_handshake_traffic_secret", SMP_T_STR, CLI),
-	TLS_N("ssl_fc_client_traffic_secret_0", SMP_T_STR, CLI),
-	TLS_N("ssl_fc_early_exporter_secret", SMP_T_STR, CLI),
-	TLS_N("ssl_fc_exporter_secret", SMP_T_STR, CLI),
-	TLS_N("ssl_fc_server_handshake_traffic_secret", SMP_T_STR, CLI),
-	TLS_N("ssl_fc_server_traffic_secret_0", SMP_T_STR, CLI),
 
 	/* TLS, server side */
 	TLS_F("ssl_bc", SRV, 1),

@@ -273,12 +273,16 @@ static int ssl_client_hello_cb(SSL *ssl, int *al, void *arg)
 static int ssl_ctx_common(SSL_CTX *ctx, struct ssl_bind *sb, const struct ssl_opts *o, char *err,
 			  size_t errlen)
 {
-	static const unsigned char sid_ctx[] = "hapx";
+	/* HAProxy's session id context: tickets and sessions resume across a move between it
+	 * and hapx sharing a tls-ticket-keys file */
+	static const unsigned char sid_ctx[] = "haproxy";
 
 	if (ssl_opts_apply(ctx, o, false, err, errlen) < 0)
 		return -1;
 	SSL_CTX_set_session_id_context(ctx, sid_ctx, sizeof(sid_ctx) - 1);
-	SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_SERVER);
+	/* tune.ssl.cachesize 0 disables the cache (OpenSSL's size 0 would mean unlimited) */
+	SSL_CTX_set_session_cache_mode(ctx, ssl_set.cachesize ? SSL_SESS_CACHE_SERVER
+							      : SSL_SESS_CACHE_OFF);
 	SSL_CTX_sess_set_cache_size(ctx, ssl_set.cachesize > 0 ? ssl_set.cachesize : 20000);
 	SSL_CTX_set_timeout(ctx, ssl_set.lifetime > 0 ? ssl_set.lifetime : 300);
 	if (ssl_ctx_dh_setup(ctx, err, errlen) < 0)
