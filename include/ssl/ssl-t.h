@@ -131,6 +131,9 @@ struct ssl_srv {
 	char *verifyhost;	 /* name checked against the certificate, or NULL */
 	char *check_sni;	 /* SNI of TLS health checks */
 	SSL_SESSION **sess;	 /* per thread: the last session, for resumption */
+	/* health checks (ssl_check.c) */
+	SSL_CTX *chk_ctx; /* set when checks run over TLS (check-ssl, or ssl without a check
+			   * port or addr): the same context as <ctx>, one more reference */
 };
 
 /* "global" TLS settings. */

@@ -45,6 +45,21 @@ int ssl_idle_event(struct conn *c);
 /* Handshakes left to this thread in the current loop turn (rationing), test hook. */
 int ssl_hs_budget_left(void);
 
+/* ---- health checks (ssl_check.c); the check's thread ---- */
+
+/* A client TLS object for a check of <srv> (its chk_ctx must be set) over socket <fd>,
+ * with the check SNI and the name to verify; NULL on failure. */
+SSL *ssl_chk_new(struct server *srv, int fd);
+
+/* One handshake step: 1 done, 0 again on the next event, -1 failed with the reason 2.6
+ * gives in <why>. */
+int ssl_chk_handshake(SSL *ssl, const char **why);
+
+/* recv()/send() on a check's TLS: bytes, 0 on close, -1 with errno (EAGAIN: again). */
+ssize_t ssl_chk_recv(SSL *ssl, void *buf, size_t len);
+ssize_t ssl_chk_send(SSL *ssl, const void *buf, size_t len);
+void ssl_chk_free(SSL *ssl);
+
 /* ---- configuration (ssl_bind_cfg.c, ssl_srv_cfg.c, ssl_global_cfg.c) ---- */
 
 /* Parses TLS option args[*i] of a bind line / server line, advancing *i past its value.

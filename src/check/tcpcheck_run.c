@@ -18,6 +18,7 @@
 #include <base/atomic.h>
 #include <check/check.h>
 #include <check/check_http.h>
+#include <check/check_ssl.h>
 #include <check/tcpcheck.h>
 #include <event/loop.h>
 #include <proc/global-t.h>
@@ -270,7 +271,7 @@ static int tcpchk_read(struct check *c)
 			c->teof = true; /* full: judge what we have */
 			break;
 		}
-		n = recv(c->fh.fd, c->buf + c->rcvd, c->bufsize - c->rcvd, 0);
+		n = chk_xrecv(c, c->buf + c->rcvd, c->bufsize - c->rcvd);
 		if (n > 0) {
 			c->rcvd += (size_t)n;
 			continue;
@@ -381,7 +382,7 @@ static int tcpchk_do_send(struct check *c, const struct tcpchk_rule *r)
 		len = c->slen;
 	}
 	while (c->sent < len) {
-		ssize_t n = send(c->fh.fd, data + c->sent, len - c->sent, MSG_NOSIGNAL);
+		ssize_t n = chk_xsend(c, data + c->sent, len - c->sent);
 
 		if (n < 0 && (errno == EAGAIN || errno == EINTR))
 			return 0;
@@ -590,9 +591,13 @@ void tcpchk_io(struct check *c, uint32_t events)
 		if (c->srv->px->timeout.check) /* connected: "timeout check" from now on */
 			c->conn_deadline = now_ms() + (uint64_t)c->srv->px->timeout.check;
 		timer_set(&c->timer, c->conn_deadline);
+		/* TLS (check_ssl.c): the implicit connect and "connect default" */
+		c->ssl_hs = chk_ssl_wanted(c) && (!c->tconn_rule || c->tcp->r[c->tstep].deflt);
 		if (c->tconn_rule)
 			c->tstep++;
 	}
+	if (unlikely(c->ssl_hs) && chk_ssl_handshake(c) <= 0)
+		return;
 	tcpchk_run(c);
 }
 
@@ -604,6 +609,10 @@ void tcpchk_timeout(struct check *c)
 	}
 	if (now_ms() < c->conn_deadline) {
 		timer_set(&c->timer, c->conn_deadline);
+		return;
+	}
+	if (unlikely(c->ssl_hs)) {
+		chk_ssl_timeout(c);
 		return;
 	}
 	tcpchk_conn_fail(c, CHK_R_L7TOUT, 0);

@@ -79,20 +79,24 @@ int ssl_srv_parse_opt(struct cfg_ctx *ctx, struct server *srv, int *i)
 	if (!strcmp(opt, "ssl") || !strcmp(opt, "no-ssl")) {
 		ss->opts.flags =
 			opt[0] == 's' ? ss->opts.flags | SSLO_SSL : ss->opts.flags & ~SSLO_SSL;
+		ss->opts.flags_set |= SSLO_SSL; /* kept by ssl_opts_merge */
 		return 0;
 	}
 	if (!strcmp(opt, "check-ssl") || !strcmp(opt, "no-check-ssl")) {
 		ss->opts.flags = opt[0] == 'c' ? ss->opts.flags | SSLO_CHECK_SSL
 					       : ss->opts.flags & ~SSLO_CHECK_SSL;
+		ss->opts.flags_set |= SSLO_CHECK_SSL;
 		return 0;
 	}
 	if (!strcmp(opt, "ssl-reuse") || !strcmp(opt, "no-ssl-reuse")) {
 		ss->opts.flags = opt[0] == 'n' ? ss->opts.flags | SSLO_NO_REUSE
 					       : ss->opts.flags & ~SSLO_NO_REUSE;
+		ss->opts.flags_set |= SSLO_NO_REUSE;
 		return 0;
 	}
 	if (!strcmp(opt, "no-verifyhost")) {
 		ss->opts.flags |= SSLO_NO_VERIFYHOST;
+		ss->opts.flags_set |= SSLO_NO_VERIFYHOST;
 		return 0;
 	}
 	if (!strcmp(opt, "sni"))
@@ -135,6 +139,7 @@ void ssl_srv_free(struct server *srv)
 		free(ss->sess);
 	}
 	SSL_CTX_free(ss->ctx);
+	SSL_CTX_free(ss->chk_ctx);
 	sample_expr_free(ss->sni);
 	free(ss->sni_str);
 	free(ss->verifyhost);
@@ -224,6 +229,16 @@ int ssl_srv_check(struct server *srv)
 				 srv->file, srv->line, srv->px->id, srv->id, ss->sni_str, err);
 			return 1;
 		}
+	}
+	/* checks over TLS: check-ssl, or ssl unless they go to another port or address */
+	if ((ss->opts.flags & SSLO_CHECK_SSL) ||
+	    (!srv->check_port && !srv->check_addr.ss_family)) {
+		SSL_CTX_up_ref(ctx);
+		ss->chk_ctx = ctx;
+	}
+	if (!(ss->opts.flags & SSLO_SSL)) { /* check-ssl only: the traffic stays clear */
+		ss->ctx = NULL;
+		SSL_CTX_free(ctx);
 	}
 	return 0;
 fail:
