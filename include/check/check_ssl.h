@@ -13,6 +13,10 @@
 /* True when the checks of <c>'s server run over TLS. */
 bool chk_ssl_wanted(const struct check *c);
 
+/* One step of the handshake of the run of <c> (started on the first call; ssl_hs is
+ * cleared once done): 1 complete, 0 waiting, -1 failed with 2.6's reason in <why>. */
+int chk_ssl_step(struct check *c, const char **why);
+
 /* Drives the handshake of the run of <c> (starting it on the first call; clears ssl_hs
  * once done). Returns 1 when complete, 0 while waiting, -1 when the run ended (a failed
  * Layer6 check). */

@@ -73,6 +73,11 @@ int ssl_srv_parse_opt(struct cfg_ctx *ctx, struct server *srv, int *i);
 int ssl_srv_prepare(struct conn *c, SSL *ssl);
 void ssl_srv_handshake_done(struct conn *c, SSL *ssl);
 
+/* Builds the client context of TLS server <srv> (config check, or "add server" on the
+ * CLI thread; alerts name the line, or stand alone for a dynamic server). Returns the
+ * number of errors. */
+int ssl_srv_check(struct server *srv);
+
 /* Copies the TLS settings of server <from> (a default-server) into <to>. Returns 0 or -1. */
 int ssl_srv_copy(struct server *to, const struct server *from);
 

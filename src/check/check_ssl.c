@@ -13,19 +13,26 @@ bool chk_ssl_wanted(const struct check *c)
 	return c->srv->ssl && c->srv->ssl->chk_ctx;
 }
 
-int chk_ssl_handshake(struct check *c)
+int chk_ssl_step(struct check *c, const char **why)
 {
-	const char *why = NULL;
 	int ret;
 
 	if (!c->ssl && !(c->ssl = ssl_chk_new(c->srv, c->fh.fd))) {
-		chk_finish(c, CHK_R_SOCKERR, 0, "out of memory");
+		*why = "SSL handshake failure"; /* out of memory */
 		return -1;
 	}
-	ret = ssl_chk_handshake(c->ssl, &why);
+	ret = ssl_chk_handshake(c->ssl, why);
 	if (ret > 0)
 		c->ssl_hs = false;
-	else if (ret < 0)
+	return ret;
+}
+
+int chk_ssl_handshake(struct check *c)
+{
+	const char *why = NULL;
+	int ret = chk_ssl_step(c, &why);
+
+	if (ret < 0)
 		chk_finish(c, CHK_R_L6RSP, 0, why);
 	return ret;
 }

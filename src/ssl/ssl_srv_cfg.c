@@ -4,6 +4,8 @@
  * and the resumption of the thread's last session with that server. Sessions are kept per
  * server and per thread: no lock, and a thread's connections resume its own session.
  */
+#include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,6 +50,21 @@ static int ssl_srv_set_str(struct cfg_ctx *ctx, struct server *srv, int *i, char
 	free(*dst);
 	*dst = v;
 	return 0;
+}
+
+/* As 2.6, a CA or CRL file that cannot be read is an error of its line. 0 or -1. */
+static int ssl_srv_file_check(struct cfg_ctx *ctx, const struct server *srv, const char *opt,
+			      const char *path)
+{
+	FILE *f = path ? fopen(path, "r") : NULL;
+
+	if (f) {
+		fclose(f);
+		return 0;
+	}
+	cfg_alert(ctx, "'server %s/%s' : Couldn't open the %s '%s' (%s).", srv->px->id, srv->id,
+		  opt, path ? path : "", strerror(errno));
+	return -1;
 }
 
 int ssl_srv_parse_opt(struct cfg_ctx *ctx, struct server *srv, int *i)
@@ -124,6 +141,9 @@ int ssl_srv_parse_opt(struct cfg_ctx *ctx, struct server *srv, int *i)
 		cfg_alert(ctx, "'server %s/%s' : %s.", srv->px->id, srv->id, err);
 		return -1;
 	}
+	if (ret == 0 && (!strcmp(opt, "ca-file") || !strcmp(opt, "crl-file")))
+		return ssl_srv_file_check(ctx, srv, opt,
+					  opt[1] == 'a' ? ss->opts.ca_file : ss->opts.crl_file);
 	return ret;
 }
 
@@ -167,6 +187,24 @@ static int ssl_srv_new_session(SSL *ssl, SSL_SESSION *sess)
 	return 1; /* we keep the reference */
 }
 
+/* Alerts <fmt> about server <srv>: after "Proxy 'b', server 's' [file:line]<sep>" for a
+ * server of the configuration, alone for a dynamic one (the runtime API's answer). */
+static void __attribute__((format(printf, 3, 4)))
+ssl_srv_alert(const struct server *srv, const char *sep, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (srv->file)
+		ha_alert("Proxy '%s', server '%s' [%s:%d]%s%s\n", srv->px->id, srv->id, srv->file,
+			 srv->line, sep, msg);
+	else
+		ha_alert("%s\n", msg);
+}
+
 int ssl_srv_check(struct server *srv)
 {
 	struct ssl_srv *ss = srv->ssl;
@@ -180,13 +218,12 @@ int ssl_srv_check(struct server *srv)
 	if (ss->opts.verify == SSLV_UNSET)
 		ss->opts.verify = ssl_set.server_verify;
 	if (ss->opts.verify == SSLV_REQUIRED && !ss->opts.ca_file) {
-		ha_alert(
-			"config : Proxy '%s', server '%s' [%s:%d] verify is enabled by default but "
-			"no CA file specified. If you're running on a LAN where you're certain to "
-			"trust the server's certificate, please set an explicit 'verify none' "
-			"statement on the 'server' line, or use 'ssl-server-verify none' in the "
-			"global section to disable server-side verifications by default.\n",
-			srv->px->id, srv->id, srv->file, srv->line);
+		ssl_srv_alert(srv, " ",
+			      "verify is enabled by default but no CA file specified. If you're "
+			      "running on a LAN where you're certain to trust the server's "
+			      "certificate, please set an explicit 'verify none' statement on the "
+			      "'server' line, or use 'ssl-server-verify none' in the global section "
+			      "to disable server-side verifications by default.");
 		return 1;
 	}
 	if (srv_conn_idx < 0)
@@ -224,9 +261,13 @@ int ssl_srv_check(struct server *srv)
 
 		ss->sni = sample_parse_expr(ss->sni_str, NULL, &pc, err, sizeof(err));
 		if (!ss->sni) {
-			ha_alert("config : parsing [%s:%d] : 'server %s/%s' : failed to parse sni "
-				 "expression '%s': %s.\n",
-				 srv->file, srv->line, srv->px->id, srv->id, ss->sni_str, err);
+			if (srv->file)
+				ha_alert("parsing [%s:%d] : 'server %s/%s' : failed to parse sni "
+					 "expression '%s': %s.\n",
+					 srv->file, srv->line, srv->px->id, srv->id, ss->sni_str, err);
+			else
+				ha_alert("failed to parse sni expression '%s': %s.\n", ss->sni_str,
+					 err);
 			return 1;
 		}
 	}
@@ -242,11 +283,10 @@ int ssl_srv_check(struct server *srv)
 	}
 	return 0;
 fail:
-	ha_alert("config : Proxy '%s', server '%s' [%s:%d]: %s.\n", srv->px->id, srv->id, srv->file,
-		 srv->line, err);
+	ssl_srv_alert(srv, ": ", "%s.", err);
 	return 1;
 oom:
-	ha_alert("config : out of memory.\n");
+	ha_alert("out of memory.\n");
 	return 1;
 }
 
