@@ -43,8 +43,6 @@ static const struct cfg_known cfg_known_kws[] = {
 	{ G, "issuers-chain-path", WHY_TLS },
 	{ G, "ssl-*", WHY_TLS },
 	{ G, "tune.ssl.*", WHY_TLS },
-	{ G, "maxsslconn", WHY_TLS },
-	{ G, "maxsslrate", WHY_TLS },
 	{ G, "lua-*", WHY_LUA },
 	{ G, "tune.lua.*", WHY_LUA },
 	{ G, "pp2-never-send-local", WHY_PP },
