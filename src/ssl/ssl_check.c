@@ -24,8 +24,8 @@ SSL *ssl_chk_new(struct server *srv, int fd)
 	SSL_set_connect_state(ssl);
 	if (ss->check_sni && !SSL_set_tlsext_host_name(ssl, ss->check_sni))
 		goto out_free;
-	/* the name verified: verifyhost, else the check's SNI (as 2.6) */
-	name = ss->verifyhost ? ss->verifyhost : ss->check_sni;
+	/* the name verified: the check's SNI, else verifyhost (as 2.6) */
+	name = ss->check_sni ? ss->check_sni : ss->verifyhost;
 	if (ss->opts.verify == SSLV_REQUIRED && !(ss->opts.flags & SSLO_NO_VERIFYHOST) && name) {
 		X509_VERIFY_PARAM *vp = SSL_get0_param(ssl);
 

@@ -187,10 +187,10 @@ static int ssl_srv_new_session(SSL *ssl, SSL_SESSION *sess)
 	return 1; /* we keep the reference */
 }
 
-/* Alerts <fmt> about server <srv>: after "Proxy 'b', server 's' [file:line]<sep>" for a
- * server of the configuration, alone for a dynamic one (the runtime API's answer). */
-static void __attribute__((format(printf, 3, 4)))
-ssl_srv_alert(const struct server *srv, const char *sep, const char *fmt, ...)
+/* Alerts <fmt> about server <srv>: after "[file:line] : 'server b/s' : " for a server of
+ * the configuration (2.6's form), alone for a dynamic one (the runtime API's answer). */
+static void __attribute__((format(printf, 2, 3)))
+ssl_srv_alert(const struct server *srv, const char *fmt, ...)
 {
 	char msg[1024];
 	va_list ap;
@@ -199,8 +199,8 @@ ssl_srv_alert(const struct server *srv, const char *sep, const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	if (srv->file)
-		ha_alert("Proxy '%s', server '%s' [%s:%d]%s%s\n", srv->px->id, srv->id, srv->file,
-			 srv->line, sep, msg);
+		ha_alert("[%s:%d] : 'server %s/%s' : %s\n", srv->file, srv->line, srv->px->id,
+			 srv->id, msg);
 	else
 		ha_alert("%s\n", msg);
 }
@@ -218,7 +218,7 @@ int ssl_srv_check(struct server *srv)
 	if (ss->opts.verify == SSLV_UNSET)
 		ss->opts.verify = ssl_set.server_verify;
 	if (ss->opts.verify == SSLV_REQUIRED && !ss->opts.ca_file) {
-		ssl_srv_alert(srv, " ",
+		ssl_srv_alert(srv,
 			      "verify is enabled by default but no CA file specified. If you're "
 			      "running on a LAN where you're certain to trust the server's "
 			      "certificate, please set an explicit 'verify none' statement on the "
@@ -283,7 +283,7 @@ int ssl_srv_check(struct server *srv)
 	}
 	return 0;
 fail:
-	ssl_srv_alert(srv, ": ", "%s.", err);
+	ssl_srv_alert(srv, "%s.", err);
 	return 1;
 oom:
 	ha_alert("out of memory.\n");
@@ -310,7 +310,8 @@ int ssl_srv_prepare(struct conn *c, SSL *ssl)
 		}
 	}
 	if (ss->opts.verify == SSLV_REQUIRED && !(ss->opts.flags & SSLO_NO_VERIFYHOST)) {
-		const char *check = ss->verifyhost ? ss->verifyhost : host;
+		/* as 2.6: the name sent in the SNI, else "verifyhost" */
+		const char *check = host ? host : ss->verifyhost;
 
 		if (check) {
 			X509_VERIFY_PARAM *vp = SSL_get0_param(ssl);
