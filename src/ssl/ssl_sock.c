@@ -236,7 +236,7 @@ static void ssl_front_step(struct conn *c)
 			ssl_thr_stats[tid].fe_reused++;
 		else
 			ssl_stats_key(false); /* SslFrontendKeyRate */
-		c->flags |= CO_FL_CAN_RECV; /* the request may already be in SSL's buffer */
+		c->flags |= CO_FL_CAN_RECV;   /* the request may already be in SSL's buffer */
 		h1_front_tls_ready(c);
 		return;
 	}

@@ -218,12 +218,12 @@ int ssl_srv_check(struct server *srv)
 	if (ss->opts.verify == SSLV_UNSET)
 		ss->opts.verify = ssl_set.server_verify;
 	if (ss->opts.verify == SSLV_REQUIRED && !ss->opts.ca_file) {
-		ssl_srv_alert(srv,
-			      "verify is enabled by default but no CA file specified. If you're "
-			      "running on a LAN where you're certain to trust the server's "
-			      "certificate, please set an explicit 'verify none' statement on the "
-			      "'server' line, or use 'ssl-server-verify none' in the global section "
-			      "to disable server-side verifications by default.");
+		ssl_srv_alert(
+			srv, "verify is enabled by default but no CA file specified. If you're "
+			     "running on a LAN where you're certain to trust the server's "
+			     "certificate, please set an explicit 'verify none' statement on the "
+			     "'server' line, or use 'ssl-server-verify none' in the global section "
+			     "to disable server-side verifications by default.");
 		return 1;
 	}
 	if (srv_conn_idx < 0)
@@ -264,7 +264,8 @@ int ssl_srv_check(struct server *srv)
 			if (srv->file)
 				ha_alert("parsing [%s:%d] : 'server %s/%s' : failed to parse sni "
 					 "expression '%s': %s.\n",
-					 srv->file, srv->line, srv->px->id, srv->id, ss->sni_str, err);
+					 srv->file, srv->line, srv->px->id, srv->id, ss->sni_str,
+					 err);
 			else
 				ha_alert("failed to parse sni expression '%s': %s.\n", ss->sni_str,
 					 err);
@@ -272,8 +273,7 @@ int ssl_srv_check(struct server *srv)
 		}
 	}
 	/* checks over TLS: check-ssl, or ssl unless they go to another port or address */
-	if ((ss->opts.flags & SSLO_CHECK_SSL) ||
-	    (!srv->check_port && !srv->check_addr.ss_family)) {
+	if ((ss->opts.flags & SSLO_CHECK_SSL) || (!srv->check_port && !srv->check_addr.ss_family)) {
 		SSL_CTX_up_ref(ctx);
 		ss->chk_ctx = ctx;
 	}

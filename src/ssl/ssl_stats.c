@@ -57,7 +57,7 @@ static uint32_t ssl_curr_conns(uint64_t *cum)
 {
 	uint64_t open = 0, closed = 0;
 	int n = global.nbthread > 0 && global.nbthread <= MAX_THREADS ? global.nbthread
-								       : MAX_THREADS;
+								      : MAX_THREADS;
 
 	for (int t = 0; t < n; t++) {
 		open += HA_ATOMIC_LOAD_RLX(&ssl_thr_stats[t].conns);
@@ -82,8 +82,7 @@ void ssl_stats_info(struct ssl_info *si, uint64_t now)
 	si->be_key_max = HA_ATOMIC_LOAD_RLX(&ssl_rates.be_key_max);
 	/* as 2.6: the share of this second's TLS connections that did not need a key */
 	if (si->fe_key_rate < si->rate)
-		si->fe_reuse_pct =
-			100 - (100 * si->fe_key_rate + (si->rate - 1)) / si->rate;
+		si->fe_reuse_pct = 100 - (100 * si->fe_key_rate + (si->rate - 1)) / si->rate;
 	/* SslCacheLookups/SslCacheMisses stay 0: sessions resume through OpenSSL's own cache
 	 * and tickets, which HAProxy's shared-cache counters do not see either */
 }
