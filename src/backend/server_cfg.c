@@ -19,7 +19,7 @@
 
 /* HAProxy options not implemented yet, with the reason given to the user. */
 static const char *const srv_later[][2] = {
-	{ "check-alpn", "health checks are not implemented yet" },
+	{ "check-alpn", "ALPN on TLS health checks is not implemented yet" },
 	{ "check-proto", "health checks are not implemented yet" },
 	{ "check-send-proxy", "health checks are not implemented yet" },
 	{ "send-proxy", "the PROXY protocol is not implemented yet" },
