@@ -322,6 +322,7 @@ static int defsrv_kw_parse(struct cfg_ctx *ctx)
 			free(tmp.track_name);
 			free(tmp.agent_send);
 			free(tmp.redir);
+			ssl_srv_free(&tmp);
 			return -1;
 		}
 	}
@@ -331,6 +332,7 @@ static int defsrv_kw_parse(struct cfg_ctx *ctx)
 	free(tmp.track_name);
 	free(tmp.agent_send);
 	free(tmp.redir);
+	ssl_srv_free(&tmp); /* the scratch server's TLS options (ssl/ssl_srv_cfg.c) */
 	if (proxy_defsrv_append(px, ctx->args + 1, ctx->nargs - 1) < 0) {
 		cfg_alert(ctx, "out of memory.");
 		return -1;
