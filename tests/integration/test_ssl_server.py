@@ -291,3 +291,22 @@ def test_maxsslrate(proxy, nginx, port, tmp_path):
     for _ in range(7):
         assert tls_get(port, ctx).startswith(b"HTTP/1.1 ")
     assert time.monotonic() - t0 > 1.5  # 2 per second: 7 take well over a second
+
+
+def test_ssl_default_server_global(proxy, nginx_tls, port, tmp_path):
+    """ssl-server-verify and ssl-default-server-* fill what a server leaves unset."""
+    n12, _ = nginx_tls("TLSv1.2")
+    n13, _ = nginx_tls("TLSv1.3")
+    glob = ("    ssl-server-verify none\n"
+            "    ssl-default-server-options ssl-min-ver TLSv1.3 no-tls-tickets\n"
+            "    ssl-default-server-ciphersuites TLS_AES_256_GCM_SHA384\n")
+    ports = [port, port + 1, port + 2]
+    body = (f"listen a\n    bind 127.0.0.1:{ports[0]}\n    retries 0\n"
+            f"    server s1 127.0.0.1:{n12} ssl\n"
+            f"listen b\n    bind 127.0.0.1:{ports[1]}\n    retries 0\n"
+            f"    server s1 127.0.0.1:{n12} ssl ssl-min-ver TLSv1.2\n"
+            f"listen c\n    bind 127.0.0.1:{ports[2]}\n    retries 0\n"
+            f"    server s1 127.0.0.1:{n13} ssl\n")
+    proxy(cfg(tmp_path / "s.sock", body, glob), ports=ports)
+    got = [(r.status, r.header("X-Proto")) for r in (httpc.get(p, "/") for p in ports)]
+    assert got == [(503, None), (200, "TLSv1.2"), (200, "TLSv1.3")]
