@@ -168,8 +168,12 @@ def test_tls_health_checks(proxy, nginx_tls, port, tmp_path):
             f"    tcp-check expect string ok\n"
             f"    server tc 127.0.0.1:{np} ssl verify none check inter 300\n"
             f"    server tcbad 127.0.0.1:{port} ssl verify none check inter 300\n"
-            f"listen plainhttp\n    bind 127.0.0.1:{port}\n    http-request return status 200\n")
-    p = proxy(cfg(sock, body), ports=[port])
+            f"listen plainhttp\n    bind 127.0.0.1:{port}\n    http-request return status 200\n"
+            f"listen clear\n    bind 127.0.0.1:{port + 1}\n"
+            f"    server s1 127.0.0.1:{np} check-ssl verify none\n")
+    p = proxy(cfg(sock, body), ports=[port, port + 1])
+    # check-ssl alone: the traffic stays clear (nginx: plain HTTP sent to its TLS port)
+    assert httpc.get(port + 1, "/").status == 400
     names = [("b1", n) for n in ("ok", "badca", "badsni", "goodsni", "plain", "chkssl",
                                  "port")] + [("b2", "ok"), ("b2", "notls"), ("b3", "tc"),
                                              ("b3", "tcbad")]
