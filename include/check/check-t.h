@@ -120,6 +120,9 @@ struct check {
 	char *ext_mem;	 /* argv, envp and their strings, built per run */
 	/* check variables (tcpcheck_vars.c): [0] check.*, [1] sess.*, emptied at each run */
 	struct vars vars[2];
+	/* TLS (check_ssl.c): the run's TLS object, and whether its handshake is under way */
+	struct ssl_st *ssl;
+	bool ssl_hs;
 };
 
 #endif

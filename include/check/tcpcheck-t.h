@@ -78,6 +78,7 @@ struct tcpchk_rule {
 	int port;		      /* 0: the server's check port */
 	struct sockaddr_storage addr; /* ss_family 0: the server's check address */
 	bool linger;		      /* close with RST (SO_LINGER 0) */
+	bool deflt;		      /* "default": the server's check settings (TLS) */
 	/* send: the bytes, or a log-format rendered per run (binary: rendered as hex) */
 	char *data;
 	size_t len;

@@ -16,6 +16,12 @@ extern int actconn;
 extern struct freq_ctr conn_rate;
 extern uint32_t conn_rate_max;
 
+/* Limits of TLS binds (maxsslconn, maxsslrate), set by ssl/ssl_stats.c once one is
+ * configured, NULL otherwise: "full" stops accepting until a connection ends; "wait" is
+ * the milliseconds before the next accept under the rate (0: now). */
+extern bool (*listener_tls_full)(void);
+extern uint32_t (*listener_tls_wait)(uint64_t now);
+
 /* Binds (or adopts for fd@N) <li>'s sockets, one per shard, and listens with <backlog>.
  * Before threads start. Returns 0, or -1 with the reason in err[0..errsz).
  */

@@ -131,6 +131,9 @@ struct ssl_srv {
 	char *verifyhost;	 /* name checked against the certificate, or NULL */
 	char *check_sni;	 /* SNI of TLS health checks */
 	SSL_SESSION **sess;	 /* per thread: the last session, for resumption */
+	/* health checks (ssl_check.c) */
+	SSL_CTX *chk_ctx; /* set when checks run over TLS (check-ssl, or ssl without a check
+			   * port or addr): the same context as <ctx>, one more reference */
 };
 
 /* "global" TLS settings. */
@@ -149,6 +152,10 @@ struct ssl_settings {
 	int ctx_cache_size;	/* tune.ssl.ssl-ctx-cache-size (accepted, no cache kept) */
 	uint32_t extra_files;	/* ssl-load-extra-files: SSL_EXTRA_* */
 	int hs_per_turn;	/* handshakes a thread runs per loop turn at most */
+	/* ssl_stats.c */
+	int maxsslconn; /* maxsslconn: TLS connections at once, 0 = none (accept stops) */
+	int maxsslrate; /* maxsslrate: per second on TLS binds, 0 = none (the runtime API
+			 * writes it: relaxed atomic) */
 };
 
 /* ssl_settings.extra_files */

@@ -51,6 +51,21 @@ int ssl_hs_budget_left(void);
 int ssl_mem_init(void);
 void ssl_mem_thread_release(void);
 
+/* ---- health checks (ssl_check.c); the check's thread ---- */
+
+/* A client TLS object for a check of <srv> (its chk_ctx must be set) over socket <fd>,
+ * with the check SNI and the name to verify; NULL on failure. */
+SSL *ssl_chk_new(struct server *srv, int fd);
+
+/* One handshake step: 1 done, 0 again on the next event, -1 failed with the reason 2.6
+ * gives in <why>. */
+int ssl_chk_handshake(SSL *ssl, const char **why);
+
+/* recv()/send() on a check's TLS: bytes, 0 on close, -1 with errno (EAGAIN: again). */
+ssize_t ssl_chk_recv(SSL *ssl, void *buf, size_t len);
+ssize_t ssl_chk_send(SSL *ssl, const void *buf, size_t len);
+void ssl_chk_free(SSL *ssl);
+
 /* ---- configuration (ssl_bind_cfg.c, ssl_srv_cfg.c, ssl_global_cfg.c) ---- */
 
 /* Parses TLS option args[*i] of a bind line / server line, advancing *i past its value.
@@ -63,6 +78,11 @@ int ssl_srv_parse_opt(struct cfg_ctx *ctx, struct server *srv, int *i);
  * <c> (SNI, resumption); after it completed (keeps the session for the next one). */
 int ssl_srv_prepare(struct conn *c, SSL *ssl);
 void ssl_srv_handshake_done(struct conn *c, SSL *ssl);
+
+/* Builds the client context of TLS server <srv> (config check, or "add server" on the
+ * CLI thread; alerts name the line, or stand alone for a dynamic server). Returns the
+ * number of errors. */
+int ssl_srv_check(struct server *srv);
 
 /* Copies the TLS settings of server <from> (a default-server) into <to>. Returns 0 or -1. */
 int ssl_srv_copy(struct server *to, const struct server *from);

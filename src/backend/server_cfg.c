@@ -19,7 +19,7 @@
 
 /* HAProxy options not implemented yet, with the reason given to the user. */
 static const char *const srv_later[][2] = {
-	{ "check-alpn", "health checks are not implemented yet" },
+	{ "check-alpn", "ALPN on TLS health checks is not implemented yet" },
 	{ "check-proto", "health checks are not implemented yet" },
 	{ "check-send-proxy", "health checks are not implemented yet" },
 	{ "send-proxy", "the PROXY protocol is not implemented yet" },
@@ -322,6 +322,7 @@ static int defsrv_kw_parse(struct cfg_ctx *ctx)
 			free(tmp.track_name);
 			free(tmp.agent_send);
 			free(tmp.redir);
+			ssl_srv_free(&tmp);
 			return -1;
 		}
 	}
@@ -331,6 +332,7 @@ static int defsrv_kw_parse(struct cfg_ctx *ctx)
 	free(tmp.track_name);
 	free(tmp.agent_send);
 	free(tmp.redir);
+	ssl_srv_free(&tmp); /* the scratch server's TLS options (ssl/ssl_srv_cfg.c) */
 	if (proxy_defsrv_append(px, ctx->args + 1, ctx->nargs - 1) < 0) {
 		cfg_alert(ctx, "out of memory.");
 		return -1;

@@ -27,6 +27,7 @@
 #include <mux/h1.h>
 #include <proc/global-t.h>
 #include <proxy/proxy.h>
+#include <ssl/ssl.h>
 #include <stats/counters.h>
 
 /* Deleted servers, kept until exit (thread 0 only). */
@@ -237,6 +238,17 @@ static struct server *srv_dyn_build(struct cli_ctx *ctx, struct proxy *px, const
 	if (why) {
 		srv_cfg_free(s);
 		return NULL;
+	}
+	if (s->ssl) { /* its TLS context (ssl/ssl_srv_cfg.c), its alert as the answer */
+		cfg_capture_buf = err;
+		cfg_capture_size = size;
+		n = ssl_srv_check(s);
+		cfg_capture_buf = NULL;
+		if (n) {
+			srv_dyn_answer(err, size);
+			srv_cfg_free(s);
+			return NULL;
+		}
 	}
 	return s;
 }

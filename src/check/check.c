@@ -21,6 +21,7 @@
 #include <check/agent.h>
 #include <check/check.h>
 #include <check/check_http.h>
+#include <check/check_ssl.h>
 #include <dns/dns_addr.h>
 #include <check/extcheck.h>
 #include <check/tcpcheck.h>
@@ -98,6 +99,7 @@ void chk_close(struct check *c)
 {
 	if (c->fh.fd < 0)
 		return;
+	chk_ssl_close(c); /* TLS (check_ssl.c) */
 	fd_unregister(&c->fh);
 	close(c->fh.fd);
 	c->fh.fd = -1;
@@ -227,7 +229,7 @@ static bool chk_judge(struct check *c, bool full)
 static void chk_recv(struct check *c)
 {
 	for (;;) {
-		ssize_t n = recv(c->fh.fd, c->buf + c->rcvd, c->bufsize - c->rcvd, 0);
+		ssize_t n = chk_xrecv(c, c->buf + c->rcvd, c->bufsize - c->rcvd);
 
 		if (n > 0) {
 			c->rcvd += (size_t)n;
@@ -252,8 +254,7 @@ static void chk_recv(struct check *c)
 static void chk_send(struct check *c)
 {
 	while (c->sent < c->http->req_len) {
-		ssize_t n = send(c->fh.fd, c->http->req + c->sent, c->http->req_len - c->sent,
-				 MSG_NOSIGNAL);
+		ssize_t n = chk_xsend(c, c->http->req + c->sent, c->http->req_len - c->sent);
 
 		if (n < 0 && errno == EAGAIN)
 			return;
@@ -290,11 +291,20 @@ static void chk_iocb(struct fd_handler *h, uint32_t events)
 		}
 		if (!(events & EPOLLOUT))
 			return;
-		if (!c->http) {
+		c->ssl_hs = chk_ssl_wanted(c); /* TLS first (check_ssl.c) */
+		c->phase = CHK_PH_SEND;
+		if (!c->http && !c->ssl_hs) {
 			chk_finish(c, CHK_R_L4OK, 0, NULL);
 			return;
 		}
-		c->phase = CHK_PH_SEND;
+	}
+	if (unlikely(c->ssl_hs)) {
+		if (chk_ssl_handshake(c) <= 0)
+			return;
+		if (!c->http) {
+			chk_finish(c, CHK_R_L6OK, 0, NULL);
+			return;
+		}
 	}
 	if (c->phase == CHK_PH_SEND)
 		chk_send(c);
@@ -396,6 +406,10 @@ static void chk_timer_cb(struct timer *t)
 	}
 	if (now_ms() < c->conn_deadline) { /* connected in time: the rest of the run */
 		timer_set(&c->timer, c->conn_deadline);
+		return;
+	}
+	if (unlikely(c->ssl_hs)) {
+		chk_ssl_timeout(c);
 		return;
 	}
 	chk_finish(c, CHK_R_L7TOUT, 0, NULL);

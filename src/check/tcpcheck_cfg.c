@@ -171,12 +171,15 @@ int tcpchk_kw_connect(struct cfg_ctx *ctx, struct tcpchk_rules *rs)
 
 		if (!strcmp(k, "default") || !strcmp(k, "linger")) {
 			r->linger |= !strcmp(k, "linger");
+			r->deflt |= !strcmp(k, "default");
 			continue;
 		}
 		if (!strcmp(k, "send-proxy") || !strcmp(k, "via-socks4"))
 			return cfg_not_supported(ctx, "the PROXY protocol is not implemented yet");
 		if (!strcmp(k, "ssl") || !strcmp(k, "sni") || !strcmp(k, "alpn"))
-			return cfg_not_supported(ctx, "TLS is not implemented yet");
+			return cfg_not_supported(ctx, "TLS options of a connect rule are not "
+						      "implemented yet: 'default' uses the "
+						      "server's check-ssl and check-sni");
 		if (!strcmp(k, "proto"))
 			return cfg_not_supported(ctx, "only HTTP/1 checks are implemented");
 		if (strcmp(k, "port") && strcmp(k, "addr") && strcmp(k, "comment")) {

@@ -18,6 +18,7 @@
 #include <base/atomic.h>
 #include <check/check.h>
 #include <check/check_http.h>
+#include <check/check_ssl.h>
 #include <check/tcpcheck.h>
 #include <event/loop.h>
 #include <proc/global-t.h>
@@ -162,6 +163,33 @@ static int tcpchk_connect(struct check *c, const struct tcpchk_rule *r)
 	return 0;
 }
 
+/* Drives the TLS handshake of a connect (tstep is still the connect rule's). Returns 1
+ * when done, 0 while waiting, -1 when the run ended ("SSL handshake failure at step 1 of
+ * tcp-check (connect)", as 2.6). */
+static int tcpchk_tls(struct check *c)
+{
+	const struct tcpchk_rule *r = c->tconn_rule ? &c->tcp->r[c->tstep] : NULL;
+	const char *why = NULL;
+	char info[TCPCHK_INFO_MAX];
+	int ret = chk_ssl_step(c, &why);
+
+	if (ret >= 0)
+		return ret;
+	if (tcpchk_builtin(c)) {
+		chk_finish(c, CHK_R_L6RSP, 0, why);
+		return -1;
+	}
+	if (!r)
+		snprintf(info, sizeof(info), "%s at initial connection step of tcp-check", why);
+	else
+		snprintf(info, sizeof(info), "%s at step %d of tcp-check (connect)", why,
+			 c->tstep + 1);
+	if (r)
+		tcpchk_add_comment(r, info, sizeof(info), true);
+	chk_finish(c, CHK_R_L6RSP, 0, info);
+	return -1;
+}
+
 /* The info of HTTP expect <r> on success (<ok>) or failure: its on-success/on-error
  * format rendered into sbuf (free while expecting), or NULL when it has none. */
 static const char *tcpchk_http_info(struct check *c, const struct tcpchk_rule *r, bool ok)
@@ -270,7 +298,7 @@ static int tcpchk_read(struct check *c)
 			c->teof = true; /* full: judge what we have */
 			break;
 		}
-		n = recv(c->fh.fd, c->buf + c->rcvd, c->bufsize - c->rcvd, 0);
+		n = chk_xrecv(c, c->buf + c->rcvd, c->bufsize - c->rcvd);
 		if (n > 0) {
 			c->rcvd += (size_t)n;
 			continue;
@@ -381,7 +409,7 @@ static int tcpchk_do_send(struct check *c, const struct tcpchk_rule *r)
 		len = c->slen;
 	}
 	while (c->sent < len) {
-		ssize_t n = send(c->fh.fd, data + c->sent, len - c->sent, MSG_NOSIGNAL);
+		ssize_t n = chk_xsend(c, data + c->sent, len - c->sent);
 
 		if (n < 0 && (errno == EAGAIN || errno == EINTR))
 			return 0;
@@ -590,6 +618,14 @@ void tcpchk_io(struct check *c, uint32_t events)
 		if (c->srv->px->timeout.check) /* connected: "timeout check" from now on */
 			c->conn_deadline = now_ms() + (uint64_t)c->srv->px->timeout.check;
 		timer_set(&c->timer, c->conn_deadline);
+		/* TLS (check_ssl.c): the implicit connect and "connect default" */
+		c->ssl_hs = chk_ssl_wanted(c) && (!c->tconn_rule || c->tcp->r[c->tstep].deflt);
+		if (c->tconn_rule && !c->ssl_hs)
+			c->tstep++;
+	}
+	if (unlikely(c->ssl_hs)) {
+		if (tcpchk_tls(c) <= 0)
+			return;
 		if (c->tconn_rule)
 			c->tstep++;
 	}
@@ -604,6 +640,10 @@ void tcpchk_timeout(struct check *c)
 	}
 	if (now_ms() < c->conn_deadline) {
 		timer_set(&c->timer, c->conn_deadline);
+		return;
+	}
+	if (unlikely(c->ssl_hs)) {
+		chk_ssl_timeout(c);
 		return;
 	}
 	tcpchk_conn_fail(c, CHK_R_L7TOUT, 0);

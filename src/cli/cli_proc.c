@@ -26,6 +26,8 @@
 #include <event/loop.h>
 #include <proc/global-t.h>
 #include <proc/version.h>
+#include <ssl/ssl.h>
+#include <ssl/ssl_stats.h>
 #include <stats/counters.h>
 #include <thread/thread-t.h>
 #include "cli_int.h"
@@ -337,11 +339,11 @@ static int cli_set_rate_limit(struct cli_ctx *ctx)
 			dst = &global.maxconnrate;
 		else if (strcmp(ctx->args[2], "sessions") == 0)
 			dst = &global.maxsessrate;
-		else if (!strcmp(ctx->args[2], "ssl-sessions") ||
-			 !strcmp(ctx->args[2], "http-compression"))
-			return cli_proc_msg(
-				ctx, "'set rate-limit ssl-sessions|http-compression' is "
-				     "not supported yet (no TLS sessions, no compression).\n");
+		else if (strcmp(ctx->args[2], "ssl-sessions") == 0)
+			dst = &ssl_set.maxsslrate; /* maxsslrate (ssl/ssl_stats.c) */
+		else if (!strcmp(ctx->args[2], "http-compression"))
+			return cli_proc_msg(ctx, "'set rate-limit http-compression' is "
+						 "not supported yet (no compression).\n");
 	}
 	if (!dst)
 		return cli_proc_msg(
@@ -358,6 +360,7 @@ static int cli_set_rate_limit(struct cli_ctx *ctx)
 	if (v < 0 || v > INT_MAX)
 		return cli_proc_msg(ctx, "Value out of range.\n");
 	HA_ATOMIC_STORE_RLX(dst, (int)v);
+	ssl_stats_limits_changed();
 	listeners_limits_changed();
 	return CLI_DONE;
 }

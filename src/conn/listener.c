@@ -188,7 +188,8 @@ int listener_bind(struct listener *li, int backlog, char *err, size_t errsz)
 	struct li_shard plan[MAX_THREADS];
 	int n = shard_plan(li, plan);
 
-	if (global.maxconnrate || global.maxsessrate || li->bind->px->sess_rate_lim)
+	if (global.maxconnrate || global.maxsessrate || li->bind->px->sess_rate_lim ||
+	    (li->bind->ssl && listener_tls_wait))
 		rate_limited = true;
 
 	li->shards = calloc((size_t)n, sizeof(*li->shards));
@@ -250,6 +251,9 @@ void listener_close(struct listener *li)
 
 /* ---- accepting ---- */
 
+bool (*listener_tls_full)(void);
+uint32_t (*listener_tls_wait)(uint64_t now);
+
 static bool listener_full(const struct listener *li)
 {
 	const struct proxy *px = li->bind->px;
@@ -260,6 +264,8 @@ static bool listener_full(const struct listener *li)
 	if (gmax && HA_ATOMIC_LOAD_RLX(&actconn) >= gmax)
 		return true;
 	if (pxmax && HA_ATOMIC_LOAD_RLX(&px->feconn) >= pxmax)
+		return true;
+	if (unlikely(li->bind->ssl) && listener_tls_full && listener_tls_full()) /* maxsslconn */
 		return true;
 	return li->bind->maxconn && HA_ATOMIC_LOAD_RLX(&li->nbconn) >= li->bind->maxconn;
 }
@@ -280,6 +286,8 @@ static int listener_rate_wait(const struct listener *li)
 		w = x;
 	if (px->sess_rate_lim &&
 	    (x = freq_ctr_wait(&px->sess_rate, (uint32_t)px->sess_rate_lim, now)) > w)
+		w = x;
+	if (li->bind->ssl && listener_tls_wait && (x = listener_tls_wait(now)) > w) /* maxsslrate */
 		w = x;
 	return (int)w;
 }
@@ -570,7 +578,8 @@ void listener_release(struct listener *li)
 
 void listeners_limits_changed(void)
 {
-	if (HA_ATOMIC_LOAD_RLX(&global.maxconnrate) || HA_ATOMIC_LOAD_RLX(&global.maxsessrate))
+	if (HA_ATOMIC_LOAD_RLX(&global.maxconnrate) || HA_ATOMIC_LOAD_RLX(&global.maxsessrate) ||
+	    listener_tls_wait)
 		HA_ATOMIC_STORE_RLX(&rate_limited, true);
 	if (HA_ATOMIC_LOAD_RLX(&paused_regs))
 		resume_all();

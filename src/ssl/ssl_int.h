@@ -32,9 +32,6 @@ int ssl_crtlist_load(struct ssl_bind *sb, const char *path, char *err, size_t er
 int ssl_tkeys_load(struct ssl_bind *sb, const char *path, char *err, size_t errlen);
 void ssl_tkeys_free(struct ssl_bind *sb);
 
-/* ssl_srv_cfg.c: builds the context of TLS server <srv>; returns the number of errors */
-int ssl_srv_check(struct server *srv);
-
 /* ssl_tkeys.c, ssl_keylog.c, ssl_capture.c: their part of a server context (called by
  * ssl_ctx_extra_setup). Return 0 or -1 with <err>. */
 int ssl_tkeys_setup(SSL_CTX *ctx, struct ssl_bind *sb, char *err, size_t errlen);

@@ -143,6 +143,7 @@ static SSL *ssl_new_for(struct conn *c, SSL_CTX *ctx)
 	SSL_set_bio(ssl, bio, bio);
 	c->xprt = ssl;
 	c->flags |= CO_FL_XPRT;
+	ssl_stats_open(); /* CurrSslConns, CumSslConns (ssl_stats.c) */
 	return ssl;
 }
 
@@ -233,7 +234,9 @@ static void ssl_front_step(struct conn *c)
 		ssl_thr_stats[tid].fe_hs++;
 		if (SSL_session_reused(ssl))
 			ssl_thr_stats[tid].fe_reused++;
-		c->flags |= CO_FL_CAN_RECV; /* the request may already be in SSL's buffer */
+		else
+			ssl_stats_key(false); /* SslFrontendKeyRate */
+		c->flags |= CO_FL_CAN_RECV;   /* the request may already be in SSL's buffer */
 		h1_front_tls_ready(c);
 		return;
 	}
@@ -256,6 +259,7 @@ int ssl_front_attach(struct conn *c, struct ssl_bind *sb)
 
 	if (!ssl)
 		return -1;
+	ssl_stats_accept(); /* SslRate, maxsslrate (ssl_stats.c) */
 	SSL_set_accept_state(ssl);
 	if (ssl_set.maxrecord > 0)
 		SSL_set_max_send_fragment(ssl, (long)(ssl_set.maxrecord < 512 ? 512
@@ -295,6 +299,8 @@ int ssl_back_handshake(struct conn *c)
 		ssl_thr_stats[tid].be_hs++;
 		if (SSL_session_reused(ssl))
 			ssl_thr_stats[tid].be_reused++;
+		else
+			ssl_stats_key(true); /* SslBackendKeyRate */
 		c->flags |= CO_FL_CAN_RECV;
 		ssl_srv_handshake_done(c, ssl);
 		return 1;
@@ -435,6 +441,7 @@ void ssl_close(struct conn *c)
 	SSL_free(ssl);
 	c->xprt = NULL;
 	c->flags &= ~CO_FL_XPRT;
+	ssl_stats_close();
 }
 
 int ssl_idle_event(struct conn *c)

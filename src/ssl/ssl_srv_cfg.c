@@ -4,6 +4,8 @@
  * and the resumption of the thread's last session with that server. Sessions are kept per
  * server and per thread: no lock, and a thread's connections resume its own session.
  */
+#include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +52,21 @@ static int ssl_srv_set_str(struct cfg_ctx *ctx, struct server *srv, int *i, char
 	return 0;
 }
 
+/* As 2.6, a CA or CRL file that cannot be read is an error of its line. 0 or -1. */
+static int ssl_srv_file_check(struct cfg_ctx *ctx, const struct server *srv, const char *opt,
+			      const char *path)
+{
+	FILE *f = path ? fopen(path, "r") : NULL;
+
+	if (f) {
+		fclose(f);
+		return 0;
+	}
+	cfg_alert(ctx, "'server %s/%s' : Couldn't open the %s '%s' (%s).", srv->px->id, srv->id,
+		  opt, path ? path : "", strerror(errno));
+	return -1;
+}
+
 int ssl_srv_parse_opt(struct cfg_ctx *ctx, struct server *srv, int *i)
 {
 	const char *opt = ctx->args[*i];
@@ -79,20 +96,24 @@ int ssl_srv_parse_opt(struct cfg_ctx *ctx, struct server *srv, int *i)
 	if (!strcmp(opt, "ssl") || !strcmp(opt, "no-ssl")) {
 		ss->opts.flags =
 			opt[0] == 's' ? ss->opts.flags | SSLO_SSL : ss->opts.flags & ~SSLO_SSL;
+		ss->opts.flags_set |= SSLO_SSL; /* kept by ssl_opts_merge */
 		return 0;
 	}
 	if (!strcmp(opt, "check-ssl") || !strcmp(opt, "no-check-ssl")) {
 		ss->opts.flags = opt[0] == 'c' ? ss->opts.flags | SSLO_CHECK_SSL
 					       : ss->opts.flags & ~SSLO_CHECK_SSL;
+		ss->opts.flags_set |= SSLO_CHECK_SSL;
 		return 0;
 	}
 	if (!strcmp(opt, "ssl-reuse") || !strcmp(opt, "no-ssl-reuse")) {
 		ss->opts.flags = opt[0] == 'n' ? ss->opts.flags | SSLO_NO_REUSE
 					       : ss->opts.flags & ~SSLO_NO_REUSE;
+		ss->opts.flags_set |= SSLO_NO_REUSE;
 		return 0;
 	}
 	if (!strcmp(opt, "no-verifyhost")) {
 		ss->opts.flags |= SSLO_NO_VERIFYHOST;
+		ss->opts.flags_set |= SSLO_NO_VERIFYHOST;
 		return 0;
 	}
 	if (!strcmp(opt, "sni"))
@@ -120,6 +141,9 @@ int ssl_srv_parse_opt(struct cfg_ctx *ctx, struct server *srv, int *i)
 		cfg_alert(ctx, "'server %s/%s' : %s.", srv->px->id, srv->id, err);
 		return -1;
 	}
+	if (ret == 0 && (!strcmp(opt, "ca-file") || !strcmp(opt, "crl-file")))
+		return ssl_srv_file_check(ctx, srv, opt,
+					  opt[1] == 'a' ? ss->opts.ca_file : ss->opts.crl_file);
 	return ret;
 }
 
@@ -135,6 +159,7 @@ void ssl_srv_free(struct server *srv)
 		free(ss->sess);
 	}
 	SSL_CTX_free(ss->ctx);
+	SSL_CTX_free(ss->chk_ctx);
 	sample_expr_free(ss->sni);
 	free(ss->sni_str);
 	free(ss->verifyhost);
@@ -162,6 +187,24 @@ static int ssl_srv_new_session(SSL *ssl, SSL_SESSION *sess)
 	return 1; /* we keep the reference */
 }
 
+/* Alerts <fmt> about server <srv>: after "[file:line] : 'server b/s' : " for a server of
+ * the configuration (2.6's form), alone for a dynamic one (the runtime API's answer). */
+static void __attribute__((format(printf, 2, 3)))
+ssl_srv_alert(const struct server *srv, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (srv->file)
+		ha_alert("[%s:%d] : 'server %s/%s' : %s\n", srv->file, srv->line, srv->px->id,
+			 srv->id, msg);
+	else
+		ha_alert("%s\n", msg);
+}
+
 int ssl_srv_check(struct server *srv)
 {
 	struct ssl_srv *ss = srv->ssl;
@@ -175,13 +218,12 @@ int ssl_srv_check(struct server *srv)
 	if (ss->opts.verify == SSLV_UNSET)
 		ss->opts.verify = ssl_set.server_verify;
 	if (ss->opts.verify == SSLV_REQUIRED && !ss->opts.ca_file) {
-		ha_alert(
-			"config : Proxy '%s', server '%s' [%s:%d] verify is enabled by default but "
-			"no CA file specified. If you're running on a LAN where you're certain to "
-			"trust the server's certificate, please set an explicit 'verify none' "
-			"statement on the 'server' line, or use 'ssl-server-verify none' in the "
-			"global section to disable server-side verifications by default.\n",
-			srv->px->id, srv->id, srv->file, srv->line);
+		ssl_srv_alert(
+			srv, "verify is enabled by default but no CA file specified. If you're "
+			     "running on a LAN where you're certain to trust the server's "
+			     "certificate, please set an explicit 'verify none' statement on the "
+			     "'server' line, or use 'ssl-server-verify none' in the global section "
+			     "to disable server-side verifications by default.");
 		return 1;
 	}
 	if (srv_conn_idx < 0)
@@ -219,19 +261,32 @@ int ssl_srv_check(struct server *srv)
 
 		ss->sni = sample_parse_expr(ss->sni_str, NULL, &pc, err, sizeof(err));
 		if (!ss->sni) {
-			ha_alert("config : parsing [%s:%d] : 'server %s/%s' : failed to parse sni "
-				 "expression '%s': %s.\n",
-				 srv->file, srv->line, srv->px->id, srv->id, ss->sni_str, err);
+			if (srv->file)
+				ha_alert("parsing [%s:%d] : 'server %s/%s' : failed to parse sni "
+					 "expression '%s': %s.\n",
+					 srv->file, srv->line, srv->px->id, srv->id, ss->sni_str,
+					 err);
+			else
+				ha_alert("failed to parse sni expression '%s': %s.\n", ss->sni_str,
+					 err);
 			return 1;
 		}
 	}
+	/* checks over TLS: check-ssl, or ssl unless they go to another port or address */
+	if ((ss->opts.flags & SSLO_CHECK_SSL) || (!srv->check_port && !srv->check_addr.ss_family)) {
+		SSL_CTX_up_ref(ctx);
+		ss->chk_ctx = ctx;
+	}
+	if (!(ss->opts.flags & SSLO_SSL)) { /* check-ssl only: the traffic stays clear */
+		ss->ctx = NULL;
+		SSL_CTX_free(ctx);
+	}
 	return 0;
 fail:
-	ha_alert("config : Proxy '%s', server '%s' [%s:%d]: %s.\n", srv->px->id, srv->id, srv->file,
-		 srv->line, err);
+	ssl_srv_alert(srv, "%s.", err);
 	return 1;
 oom:
-	ha_alert("config : out of memory.\n");
+	ha_alert("out of memory.\n");
 	return 1;
 }
 
@@ -255,7 +310,8 @@ int ssl_srv_prepare(struct conn *c, SSL *ssl)
 		}
 	}
 	if (ss->opts.verify == SSLV_REQUIRED && !(ss->opts.flags & SSLO_NO_VERIFYHOST)) {
-		const char *check = ss->verifyhost ? ss->verifyhost : host;
+		/* as 2.6: the name sent in the SNI, else "verifyhost" */
+		const char *check = host ? host : ss->verifyhost;
 
 		if (check) {
 			X509_VERIFY_PARAM *vp = SSL_get0_param(ssl);

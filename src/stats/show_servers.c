@@ -14,6 +14,7 @@
 #include <cli/cli.h>
 #include <dns/dns_addr.h>
 #include <proxy/proxy.h>
+#include <ssl/ssl-t.h>
 
 static const char srv_state_hdr[] =
 	"1\n# be_id be_name srv_id srv_name srv_addr srv_op_state srv_admin_state srv_uweight "
@@ -88,7 +89,8 @@ static int srv_state_line(struct cli_ctx *ctx, const struct proxy *px, const str
 			  "%d %s %s %d\n",
 			  srv_state_iid(px), px->id, srv->puid, srv->id, ip, maint ? 0 : 2, adm26,
 			  HA_ATOMIC_LOAD_RLX(&srv->uweight), srv->iweight, cli_uptime_ms() / 1000,
-			  1, 0, maint ? 0 : 2, maint ? 8 : 0, 0, 0, 0, "-", port, "-", 0,
+			  1, 0, maint ? 0 : 2, maint ? 8 : 0, 0, 0, 0, "-", port, "-",
+			  srv->ssl && srv->ssl->ctx ? 1 : 0, /* srv_use_ssl */
 			  srv->check_port, chk_ip, agt_ip, srv_state_agent_port(srv));
 }
 

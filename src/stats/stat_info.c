@@ -18,6 +18,7 @@
 #include <proc/global-t.h>
 #include <proc/version.h>
 #include <proxy/proxy.h>
+#include <ssl/ssl_stats.h>
 #include <stats/counters.h>
 #include <stats/stats.h>
 #include <thread/thread-t.h>
@@ -114,6 +115,27 @@ static void info_fill_rates(struct stat_line *l)
 	INF_NUM(l, INF_MAXSESSRATE, max);
 }
 
+/* The TLS fields (ssl/ssl_stats.c). */
+static void info_fill_ssl(struct stat_line *l)
+{
+	struct ssl_info si;
+
+	ssl_stats_info(&si, th_ctx ? now_ms() : 0);
+	INF_NUM(l, INF_MAXSSLCONNS, si.max_conns);
+	INF_NUM(l, INF_CURRSSLCONNS, si.curr_conns);
+	INF_NUM(l, INF_CUMSSLCONNS, si.cum_conns);
+	INF_NUM(l, INF_SSLRATE, si.rate);
+	INF_NUM(l, INF_SSLRATELIMIT, si.rate_limit);
+	INF_NUM(l, INF_MAXSSLRATE, si.rate_max);
+	INF_NUM(l, INF_SSLFRONTENDKEYRATE, si.fe_key_rate);
+	INF_NUM(l, INF_SSLFRONTENDMAXKEYRATE, si.fe_key_max);
+	INF_NUM(l, INF_SSLFRONTENDSESSIONREUSE_PCT, si.fe_reuse_pct);
+	INF_NUM(l, INF_SSLBACKENDKEYRATE, si.be_key_rate);
+	INF_NUM(l, INF_SSLBACKENDMAXKEYRATE, si.be_key_max);
+	INF_NUM(l, INF_SSLCACHELOOKUPS, si.cache_lookups);
+	INF_NUM(l, INF_SSLCACHEMISSES, si.cache_misses);
+}
+
 /* Process identity and limits. */
 static void info_fill_process(struct stat_line *l)
 {
@@ -161,6 +183,7 @@ void stats_fill_info(struct stat_line *l)
 		INF_NUM(l, info_zeros[i], 0);
 	info_fill_process(l);
 	info_fill_rates(l);
+	info_fill_ssl(l);
 	info_sum(&t);
 	t.cum_conns += cli_cum_sessions();
 	t.cum_req += cli_cum_sessions();

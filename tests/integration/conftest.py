@@ -280,6 +280,90 @@ http {{
             stop_pid_proc(proc)
 
 
+def make_test_ca(d, names=("backend.test",)):
+    """A test CA and a server certificate for <names> signed by it, generated in <d> with
+    openssl (never committed). Returns dict(ca=, crt=, key=, pem=) of paths."""
+    d = pathlib.Path(d)
+    d.mkdir(parents=True, exist_ok=True)
+
+    def ossl(*args):
+        subprocess.run(["openssl"] + list(args), check=True, capture_output=True, timeout=60)
+
+    ossl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(d / "ca.key"),
+         "-out", str(d / "ca.pem"), "-days", "30", "-subj", "/CN=hapx test CA")
+    ossl("req", "-newkey", "rsa:2048", "-nodes", "-keyout", str(d / "srv.key"),
+         "-out", str(d / "srv.csr"), "-subj", "/CN=%s" % names[0])
+    (d / "ext.cnf").write_text("subjectAltName=" + ",".join("DNS:" + n for n in names) + "\n")
+    ossl("x509", "-req", "-in", str(d / "srv.csr"), "-CA", str(d / "ca.pem"), "-CAkey",
+         str(d / "ca.key"), "-CAcreateserial", "-out", str(d / "srv.pem"), "-days", "30",
+         "-extfile", str(d / "ext.cnf"))
+    (d / "full.pem").write_text((d / "srv.pem").read_text() + (d / "srv.key").read_text())
+    return {"ca": d / "ca.pem", "crt": d / "srv.pem", "key": d / "srv.key",
+            "pem": d / "full.pem"}
+
+
+@pytest.fixture
+def nginx_tls(tmp_path):
+    """Factory: nginx_tls(protocols="TLSv1.2 TLSv1.3") -> (port, certs) of a foreground
+    nginx serving TLS with a generated test certificate (backend.test), answering 200 "ok"
+    with X-Reused ($ssl_session_reused), X-Sni and X-Proto headers."""
+    procs = []
+    certs = {}
+
+    def start(protocols="TLSv1.2 TLSv1.3"):
+        if not os.path.exists(NGINX_BIN):
+            pytest.skip("nginx not installed")
+        if not certs:
+            certs.update(make_test_ca(tmp_path / "pki"))
+        root = tmp_path / ("ngxtls%d" % len(procs))
+        (root / "tmp").mkdir(parents=True, exist_ok=True)
+        p = free_port()
+        t = root / "tmp"
+        conf = root / "nginx.conf"
+        conf.write_text(f"""
+daemon off;
+master_process off;
+worker_processes 1;
+pid {root}/nginx.pid;
+error_log {root}/error.log warn;
+events {{ worker_connections 256; }}
+http {{
+    access_log off;
+    client_body_temp_path {t}/body;
+    proxy_temp_path {t}/proxy;
+    fastcgi_temp_path {t}/fcgi;
+    uwsgi_temp_path {t}/uwsgi;
+    scgi_temp_path {t}/scgi;
+    server {{
+        listen 127.0.0.1:{p} ssl;
+        ssl_certificate {certs["crt"]};
+        ssl_certificate_key {certs["key"]};
+        ssl_protocols {protocols};
+        ssl_session_cache shared:S{len(procs)}:1m;
+        location / {{
+            add_header X-Reused $ssl_session_reused always;
+            add_header X-Sni "$ssl_server_name" always;
+            add_header X-Proto $ssl_protocol always;
+            return 200 "ok\n";
+        }}
+    }}
+}}
+""")
+        proc = subprocess.Popen([NGINX_BIN, "-c", str(conf), "-p", str(root)],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                stdin=subprocess.DEVNULL)
+        procs.append(proc)
+        if not wait_port(p, 10.0, proc):
+            pytest.fail("nginx (TLS) did not start")
+        return p, certs
+
+    try:
+        yield start
+    finally:
+        for proc in procs:
+            stop_pid_proc(proc)
+
+
 def cli(addr, cmd, timeout=5.0):
     """Send one line to a runtime API socket (unix path, or (host, port)) and return what
     the proxy writes until it closes the connection (non-interactive mode), as text."""

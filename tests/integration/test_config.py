@@ -96,7 +96,7 @@ def test_nul_byte_is_an_error(tmp_path, text, line, pos):
 @pytest.mark.parametrize("glob", [
     "description my load balancer", "node lb-1", "spread-checks 5",
     "max-spread-checks 2s", "tune.http.logurilen 2048", "tune.http.cookielen 64",
-    "strict-limits", "nosplice", "insecure-fork-wanted",
+    "strict-limits", "nosplice", "insecure-fork-wanted", "maxsslconn 100", "maxsslrate 100",
 ])
 def test_keywords_without_machinery_are_accepted(tmp_path, glob):
     p = tmp_path / "x.cfg"
@@ -108,11 +108,9 @@ def test_keywords_without_machinery_are_accepted(tmp_path, glob):
 
 @pytest.mark.ours
 @pytest.mark.parametrize("section,line,why", [
-    ("global", "maxsslconn 100", "TLS"),
     ("global", "tune.h2.max-concurrent-streams 10", "HTTP/2"),
     ("global", "lua-load-per-thread x.lua", "Lua"),
     ("global", "noepoll", "epoll"),
-    ("global", "maxsslrate 100", "TLS"),
     ("global", "tune.rcvbuf.client 8192", "socket buffer"),
     ("proxy", "filter compression", "filters"),
     ("proxy", "option forwarded", "Forwarded"),
