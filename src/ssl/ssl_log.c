@@ -74,8 +74,9 @@ static void ssl_log_date(const struct conn *c, char *buf, size_t size)
 }
 
 /* h1_conn_err_log: the handshake of front connection <c> failed (<why>). As 2.6: logged
- * at "info", or "err" with log-separate-errors; dontlognull drops the timeouts (nothing
- * came); dontlog-normal does not apply. Loop thread. */
+ * at "info", or "err" with log-separate-errors; dontlognull drops the timeouts and the
+ * clients that went away, keeping the TLS errors; dontlog-normal does not apply. Loop
+ * thread. */
 static void ssl_log_conn_err(struct conn *c, const char *why)
 {
 	const struct proxy *fe = c->px;
@@ -86,7 +87,8 @@ static void ssl_log_conn_err(struct conn *c, const char *why)
 	if (!fe || !fe->loggers.next || list_empty(&fe->loggers))
 		return;
 	opts = log_px_opts(fe);
-	if ((opts & PXL_DONTLOGNULL) && strstr(why, "Timeout"))
+	if ((opts & PXL_DONTLOGNULL) &&
+	    (!strncmp(why, "Timeout", 7) || !strncmp(why, "Connection closed", 17)))
 		return;
 	if (!addr_to_str_plain(&c->peer, addr, sizeof(addr)))
 		snprintf(addr, sizeof(addr), "unix");

@@ -247,13 +247,28 @@ static int smp_fetch_err(const struct arg *args, struct sample *smp, const struc
 
 /* ---- the client certificate's verification ---- */
 
-/* ssl_c_verify: the verification result of the client certificate (0 without one) */
+/* ssl_c_verify: the verification result of the client certificate (0 without one). An
+ * error that crt-ignore-err/ca-ignore-err let pass still shows, as in HAProxy: the verify
+ * callback clears it in OpenSSL's result, so it is taken from what the callback kept (the
+ * last one met: depth 0 is verified last). */
 static int smp_fetch_c_verify(const struct arg *args, struct sample *smp,
 			      const struct sample_fetch *kw)
 {
 	SSL *ssl = sf_ssl(smp, 0);
+	uintptr_t seen;
+	long v;
 
-	return ssl ? sf_int(smp, SSL_get_verify_result(ssl)) : 0;
+	if (!ssl)
+		return 0;
+	v = SSL_get_verify_result(ssl);
+	if (v != X509_V_OK || ssl_verr_idx < 0)
+		return sf_int(smp, v);
+	seen = (uintptr_t)SSL_get_ex_data(ssl, ssl_verr_idx);
+	if (seen & 0xffff)
+		return sf_int(smp, (long long)(seen & 0xffff) - 1);
+	if ((seen >> 16) & 0xffff)
+		return sf_int(smp, (long long)((seen >> 16) & 0xffff) - 1);
+	return sf_int(smp, 0);
 }
 
 /* ssl_c_err, ssl_c_ca_err, ssl_c_ca_err_depth: the first error met at depth 0, at depth
@@ -322,7 +337,7 @@ static int smp_fetch_der(const struct arg *args, struct sample *smp, const struc
 	return 1;
 }
 
-/* ssl_c_chain_der, ssl_s_chain_der: the certificates the peer sent besides its own */
+/* ssl_c_chain_der, ssl_s_chain_der: the chain the peer sent */
 static int smp_fetch_chain_der(const struct arg *args, struct sample *smp,
 			       const struct sample_fetch *kw)
 {
@@ -335,8 +350,9 @@ static int smp_fetch_chain_der(const struct arg *args, struct sample *smp,
 	if (!t)
 		return 0;
 	n = sk_X509_num(chain);
-	/* on the client side OpenSSL's chain starts with the peer's own certificate */
-	for (i = (kw->private & SF_BACK) ? 1 : 0; i < n; i++)
+	/* as OpenSSL gives it: on the server side of a connection without the peer's own
+	 * certificate, on the client side starting with it */
+	for (i = 0; i < n; i++)
 		if (!sf_der_put(sk_X509_value(chain, i), t, &off, smp_trash_size()))
 			return 0;
 	if (!off)
@@ -493,7 +509,7 @@ static int sf_dn_rfc2253(const X509_NAME *name, char *t, size_t max)
 
 /* ssl_c_s_dn([entry[,occ[,format]]]), ssl_c_i_dn... and the ssl_f_/ssl_s_ ones: the
  * subject or issuer name whole, or the <occ>th value of <entry> (from the start when
- * positive, from the end when negative, the last one by default) */
+ * positive, from the end when negative, the first one by default) */
 #define SF_ISSUER 0x10
 static int smp_fetch_dn(const struct arg *args, struct sample *smp, const struct sample_fetch *kw)
 {
@@ -528,7 +544,7 @@ static int smp_fetch_dn(const struct arg *args, struct sample *smp, const struct
 		return 1;
 	}
 	if (occ == 0)
-		occ = -1;
+		occ = 1;
 	cnt = X509_NAME_entry_count(name);
 	for (i = 0; i < cnt; i++) {
 		int j = occ > 0 ? i : cnt - 1 - i;
