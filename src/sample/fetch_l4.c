@@ -221,7 +221,7 @@ static int smp_fetch_false(const struct arg *args, struct sample *smp,
 	return l4_conn(smp, kw->private) ? smp_set_bool(smp, false) : 0;
 }
 
-/* What needs the PROXY protocol: not found on these connections. */
+/* What needs the PROXY protocol (or the TLS key log): not found here. */
 static int smp_fetch_none(const struct arg *args, struct sample *smp, const struct sample_fetch *kw)
 {
 	return 0;
@@ -274,6 +274,14 @@ static const struct sample_fetch l4_fetches[] = {
 	TLS_F("fc_rcvd_proxy", CLI, 0),
 	TLS_N("fc_pp_authority", SMP_T_STR, CLI),
 	TLS_N("fc_pp_unique_id", SMP_T_STR, CLI),
+	/* tune.ssl.keylog's secrets: not found until ssl/ssl_keylog.c provides them */
+	TLS_N("ssl_fc_client_early_traffic_secret", SMP_T_STR, CLI),
+	TLS_N("ssl_fc_client_handshake_traffic_secret", SMP_T_STR, CLI),
+	TLS_N("ssl_fc_client_traffic_secret_0", SMP_T_STR, CLI),
+	TLS_N("ssl_fc_early_exporter_secret", SMP_T_STR, CLI),
+	TLS_N("ssl_fc_exporter_secret", SMP_T_STR, CLI),
+	TLS_N("ssl_fc_server_handshake_traffic_secret", SMP_T_STR, CLI),
+	TLS_N("ssl_fc_server_traffic_secret_0", SMP_T_STR, CLI),
 
 	{ NULL, NULL, 0, { 0 }, NULL, 0, 0, 0 },
 };
