@@ -745,7 +745,9 @@ static int smp_fetch_hello_id(const struct arg *args, struct sample *smp,
 #define F(kw, fn, type, priv) { kw, fn, 0, { 0 }, NULL, type, CLI, priv }
 #define B(kw, fn, type, priv) { kw, fn, 0, { 0 }, NULL, type, SRV, (priv) | SF_BACK }
 #define FA(kw, fn, a, v, type, priv) { kw, fn, 0, a, v, type, CLI, priv }
-#define BA(kw, fn, a, v, type, priv) { kw, fn, 0, a, v, type, SRV, (priv) | SF_BACK }
+/* the server's certificate: usable wherever HAProxy 2.6 accepts it (any HTTP rule) */
+#define S(kw, fn, type, priv) { kw, fn, 0, { 0 }, NULL, type, CLI, (priv) | SF_BACK }
+#define SA(kw, fn, a, v, type, priv) { kw, fn, 0, a, v, type, CLI, (priv) | SF_BACK }
 /* the fetches of one certificate: ssl_c_ (peer of the front), ssl_f_ (our own), ssl_s_
  * (peer of the back) */
 #define CERT(pfx, M, o)                                                           \
@@ -814,8 +816,8 @@ static const struct sample_fetch ssl_fetches[] = {
 	B("ssl_bc_client_random", smp_fetch_sess_bin, SMP_T_BIN, SB_CLI_RANDOM << 8),
 	B("ssl_bc_server_random", smp_fetch_sess_bin, SMP_T_BIN, SB_SRV_RANDOM << 8),
 	B("ssl_bc_unique_id", smp_fetch_sess_bin, SMP_T_BIN, SB_UNIQUE_ID << 8),
-	B("ssl_s_chain_der", smp_fetch_chain_der, SMP_T_BIN, 0),
-	CERT("ssl_s_", B, 0),
+	S("ssl_s_chain_der", smp_fetch_chain_der, SMP_T_BIN, 0),
+	CERT("ssl_s_", S, 0),
 	{ NULL, NULL, 0, { 0 }, NULL, 0, 0, 0 },
 };
 /* clang-format on */
