@@ -3,9 +3,10 @@
 Owns: what a client sees of the ssl_fc_* / ssl_c_* / ssl_f_* fetches (echoed by
 `http-request return ... lf-string`), of the ClientHello capture (ssl_fc_cipherlist_*,
 ssl_fc_eclist_bin...), of ssl_bc_* / ssl_s_* (response headers of a TLS server), the ACL
-derivatives (ssl_fc_sni_end), `redirect scheme https if !{ ssl_fc }`, and what a log reader
-sees: the TLS fields of `option httpslog`, %sslv/%sslc, '~' after %ft, and the
-"SSL handshake failure" / "Timeout during SSL handshake" lines with dontlognull and
+derivatives (ssl_fc_sni_end), ssl_fc_is_resumed on a resumed TLS 1.2 session, `redirect
+scheme https if !{ ssl_fc }`, and what a log reader sees: the TLS fields of `option
+httpslog`, %sslv/%sslc, '~' after %ft, and the "SSL handshake failure" / "Connection
+closed during SSL handshake" / "Timeout during SSL handshake" lines with dontlognull and
 log-separate-errors. Certificates are made by the test with the openssl CLI. Expectations
 were taken from Debian's /usr/sbin/haproxy 2.6 (HAPROXY_BIN=/usr/sbin/haproxy runs them
 against it).
@@ -465,3 +466,31 @@ def test_handshake_failure_dontlognull_separate_errors(proxy, pki, sink):
     assert [p for p, _ in got] == [131, 131]
     assert got[0][1].endswith(" fe/1: SSL handshake failure")
     assert got[1][1].endswith(" fe/named: SSL handshake failure")
+
+
+def test_resumed_session(proxy, pki):
+    port = free_port()
+    proxy(cfg_fe(port, "ssl crt %s" % pki["srv.pem"],
+                 ["ssl_fc_is_resumed", "ssl_fc_session_id,hex"]), ports=[port])
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    ctx.check_hostname = False
+    ctx.verify_mode = ssl.CERT_NONE
+    ctx.maximum_version = ssl.TLSVersion.TLSv1_2
+    got, sess = [], None
+    for _ in range(2):
+        with socket.create_connection(("127.0.0.1", port), timeout=5) as raw:
+            with ctx.wrap_socket(raw, server_hostname="www.test.local", session=sess) as s:
+                s.sendall(b"GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+                data, deadline = b"", time.monotonic() + 5
+                while time.monotonic() < deadline:
+                    try:
+                        chunk = s.recv(65536)
+                    except (ssl.SSLError, OSError):
+                        break
+                    if not chunk:
+                        break
+                    data += chunk
+                sess = s.session
+                got.append(kv(data.partition(b"\r\n\r\n")[2].decode()))
+    assert got[0]["ssl_fc_is_resumed"] == "0"
+    assert got[1]["ssl_fc_is_resumed"] == "1"
