@@ -12,7 +12,9 @@
 
 #include "ssl_int.h"
 
-static int capture_idx = -1; /* SSL ex_data index of a struct ssl_capture */
+/* SSL ex_data index of a struct ssl_capture: set while the configuration is checked (main
+ * thread, before the loop threads start), read-only afterwards */
+static int capture_idx = -1;
 
 static void capture_free(void *parent, void *ptr, CRYPTO_EX_DATA *ad, int idx, long argl,
 			 void *argp)
