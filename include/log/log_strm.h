@@ -15,6 +15,10 @@ struct smp_ctx;
  * rules'): compiles the format of every frontend that logs. Returns the error count. */
 int log_strm_check_all(void);
 
+/* The PXL_* options in effect on <px> (its own over its defaults'). */
+struct proxy;
+uint32_t log_px_opts(const struct proxy *px);
+
 /* Compiles <str> into <f> for a log line. 0, or -1 with a message in err. */
 struct smp_parse_ctx;
 int log_fmt_compile(struct logline_fmt *f, const char *str, const struct smp_parse_ctx *pc,

@@ -27,11 +27,12 @@
 /* HAProxy 2.6's formats */
 static const char fmt_http[] = "%ci:%cp [%tr] %ft %b/%s %TR/%Tw/%Tc/%Tr/%Ta %ST %B %CC %CS %tsc "
 			       "%ac/%fc/%bc/%sc/%rc %sq/%bq %hr %hs %{+Q}r";
-/* httpslog: the TLS fields (fc_err, ssl_fc_err, ssl_c_err, ssl_c_ca_err, ssl_fc_is_resumed,
- * ssl_fc_sni, %sslv, %sslc) are written as HAProxy writes them on a connection without TLS
- * until TLS exists */
-static const char fmt_https[] = "%ci:%cp [%tr] %ft %b/%s %TR/%Tw/%Tc/%Tr/%Ta %ST %B %CC %CS %tsc "
-				"%ac/%fc/%bc/%sc/%rc %sq/%bq %hr %hs %{+Q}r 0/-/-/-/0 -/-/-";
+/* httpslog: the TLS fields are fetches (ssl/ssl_sample.c) and %sslv/%sslc (ssl/ssl_log.c) */
+static const char fmt_https[] =
+	"%ci:%cp [%tr] %ft %b/%s %TR/%Tw/%Tc/%Tr/%Ta %ST %B %CC %CS %tsc "
+	"%ac/%fc/%bc/%sc/%rc %sq/%bq %hr %hs %{+Q}r %[fc_err]/%[ssl_fc_err,hex]/"
+	"%[ssl_c_err]/%[ssl_c_ca_err]/%[ssl_fc_is_resumed] "
+	"%[ssl_fc_sni]/%sslv/%sslc";
 static const char fmt_clf[] =
 	"%{+Q}o %{-Q}ci - - [%trg] %r %ST %B \"\" \"\" %cp %ms %ft %b %s "
 	"%TR %Tw %Tc %Tr %Ta %tsc %ac %fc %bc %sc %rc %sq %bq %CC %CS %hrl %hsl";
@@ -245,6 +246,11 @@ static uint32_t log_opts_of(const struct proxy *px)
 		known |= pl->opts_set;
 	}
 	return opts;
+}
+
+uint32_t log_px_opts(const struct proxy *px)
+{
+	return log_opts_of(px);
 }
 
 static int log_compile(struct proxy *px, struct logline_fmt *f, const char *str, const char *file,

@@ -608,6 +608,20 @@ static int lv_f(char *out, size_t outsz, const struct smp_ctx *ctx, unsigned fla
 	return fe ? lv_str(out, outsz, fe->id, strlen(fe->id)) : 0;
 }
 
+/* %ft: the frontend, followed by '~' on a TLS connection */
+static int lv_ft(char *out, size_t outsz, const struct smp_ctx *ctx, unsigned flags)
+{
+	const struct conn *c = lv_cli(ctx);
+	int n = lv_f(out, outsz, ctx, flags);
+
+	if (n < 0 || !c || !(c->flags & CO_FL_XPRT))
+		return n;
+	if ((size_t)n >= outsz)
+		return -1;
+	out[n] = '~';
+	return n + 1;
+}
+
 static int lv_fc(char *out, size_t outsz, const struct smp_ctx *ctx, unsigned flags)
 {
 	const struct proxy *fe = lv_fe(ctx);
@@ -918,7 +932,7 @@ size_t log_httplog_render(const struct smp_ctx *ctx, char *out, size_t outsz)
 	flen = strlen(fe->id);
 	blen = strlen(be->id);
 	slen = srv ? strlen(srv->id) : 7;
-	if (outsz < HL_FIXED_MAX + flen + blen + slen)
+	if (outsz < HL_FIXED_MAX + flen + blen + slen + 1) /* + the '~' of TLS */
 		return SIZE_MAX;
 
 	n = lv_ip(p, 64, &s->front->peer);
@@ -948,6 +962,8 @@ size_t log_httplog_render(const struct smp_ctx *ctx, char *out, size_t outsz)
 	*p++ = ']';
 	*p++ = ' ';
 	p = hl_id(p, fe->id, flen);
+	if (s->front->flags & CO_FL_XPRT)
+		*p++ = '~';
 	*p++ = ' ';
 	p = hl_id(p, be->id, blen);
 	*p++ = '/';
@@ -1042,7 +1058,7 @@ static const struct lf_tag lv_num_tags[] = {
 };
 
 static const struct lf_tag lv_str_tags[] = {
-	RT("ci", lv_ci),   RT("b", lv_b),   RT("f", lv_f),   RT("ft", lv_f),
+	RT("ci", lv_ci),   RT("b", lv_b),   RT("f", lv_f),   RT("ft", lv_ft),
 	RT("s", lv_s),	   RT("r", lv_r),   RT("si", lv_si), EX("bi", "bc_src"),
 	EX("HPO", "path"), RT("HU", lv_HU), RT("HP", lv_HP), RT("HQ", lv_HQ),
 	RT("HV", lv_HV),   RT("CC", lv_CC), RT("CS", lv_CS), { NULL, NULL, 0, NULL, NULL, NULL },

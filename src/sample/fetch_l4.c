@@ -1,8 +1,6 @@
 /* Fetches of the connections under a stream: client and server addresses and ports (src,
  * dst, fc_*, bc_*), whether they are local, the listening socket (so_id, so_name,
- * dst_conn), the kernel's TCP state (fc_rtt...), and the TLS fetches, which exist so that
- * configurations load and answer as HAProxy does on a connection without TLS (false for
- * the boolean ones it computes, not found for the others).
+ * dst_conn) and the kernel's TCP state (fc_rtt...). The TLS fetches are ssl/ssl_sample.c's.
  */
 #include <string.h>
 
@@ -216,14 +214,14 @@ static int val_time_unit(struct arg *args, void *private, char *err, size_t errs
 	return -1;
 }
 
-/* fc_rcvd_proxy, and the TLS booleans HAProxy answers without TLS: false */
+/* fc_rcvd_proxy: false */
 static int smp_fetch_false(const struct arg *args, struct sample *smp,
 			   const struct sample_fetch *kw)
 {
 	return l4_conn(smp, kw->private) ? smp_set_bool(smp, false) : 0;
 }
 
-/* What needs TLS or the PROXY protocol: not found on these connections. */
+/* What needs the PROXY protocol (or the TLS key log): not found here. */
 static int smp_fetch_none(const struct arg *args, struct sample *smp, const struct sample_fetch *kw)
 {
 	return 0;
@@ -233,12 +231,9 @@ static int smp_fetch_none(const struct arg *args, struct sample *smp, const stru
 #define CLI SMP_USE_L4CLI
 #define SRV SMP_USE_SERVR
 #define A_UNIT { ARGT_STR }
-#define A_DN { ARGT_STR, ARGT_SINT, ARGT_STR }
-#define A_INT { ARGT_SINT }
-/* a TLS fetch answering false, and one never found */
+/* a fetch answering false, and one never found */
 #define TLS_F(kw, use, back) { kw, smp_fetch_false, 0, { 0 }, NULL, SMP_T_BOOL, use, back }
 #define TLS_N(kw, type, use) { kw, smp_fetch_none, 0, { 0 }, NULL, type, use, 0 }
-#define TLS_NA(kw, args, type) { kw, smp_fetch_none, 0, args, NULL, type, CLI, 0 }
 
 static const struct sample_fetch l4_fetches[] = {
 	{ "src", smp_fetch_l4addr, 0, { 0 }, NULL, SMP_T_IPV4, CLI, 0 },
@@ -280,88 +275,6 @@ static const struct sample_fetch l4_fetches[] = {
 	TLS_N("fc_pp_authority", SMP_T_STR, CLI),
 	TLS_N("fc_pp_unique_id", SMP_T_STR, CLI),
 
-	/* TLS, client side */
-	TLS_F("ssl_fc", CLI, 0),
-	TLS_F("ssl_fc_has_sni", CLI, 0),
-	TLS_F("ssl_fc_is_resumed", CLI, 0),
-	TLS_N("ssl_fc_has_crt", SMP_T_BOOL, CLI),
-	TLS_N("ssl_fc_has_early", SMP_T_BOOL, CLI),
-	TLS_N("ssl_c_used", SMP_T_BOOL, CLI),
-	TLS_N("ssl_c_verify", SMP_T_SINT, CLI),
-	TLS_N("ssl_c_err", SMP_T_SINT, CLI),
-	TLS_N("ssl_c_ca_err", SMP_T_SINT, CLI),
-	TLS_N("ssl_c_ca_err_depth", SMP_T_SINT, CLI),
-	TLS_N("ssl_c_version", SMP_T_SINT, CLI),
-	TLS_N("ssl_c_chain_der", SMP_T_BIN, CLI),
-	TLS_N("ssl_c_der", SMP_T_BIN, CLI),
-	TLS_N("ssl_c_serial", SMP_T_BIN, CLI),
-	TLS_N("ssl_c_sha1", SMP_T_BIN, CLI),
-	TLS_N("ssl_c_key_alg", SMP_T_STR, CLI),
-	TLS_N("ssl_c_notafter", SMP_T_STR, CLI),
-	TLS_N("ssl_c_notbefore", SMP_T_STR, CLI),
-	TLS_N("ssl_c_sig_alg", SMP_T_STR, CLI),
-	TLS_NA("ssl_c_i_dn", A_DN, SMP_T_STR),
-	TLS_NA("ssl_c_s_dn", A_DN, SMP_T_STR),
-	TLS_N("ssl_f_der", SMP_T_BIN, CLI),
-	TLS_N("ssl_f_serial", SMP_T_BIN, CLI),
-	TLS_N("ssl_f_sha1", SMP_T_BIN, CLI),
-	TLS_N("ssl_f_key_alg", SMP_T_STR, CLI),
-	TLS_N("ssl_f_notafter", SMP_T_STR, CLI),
-	TLS_N("ssl_f_notbefore", SMP_T_STR, CLI),
-	TLS_N("ssl_f_sig_alg", SMP_T_STR, CLI),
-	TLS_N("ssl_f_version", SMP_T_SINT, CLI),
-	TLS_NA("ssl_f_i_dn", A_DN, SMP_T_STR),
-	TLS_NA("ssl_f_s_dn", A_DN, SMP_T_STR),
-	TLS_N("ssl_s_chain_der", SMP_T_BIN, CLI),
-	TLS_N("ssl_s_der", SMP_T_BIN, CLI),
-	TLS_N("ssl_s_serial", SMP_T_BIN, CLI),
-	TLS_N("ssl_s_sha1", SMP_T_BIN, CLI),
-	TLS_N("ssl_s_key_alg", SMP_T_STR, CLI),
-	TLS_N("ssl_s_notafter", SMP_T_STR, CLI),
-	TLS_N("ssl_s_notbefore", SMP_T_STR, CLI),
-	TLS_N("ssl_s_sig_alg", SMP_T_STR, CLI),
-	TLS_N("ssl_s_version", SMP_T_SINT, CLI),
-	TLS_NA("ssl_s_i_dn", A_DN, SMP_T_STR),
-	TLS_NA("ssl_s_s_dn", A_DN, SMP_T_STR),
-	TLS_N("ssl_fc_alg_keysize", SMP_T_SINT, CLI),
-	TLS_N("ssl_fc_use_keysize", SMP_T_SINT, CLI),
-	TLS_N("ssl_fc_alpn", SMP_T_STR, CLI),
-	TLS_N("ssl_fc_npn", SMP_T_STR, CLI),
-	TLS_N("ssl_fc_cipher", SMP_T_STR, CLI),
-	TLS_N("ssl_fc_protocol", SMP_T_STR, CLI),
-	TLS_N("ssl_fc_protocol_hello_id", SMP_T_SINT, CLI),
-	TLS_N("ssl_fc_sni", SMP_T_STR, CLI),
-	TLS_N("ssl_fc_err", SMP_T_SINT, CLI),
-	TLS_N("ssl_fc_err_str", SMP_T_STR, CLI),
-	TLS_N("ssl_fc_session_id", SMP_T_BIN, CLI),
-	TLS_N("ssl_fc_session_key", SMP_T_BIN, CLI),
-	TLS_N("ssl_fc_unique_id", SMP_T_BIN, CLI),
-	TLS_N("ssl_fc_client_random", SMP_T_BIN, CLI),
-	TLS_N("ssl_fc_server_random", SMP_T_BIN, CLI),
-	TLS_N("ssl_fc_cipherlist_xxh", SMP_T_SINT, CLI),
-	TLS_NA("ssl_fc_cipherlist_bin", A_INT, SMP_T_STR),
-	TLS_NA("ssl_fc_cipherlist_hex", A_INT, SMP_T_BIN),
-	TLS_NA("ssl_fc_cipherlist_str", A_INT, SMP_T_STR),
-	TLS_NA("ssl_fc_eclist_bin", A_INT, SMP_T_STR),
-	TLS_NA("ssl_fc_extlist_bin", A_INT, SMP_T_STR),
-	TLS_N("ssl_fc_ecformats_bin", SMP_T_STR, CLI),
-
-	/* TLS, server side */
-	TLS_F("ssl_bc", SRV, 1),
-	TLS_F("ssl_bc_is_resumed", SRV, 1),
-	TLS_N("ssl_bc_alg_keysize", SMP_T_SINT, SRV),
-	TLS_N("ssl_bc_use_keysize", SMP_T_SINT, SRV),
-	TLS_N("ssl_bc_alpn", SMP_T_STR, SRV),
-	TLS_N("ssl_bc_npn", SMP_T_STR, SRV),
-	TLS_N("ssl_bc_cipher", SMP_T_STR, SRV),
-	TLS_N("ssl_bc_protocol", SMP_T_STR, SRV),
-	TLS_N("ssl_bc_err", SMP_T_SINT, SRV),
-	TLS_N("ssl_bc_err_str", SMP_T_STR, SRV),
-	TLS_N("ssl_bc_client_random", SMP_T_BIN, SRV),
-	TLS_N("ssl_bc_server_random", SMP_T_BIN, SRV),
-	TLS_N("ssl_bc_session_id", SMP_T_BIN, SRV),
-	TLS_N("ssl_bc_session_key", SMP_T_BIN, SRV),
-	TLS_N("ssl_bc_unique_id", SMP_T_BIN, SRV),
 	{ NULL, NULL, 0, { 0 }, NULL, 0, 0, 0 },
 };
 

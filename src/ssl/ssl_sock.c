@@ -221,6 +221,7 @@ static void ssl_front_timeout(struct timer *t)
 static void ssl_front_step(struct conn *c)
 {
 	SSL *ssl = c->xprt;
+	const char *why;
 	int ret, err;
 
 	if (!(c->flags & (CO_FL_CAN_RECV | CO_FL_CAN_SEND | CO_FL_HUP)))
@@ -243,14 +244,24 @@ static void ssl_front_step(struct conn *c)
 	err = SSL_get_error(ssl, ret);
 	if (err == SSL_ERROR_WANT_READ || err == SSL_ERROR_WANT_WRITE) {
 		if (err == SSL_ERROR_WANT_READ && (c->flags & (CO_FL_RD_EOF | CO_FL_HUP)))
-			goto fail;
+			goto closed;
 		return; /* the flags were cleared by the BIO: the next edge resumes */
 	}
+	/* the client went away without a TLS error: HAProxy logs it apart (dontlognull) */
+	if ((err == SSL_ERROR_SYSCALL && !ERR_peek_error()) ||
+	    (err == SSL_ERROR_SSL &&
+	     ERR_GET_REASON(ERR_peek_error()) == SSL_R_UNEXPECTED_EOF_WHILE_READING))
+		goto closed;
+	why = "SSL handshake failure";
 fail:
 	ssl_clear_errors();
 	ssl_thr_stats[tid].fe_hs_fail++;
 	c->flags |= CO_FL_ERROR;
-	h1_front_tls_failed(c, "SSL handshake failure");
+	h1_front_tls_failed(c, why);
+	return;
+closed:
+	why = "Connection closed during SSL handshake";
+	goto fail;
 }
 
 int ssl_front_attach(struct conn *c, struct ssl_bind *sb)
