@@ -429,7 +429,7 @@ static const struct cli_kw crtlist_cli_kws[] = {
 	{ { "show", "ssl", "crt-list" },
 	  "show ssl crt-list [-n] [<list>]",
 	  "show the list of crt-lists or the content of a crt-list file <list>",
-	  CLI_LVL_OPER,
+	  CLI_LVL_ADMIN,
 	  crtlist_cli_show },
 	{ { "add", "ssl", "crt-list" },
 	  "add ssl crt-list <list> <cert> [opts]*",
