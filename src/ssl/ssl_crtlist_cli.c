@@ -17,7 +17,7 @@
 
 #include "ssl_int.h"
 
-/* ---- removed instances: freed once no handshake can use them ---- */
+/* ---- removed instances: freed once no handshake can find them ---- */
 
 struct crtlist_grave {
 	struct crtlist_grave *next;
@@ -37,6 +37,36 @@ static void crtlist_inst_free(struct ssl_cert_inst *inst)
 	free(inst->filters);
 	free(inst->crtlist);
 	free(inst);
+}
+
+/* The options of a removed instance belong to its context from then on: a handshake that
+ * picked the context before the removal may still read them (ALPN selection, client
+ * certificate verification, possibly several loop turns later), and the context lives as
+ * long as such connections hold a reference to it. Freed with the context. */
+static int crtlist_opts_idx = -1;
+
+static void crtlist_opts_free_cb(void *parent, void *ptr, CRYPTO_EX_DATA *ad, int idx, long argl,
+				 void *argp)
+{
+	if (ptr) {
+		ssl_opts_free(ptr);
+		free(ptr);
+	}
+}
+
+/* Moves the options of <inst> to its context. On failure they stay with <inst>, which
+ * the caller must then leak rather than free. Returns 0 or -1. */
+static int crtlist_opts_to_ctx(struct ssl_cert_inst *inst)
+{
+	if (!inst->opts || !inst->ctx)
+		return 0;
+	if (crtlist_opts_idx < 0)
+		crtlist_opts_idx =
+			SSL_CTX_get_ex_new_index(0, NULL, NULL, NULL, crtlist_opts_free_cb);
+	if (crtlist_opts_idx < 0 || !SSL_CTX_set_ex_data(inst->ctx, crtlist_opts_idx, inst->opts))
+		return -1;
+	inst->opts = NULL;
+	return 0;
 }
 
 static void crtlist_graves_reap(void)
@@ -408,7 +438,8 @@ static int crtlist_cli_del(struct cli_ctx *ctx)
 			struct crtlist_grave *g = calloc(1, sizeof(*g));
 
 			list_delete(&inst->by_bind);
-			if (!g || ssl_grave_add(NULL, inst->ctx) < 0) {
+			if (!g || crtlist_opts_to_ctx(inst) < 0 ||
+			    ssl_grave_add(NULL, inst->ctx) < 0) {
 				free(g); /* no memory to wait: leaking is safe, freeing is not */
 				continue;
 			}

@@ -249,3 +249,44 @@ def test_cli_admin_level(tmp_path, certs, proxy):
     assert cli(sock, "del ssl crt-list %s %s/b.pem" % (lp, certs)) == "Permission denied\n\n"
     assert cli(sock, "show ssl crt-list %s" % lp) == "Permission denied\n\n"
     assert s_client(port, "b.example.com")[0] == "b.example.com"
+
+
+def test_cli_add_del_under_handshakes(tmp_path, certs, proxy):
+    """Lines added and removed while other threads run handshakes on them: every handshake
+    gets a certificate of the list and the proxy stays up."""
+    import threading
+    lp = tmp_path / "list.txt"
+    lp.write_text(LIST.format(d=certs))
+    sock = tmp_path / "s.sock"
+    port = free_port()
+    cfg = ("global\n    nbthread 2\n    stats socket %s level admin\ndefaults\n    mode http\n"
+           "    timeout client 5s\n    timeout server 5s\n    timeout connect 5s\n"
+           "frontend fe\n    bind 127.0.0.1:%d ssl crt-list %s\n"
+           "    http-request return status 200\n"
+           "frontend other\n    bind 127.0.0.1:%d ssl crt %s/d.pem\n"
+           % (sock, port, lp, free_port(), certs))
+    p = proxy(cfg, ports=[port])
+    seen, stop = [], threading.Event()
+
+    def client():
+        for _ in range(200):
+            if stop.is_set():
+                return
+            seen.append(s_client(port, "d.example.com", alpn="h2")[0])
+
+    t = threading.Thread(target=client)
+    t.start()
+    try:
+        for _ in range(15):
+            out = cli(sock, "add ssl crt-list %s <<\n%s/d.pem [alpn h2 verify optional "
+                      "ca-file %s/a.crt] d.example.com\n" % (lp, certs, certs))
+            if "Success!" not in out:  # 2.6 refuses a ca-file outside its store
+                out = cli(sock, "add ssl crt-list %s <<\n%s/d.pem [alpn h2] d.example.com\n"
+                          % (lp, certs))
+            assert out.endswith("Success!\n\n")
+            assert cli(sock, "del ssl crt-list %s %s/d.pem" % (lp, certs)).startswith("Entry ")
+    finally:
+        stop.set()
+        t.join(60)
+    assert p.alive()
+    assert seen and set(seen) <= {"a.example.com", "d.example.com"}
