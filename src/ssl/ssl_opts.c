@@ -464,16 +464,16 @@ static int ssl_verify_cb(int ok, X509_STORE_CTX *xs)
 		seen |= ((uintptr_t)depth & 0xffff) << 32;
 	}
 	SSL_set_ex_data(ssl, ssl_verr_idx, (void *)seen);
+	/* an ignored error goes on without being cleared: as in HAProxy, the final result
+	 * (ssl_c_verify) still names the last one */
 	if (!o)
 		return 0;
 	if (depth == 0 &&
 	    (o->crt_ignore_all || (e < 128 && (o->crt_ignore[e / 64] & (1ULL << (e % 64)))))) {
-		X509_STORE_CTX_set_error(xs, X509_V_OK);
 		return 1;
 	}
 	if (depth > 0 &&
 	    (o->ca_ignore_all || (e < 128 && (o->ca_ignore[e / 64] & (1ULL << (e % 64)))))) {
-		X509_STORE_CTX_set_error(xs, X509_V_OK);
 		return 1;
 	}
 	return 0;

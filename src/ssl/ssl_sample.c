@@ -249,8 +249,8 @@ static int smp_fetch_err(const struct arg *args, struct sample *smp, const struc
 
 /* ssl_c_verify: the verification result of the client certificate (0 without one). An
  * error that crt-ignore-err/ca-ignore-err let pass still shows, as in HAProxy: the verify
- * callback clears it in OpenSSL's result, so it is taken from what the callback kept (the
- * last one met: depth 0 is verified last). */
+ * callback of ssl_opts.c does not clear it, so OpenSSL's result names the last one; what
+ * the callback kept is the fallback. */
 static int smp_fetch_c_verify(const struct arg *args, struct sample *smp,
 			      const struct sample_fetch *kw)
 {
@@ -453,7 +453,8 @@ static bool sf_dn_match(const X509_NAME_ENTRY *e, const char *want)
 	int nid = OBJ_obj2nid(obj);
 	char oid[80];
 
-	if (nid != NID_undef && (!strcmp(OBJ_nid2sn(nid), want) || !strcmp(OBJ_nid2ln(nid), want)))
+	if (nid != NID_undef &&
+	    (!strcasecmp(OBJ_nid2sn(nid), want) || !strcasecmp(OBJ_nid2ln(nid), want)))
 		return true;
 	return OBJ_obj2txt(oid, sizeof(oid), obj, 1) > 0 && !strcmp(oid, want);
 }
