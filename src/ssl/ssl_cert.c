@@ -197,7 +197,8 @@ static char *extra_file(const char *path, const char *ext, size_t *len)
 }
 
 /* Checks what the files gave and fills the names. */
-static int cert_finish(struct ssl_cert *crt, char *err, size_t errlen)
+/* <mem>: PEM text from the runtime API, whose message HAProxy words differently. */
+static int cert_finish(struct ssl_cert *crt, bool mem, char *err, size_t errlen)
 {
 	if (!crt->key) {
 		/* HAProxy names the last place it looked */
@@ -208,8 +209,8 @@ static int cert_finish(struct ssl_cert *crt, char *err, size_t errlen)
 	if (!X509_check_private_key(crt->cert, crt->key)) {
 		ERR_clear_error();
 		snprintf(err, errlen,
-			 "inconsistencies between private key and certificate loaded '%s'",
-			 crt->path);
+			 "inconsistencies between private key and certificate loaded %s'%s'",
+			 mem ? "from PEM file " : "", crt->path);
 		return -1;
 	}
 	if (cert_collect_names(crt) < 0) {
@@ -240,7 +241,7 @@ struct ssl_cert *ssl_cert_load_mem(const char *path, const char *pem, size_t len
 
 	if (!crt)
 		return NULL;
-	if (cert_parse_pem(crt, pem, len, err, errlen) < 0 || cert_finish(crt, err, errlen) < 0) {
+	if (cert_parse_pem(crt, pem, len, err, errlen) < 0 || cert_finish(crt, true, err, errlen) < 0) {
 		ssl_cert_free(crt);
 		return NULL;
 	}
@@ -282,7 +283,7 @@ struct ssl_cert *ssl_cert_load_file(const char *path, char *err, size_t errlen)
 		BIO_free(b);
 		free(extra);
 	}
-	if (cert_finish(crt, err, errlen) < 0)
+	if (cert_finish(crt, false, err, errlen) < 0)
 		goto fail;
 	return crt;
 fail:

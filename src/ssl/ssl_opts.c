@@ -5,6 +5,7 @@
  * except the verify and ALPN callbacks, which run in handshakes on any loop thread and
  * only read the options.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -278,7 +279,11 @@ int ssl_opts_parse(struct ssl_opts *o, char **args, int nargs, int *i, bool serv
 			return -1;
 		}
 		if (access(path, R_OK) != 0) { /* as HAProxy: checked on the line */
-			snprintf(err, errlen, "'%s' : unable to load %s", opt, path);
+			if (server)
+				snprintf(err, errlen, "Couldn't open the %s '%s' (%s)", opt, path,
+					 strerror(errno));
+			else
+				snprintf(err, errlen, "'%s' : unable to load %s", opt, path);
 			free(path);
 			return -1;
 		}
