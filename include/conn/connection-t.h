@@ -71,6 +71,8 @@ struct conn {
 	struct stk_trk *stk;      /* front: stick counters tracked by the session (tcp-request
 				   * connection/session rules), released through conn_sess_ops */
 	void *xprt;               /* CO_FL_XPRT: the connection's SSL object */
+	uint64_t reuse_key;       /* back: what an idle connection must match besides its
+				   * server (the TLS server name sent), 0 = nothing */
 	struct sockaddr_storage peer; /* front: client address; back: server address */
 	union {                   /* the socket's own address once asked for (dst, bc_src),
 				   * CO_FL_LOCAL_SET: IPv4 or IPv6 only */

@@ -55,9 +55,10 @@ void h1_release_all(void);
 /* back side (mux/h1_back.c) */
 /* Returns an idle connection to <srv> owned by this thread that carried at least
  * <min_req> requests, or NULL; with <to> (a server whose port follows the client's), only
- * one connected to that address. */
+ * one connected to that address; with a non-zero <key> (the TLS server name it was opened
+ * with, ssl_srv_reuse_key()), only one opened with the same key. */
 struct conn *h1_back_take_idle(struct server *srv, const struct sockaddr_storage *to,
-			       uint32_t min_req);
+			       uint32_t min_req, uint64_t key);
 /* Starts a connection to <srv>, at <to> when not NULL (srv->addr otherwise); returns it
  * (CO_FL_CONNECTING possibly set) or NULL with errno set. */
 struct conn *h1_back_connect(struct server *srv, const struct sockaddr_storage *to);
@@ -70,7 +71,7 @@ void h1_back_park_private(struct conn *c, struct conn *front);
 /* The server connection <front> kept (http-reuse never) if it goes to <srv> (at <to> when
  * not NULL), or NULL; a kept one to another server is closed. */
 struct conn *h1_back_take_private(struct conn *front, struct server *srv,
-				  const struct sockaddr_storage *to);
+				  const struct sockaddr_storage *to, uint64_t key);
 /* Closes every parked connection of this thread to <srv>. */
 void h1_back_close_idle(struct server *srv);
 void h1_back_init_server(struct server *srv);

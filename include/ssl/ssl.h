@@ -74,6 +74,11 @@ int ssl_bind_parse_opt(struct cfg_ctx *ctx, struct bind_conf *bc, int *i);
 struct server;
 int ssl_srv_parse_opt(struct cfg_ctx *ctx, struct server *srv, int *i);
 
+/* The key (never 0) of the TLS server name stream <s> sends to its server (a hash of the
+ * "sni" expression's value): idle server connections are reused only with the same. */
+struct stream;
+uint64_t ssl_srv_reuse_key(struct stream *s);
+
 /* Server side of ssl_back_handshake (ssl_srv_cfg.c): before the first handshake step of
  * <c> (SNI, resumption); after it completed (keeps the session for the next one). */
 int ssl_srv_prepare(struct conn *c, SSL *ssl);

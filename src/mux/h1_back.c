@@ -67,7 +67,7 @@ static bool back_same_peer(const struct sockaddr_storage *a, const struct sockad
 }
 
 struct conn *h1_back_take_idle(struct server *srv, const struct sockaddr_storage *to,
-			       uint32_t min_req)
+			       uint32_t min_req, uint64_t key)
 {
 	struct srv_per_thread *pt = &srv->per_thr[tid];
 	struct conn *c;
@@ -75,11 +75,12 @@ struct conn *h1_back_take_idle(struct server *srv, const struct sockaddr_storage
 	if (list_empty(&pt->idle))
 		return NULL;
 	c = list_elem(pt->idle.next, struct conn, idle);
-	if (unlikely(to || min_req)) {
+	if (unlikely(to || min_req || key)) {
 		bool found = false;
 
 		list_for_each_entry(c, &pt->idle, idle) {
-			if ((!to || back_same_peer(&c->peer, to)) && c->nb_req >= min_req) {
+			if ((!to || back_same_peer(&c->peer, to)) && c->nb_req >= min_req &&
+			    c->reuse_key == key) {
 				found = true;
 				break;
 			}
@@ -237,14 +238,14 @@ void h1_back_park_private(struct conn *c, struct conn *front)
 }
 
 struct conn *h1_back_take_private(struct conn *front, struct server *srv,
-				  const struct sockaddr_storage *to)
+				  const struct sockaddr_storage *to, uint64_t key)
 {
 	struct conn *c = front->priv;
 
 	if (!c)
 		return NULL;
 	front->priv = c->priv = NULL;
-	if (c->srv != srv || (to && !back_same_peer(&c->peer, to))) {
+	if (c->srv != srv || (to && !back_same_peer(&c->peer, to)) || c->reuse_key != key) {
 		conn_close(c); /* another server this time */
 		return NULL;
 	}
@@ -262,7 +263,7 @@ void h1_back_close_idle(struct server *srv)
 {
 	struct conn *c;
 
-	while ((c = h1_back_take_idle(srv, NULL, 0)))
+	while ((c = h1_back_take_idle(srv, NULL, 0, 0)))
 		conn_close(c);
 }
 

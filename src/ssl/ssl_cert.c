@@ -241,7 +241,8 @@ struct ssl_cert *ssl_cert_load_mem(const char *path, const char *pem, size_t len
 
 	if (!crt)
 		return NULL;
-	if (cert_parse_pem(crt, pem, len, err, errlen) < 0 || cert_finish(crt, true, err, errlen) < 0) {
+	if (cert_parse_pem(crt, pem, len, err, errlen) < 0 ||
+	    cert_finish(crt, true, err, errlen) < 0) {
 		ssl_cert_free(crt);
 		return NULL;
 	}

@@ -337,3 +337,16 @@ void ssl_srv_handshake_done(struct conn *c, SSL *ssl)
 	(void)c;
 	(void)ssl; /* sessions arrive through ssl_srv_new_session() */
 }
+
+uint64_t ssl_srv_reuse_key(struct stream *s)
+{
+	struct smp_ctx sctx = { .strm = s, .conn = s->front, .px = s->be };
+	struct sample smp = { .ctx = &sctx };
+	uint64_t h = 14695981039346656037ULL; /* FNV-1a */
+
+	if (!sample_process_as(s->srv->ssl->sni, &smp, SMP_T_STR) || !smp.data.u.str.len)
+		return 1; /* no name sent */
+	for (size_t i = 0; i < smp.data.u.str.len; i++)
+		h = (h ^ (unsigned char)smp.data.u.str.ptr[i]) * 1099511628211ULL;
+	return h > 1 ? h : 2;
+}

@@ -79,6 +79,9 @@ static int srv_state_line(struct cli_ctx *ctx, const struct proxy *px, const str
 	int adm26 = (adm & SRV_ADM_FMAINT ? 1 : 0) | (adm & SRV_ADM_CMAINT ? 4 : 0) |
 		    (adm & SRV_ADM_FDRAIN ? 8 : 0);
 	char ip[INET6_ADDRSTRLEN], chk_ip[INET6_ADDRSTRLEN], agt_ip[INET6_ADDRSTRLEN];
+	int rs = HA_ATOMIC_LOAD_RLX(&srv->run_state);
+	/* 2.6's srv_op_state: 0 stopped (down, maintenance), 2 running, 3 stopping (nolb) */
+	int op = maint || rs == SRV_RS_DOWN || rs == SRV_RS_RMAINT ? 0 : rs == SRV_RS_NOLB ? 3 : 2;
 	int port;
 
 	srv_state_addr(srv, ip, sizeof(ip), &port);
@@ -87,7 +90,7 @@ static int srv_state_line(struct cli_ctx *ctx, const struct proxy *px, const str
 	return cli_printf(ctx,
 			  "%d %s %d %s %s %d %d %d %d %llu %d %d %d %d %d %d %d %s %d %s %d "
 			  "%d %s %s %d\n",
-			  srv_state_iid(px), px->id, srv->puid, srv->id, ip, maint ? 0 : 2, adm26,
+			  srv_state_iid(px), px->id, srv->puid, srv->id, ip, op, adm26,
 			  HA_ATOMIC_LOAD_RLX(&srv->uweight), srv->iweight, cli_uptime_ms() / 1000,
 			  1, 0, maint ? 0 : 2, maint ? 8 : 0, 0, 0, 0, "-", port, "-",
 			  srv->ssl && srv->ssl->ctx ? 1 : 0, /* srv_use_ssl */

@@ -22,6 +22,7 @@
 #include <proxy/proxy.h>
 #include <stats/counters.h>
 #include <sample/vars.h>
+#include <ssl/ssl.h>
 #include <stream/action.h>
 #include <stream/cookie.h>
 #include <stream/http_capture.h>
@@ -611,6 +612,7 @@ static int stream_try_connect(struct stream *s, bool allow_idle, uint32_t min_re
 {
 	struct sockaddr_storage mapped, *to = NULL;
 	struct conn *b;
+	uint64_t key = 0;
 
 	if (unlikely(s->srv->flags & (SRV_F_PORT_MAP | SRV_F_RESOLVE | SRV_F_REDIR | SRV_F_TRANSP)) ||
 	    unlikely(HA_ATOMIC_LOAD_RLX(&s->srv->rt_addr) != NULL)) { /* "set server addr" */
@@ -629,12 +631,14 @@ static int stream_try_connect(struct stream *s, bool allow_idle, uint32_t min_re
 			to = &mapped;
 		}
 	}
+	if (unlikely(s->srv->ssl) && s->srv->ssl->sni)
+		key = ssl_srv_reuse_key(s); /* a connection serves one TLS server name */
 	if (!allow_idle)
 		b = NULL;
 	else if (unlikely(s->be->http_reuse == PR_REUSE_NEVER))
-		b = h1_back_take_private(s->front, s->srv, to);
+		b = h1_back_take_private(s->front, s->srv, to, key);
 	else
-		b = h1_back_take_idle(s->srv, to, min_req);
+		b = h1_back_take_idle(s->srv, to, min_req, key);
 
 	timer_del(&s->tmr); /* queue or turnaround deadline: over */
 	if (b) {
@@ -646,6 +650,7 @@ static int stream_try_connect(struct stream *s, bool allow_idle, uint32_t min_re
 		b = h1_back_connect(s->srv, to);
 		if (!b)
 			return -2; /* immediate failure: the caller retries */
+		b->reuse_key = key;
 	}
 	b->strm = s;
 	s->back = b;
