@@ -228,21 +228,18 @@ def port():
     return free_port()
 
 
-@pytest.fixture
-def nginx(tmp_path):
-    """Factory: nginx() -> (port, docroot) of a foreground nginx serving docroot."""
-    procs = []
-
-    def start():
-        if not os.path.exists(NGINX_BIN):
-            pytest.skip("nginx not installed")
-        root = tmp_path / "ngx"
-        (root / "www").mkdir(parents=True, exist_ok=True)
-        (root / "tmp").mkdir(exist_ok=True)
-        p = free_port()
-        conf = root / "nginx.conf"
-        t = root / "tmp"
-        conf.write_text(f"""
+def nginx_launch(root, procs, http_body, log="access_log off;"):
+    """Writes <root>/nginx.conf (a foreground, single-process nginx whose temp files stay
+    under <root>/tmp) with <http_body> (server blocks; "@PORT@" is replaced by a free
+    port) in its http block, starts it, appends it to <procs> and waits for its port.
+    Returns the port."""
+    if not os.path.exists(NGINX_BIN):
+        pytest.skip("nginx not installed")
+    t = root / "tmp"
+    t.mkdir(parents=True, exist_ok=True)
+    p = free_port()
+    conf = root / "nginx.conf"
+    conf.write_text(f"""
 daemon off;
 master_process off;
 worker_processes 1;
@@ -250,27 +247,40 @@ pid {root}/nginx.pid;
 error_log {root}/error.log warn;
 events {{ worker_connections 256; }}
 http {{
-    access_log off;
+    {log}
     client_body_temp_path {t}/body;
     proxy_temp_path {t}/proxy;
     fastcgi_temp_path {t}/fcgi;
     uwsgi_temp_path {t}/uwsgi;
     scgi_temp_path {t}/scgi;
-    default_type application/octet-stream;
-    server {{
-        listen 127.0.0.1:{p};
-        root {root}/www;
-        location = /hello {{ return 200 "hello from nginx\\n"; }}
-    }}
+{http_body.replace("@PORT@", str(p))}
 }}
 """)
-        proc = subprocess.Popen([NGINX_BIN, "-c", str(conf), "-p", str(root)],
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                stdin=subprocess.DEVNULL)
-        procs.append(proc)
-        if not wait_port(p, 10.0, proc):
-            pytest.fail("nginx did not start: %s" % (root / "error.log").read_text()
-                        if (root / "error.log").exists() else "nginx did not start")
+    proc = subprocess.Popen([NGINX_BIN, "-c", str(conf), "-p", str(root)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            stdin=subprocess.DEVNULL)
+    procs.append(proc)
+    if not wait_port(p, 10.0, proc):
+        pytest.fail("nginx did not start: %s" % ((root / "error.log").read_text()
+                                                 if (root / "error.log").exists() else ""))
+    return p
+
+
+@pytest.fixture
+def nginx(tmp_path):
+    """Factory: nginx() -> (port, docroot) of a foreground nginx serving docroot."""
+    procs = []
+
+    def start():
+        root = tmp_path / "ngx"
+        (root / "www").mkdir(parents=True, exist_ok=True)
+        p = nginx_launch(root, procs, f"""
+    default_type application/octet-stream;
+    server {{
+        listen 127.0.0.1:@PORT@;
+        root {root}/www;
+        location = /hello {{ return 200 "hello from nginx\\n"; }}
+    }}""")
         return p, root / "www"
 
     try:
@@ -311,31 +321,12 @@ def nginx_tls(tmp_path):
     certs = {}
 
     def start(protocols="TLSv1.2 TLSv1.3"):
-        if not os.path.exists(NGINX_BIN):
-            pytest.skip("nginx not installed")
         if not certs:
             certs.update(make_test_ca(tmp_path / "pki"))
         root = tmp_path / ("ngxtls%d" % len(procs))
-        (root / "tmp").mkdir(parents=True, exist_ok=True)
-        p = free_port()
-        t = root / "tmp"
-        conf = root / "nginx.conf"
-        conf.write_text(f"""
-daemon off;
-master_process off;
-worker_processes 1;
-pid {root}/nginx.pid;
-error_log {root}/error.log warn;
-events {{ worker_connections 256; }}
-http {{
-    access_log off;
-    client_body_temp_path {t}/body;
-    proxy_temp_path {t}/proxy;
-    fastcgi_temp_path {t}/fcgi;
-    uwsgi_temp_path {t}/uwsgi;
-    scgi_temp_path {t}/scgi;
+        p = nginx_launch(root, procs, f"""
     server {{
-        listen 127.0.0.1:{p} ssl;
+        listen 127.0.0.1:@PORT@ ssl;
         ssl_certificate {certs["crt"]};
         ssl_certificate_key {certs["key"]};
         ssl_protocols {protocols};
@@ -344,17 +335,9 @@ http {{
             add_header X-Reused $ssl_session_reused always;
             add_header X-Sni "$ssl_server_name" always;
             add_header X-Proto $ssl_protocol always;
-            return 200 "ok\n";
+            return 200 "ok\\n";
         }}
-    }}
-}}
-""")
-        proc = subprocess.Popen([NGINX_BIN, "-c", str(conf), "-p", str(root)],
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                stdin=subprocess.DEVNULL)
-        procs.append(proc)
-        if not wait_port(p, 10.0, proc):
-            pytest.fail("nginx (TLS) did not start")
+    }}""")
         return p, certs
 
     try:

@@ -9,12 +9,10 @@ nginx sees them ($ssl_server_name); TLS session reuse towards the server and
 Expectations were taken from Debian's /usr/sbin/haproxy 2.6.
 """
 
-import os
-import subprocess
 import time
 
 import pytest
-from conftest import NGINX_BIN, cli, free_port, stop_pid_proc, wait_port
+from conftest import cli, free_port, nginx_launch, stop_pid_proc
 from httpc import get, request
 
 NGX_BODY = ("sni=$ssl_server_name reused=$ssl_session_reused proto=$ssl_protocol "
@@ -29,32 +27,11 @@ def nginx_tls(tmp_path, pki):
     procs = []
 
     def start(extra=""):
-        if not os.path.exists(NGINX_BIN):
-            pytest.skip("nginx not installed")
         root = tmp_path / ("ngxtls%d" % len(procs))
-        (root / "tmp").mkdir(parents=True, exist_ok=True)
-        p = free_port()
-        t = root / "tmp"
-        conf = root / "nginx.conf"
-        conf.write_text(f"""
-daemon off;
-master_process off;
-worker_processes 1;
-pid {root}/nginx.pid;
-error_log {root}/error.log warn;
-events {{ worker_connections 256; }}
-http {{
-    log_format tls '$request_uri sni=$ssl_server_name reused=$ssl_session_reused '
-                   'proto=$ssl_protocol';
-    access_log {root}/access.log tls;
-    client_body_temp_path {t}/body;
-    proxy_temp_path {t}/proxy;
-    fastcgi_temp_path {t}/fcgi;
-    uwsgi_temp_path {t}/uwsgi;
-    scgi_temp_path {t}/scgi;
+        p = nginx_launch(root, procs, f"""
     default_type text/plain;
     server {{
-        listen 127.0.0.1:{p} ssl;
+        listen 127.0.0.1:@PORT@ ssl;
         ssl_certificate {pki.p("srv.crt")};
         ssl_certificate_key {pki.p("srv.key")};
         ssl_protocols TLSv1.2 TLSv1.3;
@@ -66,16 +43,9 @@ http {{
             add_header X-Ngx-Reused "$ssl_session_reused" always;
             return 200 "{NGX_BODY}";
         }}
-    }}
-}}
-""")
-        proc = subprocess.Popen([NGINX_BIN, "-c", str(conf), "-p", str(root)],
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                stdin=subprocess.DEVNULL)
-        procs.append(proc)
-        if not wait_port(p, 10.0, proc):
-            pytest.fail("nginx did not start: %s" % ((root / "error.log").read_text()
-                                                     if (root / "error.log").exists() else ""))
+    }}""", log=f"""log_format tls '$request_uri sni=$ssl_server_name reused=$ssl_session_reused '
+                   'proto=$ssl_protocol';
+    access_log {root}/access.log tls;""")
         return p, root
 
     try:
