@@ -52,6 +52,10 @@ struct conn_sess_ops {
 	/* a front connection was accepted: runs the connection and session rules; returns 0,
 	 * or -1 when they refused it (the caller closes it at once) */
 	int (*accept)(struct conn *c);
+	/* the same in two steps for a TLS connection, as HAProxy: the connection rules at
+	 * accept, the session rules once the handshake is done */
+	int (*accept_conn)(struct conn *c);
+	int (*accept_sess)(struct conn *c);
 	/* a front connection closed or timed out before its first request byte */
 	void (*probe)(struct conn *c);
 	/* a front connection whose session tracks counters (c->stk) is freed */

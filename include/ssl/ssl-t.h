@@ -103,7 +103,7 @@ struct ssl_sni_entry {
 struct ssl_sni_table {
 	struct ssl_sni_entry *ent; /* sorted by name (exact and wildcard separately) */
 	int nb;
-	SSL_CTX *def_ctx; /* the default certificate's context */
+	struct ssl_cert_inst *def; /* the default certificate (the first), or NULL */
 };
 
 /* The TLS side of a "bind ... ssl" line. */

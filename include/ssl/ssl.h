@@ -22,11 +22,12 @@ static inline SSL *conn_ssl(const struct conn *c)
 
 /* ---- transport (ssl_sock.c); loop thread only ---- */
 
-/* Starts the server side of a handshake on the accepted front connection <c> of TLS bind
- * <sb>. Until it completes, the connection's events and timer go to the TLS layer, which
+/* Attaches the server side of TLS bind <sb> to the accepted front connection <c>: until
+ * the handshake completes, the connection's events and timer go to the TLS layer, which
  * then calls h1_front_tls_ready() (or h1_front_tls_failed()). Returns 0 or -1 (the caller
- * closes). */
+ * closes). ssl_front_kick() then runs its first step (the ClientHello may be there). */
 int ssl_front_attach(struct conn *c, struct ssl_bind *sb);
+void ssl_front_kick(struct conn *c);
 
 /* Drives the client handshake of the server connection <c> (created on the first call).
  * Returns 1 once it is complete, 0 while it waits for the network, -1 on failure. */
@@ -41,6 +42,10 @@ void ssl_close(struct conn *c);
 /* An idle server connection became readable: consumes what TLS sends on its own (session
  * tickets). Returns 0 if the connection may stay idle, -1 if it must close. */
 int ssl_idle_event(struct conn *c);
+
+/* A server connection about to go idle: false if what OpenSSL already read says it must
+ * close (a close_notify, data); no syscall when it holds nothing. */
+bool ssl_idle_ok(struct conn *c);
 
 /* Handshakes left to this thread in the current loop turn (rationing), test hook. */
 int ssl_hs_budget_left(void);

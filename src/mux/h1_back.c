@@ -194,11 +194,16 @@ int h1_back_check_connect(struct conn *c)
  * may have come with the response's last bytes); closes it and returns false otherwise. */
 static bool back_make_idle(struct conn *c)
 {
-	if (c->ibuf.data || c->obuf.data ||
-	    (c->flags & (CO_FL_RD_EOF | CO_FL_ERROR | CO_FL_HUP | CO_FL_RDHUP | CO_FL_WR_SHUT |
-			 CO_FL_XPRT_WPEND))) {
-		conn_close(c);
-		return false;
+	const uint32_t bad = CO_FL_RD_EOF | CO_FL_ERROR | CO_FL_HUP | CO_FL_RDHUP | CO_FL_WR_SHUT |
+			     CO_FL_XPRT_WPEND;
+
+	if (c->ibuf.data || c->obuf.data || (c->flags & (bad | CO_FL_XPRT))) {
+		/* TLS: what OpenSSL already read (a ticket, a close_notify) decides too */
+		if (c->ibuf.data || c->obuf.data || (c->flags & bad) ||
+		    !ssl_idle_ok(c)) {
+			conn_close(c);
+			return false;
+		}
 	}
 	c->strm = NULL;
 	c->flags |= CO_FL_IDLE | CO_FL_USED;

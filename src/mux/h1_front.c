@@ -227,26 +227,31 @@ int h1_front_accept(struct listener *li, int fd, const struct sockaddr_storage *
 	return 0;
 }
 
-/* A TLS connection: the connection rules run at once, then the handshake, under
- * "timeout client-hs" if set, else "timeout client" (as HAProxy); the H1 side starts in
- * h1_front_tls_ready(). */
+/* A TLS connection, as HAProxy: the TLS layer is attached (ssl_fc is true in the
+ * connection rules), the connection rules run at once, then the handshake, under
+ * "timeout client-hs" if set, else "timeout client"; the session rules and the H1 side
+ * start in h1_front_tls_ready(). */
 static int front_tls_accept(struct conn *c)
 {
 	const struct proxy_timeouts *to = &c->px->timeout;
 
 	c->front_state = FC_HANDSHAKE;
 	timer_set(&c->tmr, tick_add(to->client_hs ? to->client_hs : to->client));
-	if (unlikely(conn_sess_ops) && conn_sess_ops->accept(c) < 0) {
+	if (ssl_front_attach(c, c->li->bind->ssl) < 0 ||
+	    (unlikely(conn_sess_ops) && conn_sess_ops->accept_conn(c) < 0)) {
 		front_close(c);
 		return 0;
 	}
-	if (ssl_front_attach(c, c->li->bind->ssl) < 0)
-		front_close(c);
+	ssl_front_kick(c);
 	return 0;
 }
 
 void h1_front_tls_ready(struct conn *c)
 {
+	if (unlikely(conn_sess_ops) && conn_sess_ops->accept_sess(c) < 0) {
+		front_close(c); /* refused by a tcp-request session rule */
+		return;
+	}
 	c->h.iocb = front_iocb;
 	c->tmr.cb = front_timeout;
 	c->last_act = now_ms();

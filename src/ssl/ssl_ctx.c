@@ -151,9 +151,9 @@ struct ssl_cert_inst *ssl_sni_lookup(struct ssl_bind *sb, const char *name)
 		if (dot && dot[1] && (inst = sni_find(t, dot + 1, true, name)))
 			return inst;
 	}
-	if ((sb->opts.flags & SSLO_STRICT_SNI) || list_empty(&sb->insts))
+	if (sb->opts.flags & SSLO_STRICT_SNI)
 		return NULL;
-	return list_elem(sb->insts.next, struct ssl_cert_inst, by_bind);
+	return t->def; /* as published: the live list may be changing (runtime API) */
 }
 
 static int sni_add(struct ssl_sni_table *t, int *cap, struct ssl_cert_inst *inst, const char *name)
@@ -184,7 +184,7 @@ int ssl_sni_rebuild(struct ssl_bind *sb)
 {
 	struct ssl_sni_table *t = calloc(1, sizeof(*t)), *old;
 	struct ssl_cert_inst *inst;
-	int cap = 0, order = 0;
+	int cap = 0;
 
 	if (!t)
 		return -1;
@@ -192,11 +192,12 @@ int ssl_sni_rebuild(struct ssl_bind *sb)
 	{
 		int n = inst->filters ? inst->nb_filters : inst->crt->nb_names;
 
+		if (!t->def)
+			t->def = inst;
 		for (int i = 0; i < n; i++)
 			if (sni_add(t, &cap, inst,
 				    inst->filters ? inst->filters[i] : inst->crt->names[i]) < 0)
 				goto fail;
-		order++;
 	}
 	/* stable order: equal names keep the config order (the first one wins) */
 	for (int i = 1; i < t->nb; i++) {
@@ -209,7 +210,6 @@ int ssl_sni_rebuild(struct ssl_bind *sb)
 		}
 		t->ent[j + 1] = e;
 	}
-	(void)order;
 	old = HA_ATOMIC_XCHG(&sb->sni, t);
 	if (old && ssl_grave_add(old, NULL) < 0) {
 		free(old->ent); /* no memory for the grave: leak nothing, risk nothing: */

@@ -9,6 +9,9 @@
 char *ssl_path_join(const char *base, const char *file);
 int ssl_opts_init(void);
 
+/* ssl_sock.c: frees the calling thread's write gathering buffer */
+void ssl_sock_thread_release(void);
+
 /* ssl_cert.c: the whole file <path> (NUL-terminated, <len> bytes), or NULL with <err> */
 char *ssl_read_file(const char *path, size_t *len, char *err, size_t errlen);
 extern int ssl_verr_idx;

@@ -112,6 +112,7 @@ int ssl_mem_init(void)
 
 void ssl_mem_thread_release(void)
 {
+	ssl_sock_thread_release();
 	while (mem_cache) {
 		struct mem_free *f = mem_cache;
 

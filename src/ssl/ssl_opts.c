@@ -445,19 +445,36 @@ static int ssl_proto_range(const struct ssl_opts *o, int *min, int *max, char *e
 	return 0;
 }
 
+/* What the handshake callbacks of a server context read: a copy of its options' ignored
+ * verification errors and ALPN list, owned by the context (freed with it), so that
+ * options freed at run time (del ssl crt-list) never leave a context pointing to them. */
+struct ssl_hs_opts {
+	bool ca_ignore_all, crt_ignore_all;
+	uint64_t ca_ignore[2], crt_ignore[2];
+	unsigned int alpn_len;
+	unsigned char alpn[];
+};
+static int hs_opts_idx = -1; /* SSL_CTX ex_data index of the struct ssl_hs_opts */
+
+static void hs_opts_free(void *parent, void *ptr, CRYPTO_EX_DATA *ad, int idx, long argl,
+			 void *argp)
+{
+	free(ptr);
+}
+
 /* The errors a verification met, kept in the SSL object for the ssl_c_* fetches: the
  * first error at depth 0 (bits 0-15), the first at depth > 0 (bits 16-31) and its depth
  * (bits 32-47), each stored plus one so that zero means "none". */
 static int ssl_verify_cb(int ok, X509_STORE_CTX *xs)
 {
 	SSL *ssl = X509_STORE_CTX_get_ex_data(xs, SSL_get_ex_data_X509_STORE_CTX_idx());
-	const struct ssl_opts *o;
+	const struct ssl_hs_opts *o;
 	uintptr_t seen;
 	int e, depth;
 
 	if (ok || !ssl)
 		return ok;
-	o = SSL_CTX_get_ex_data(SSL_get_SSL_CTX(ssl), ssl_verr_idx);
+	o = SSL_CTX_get_ex_data(SSL_get_SSL_CTX(ssl), hs_opts_idx);
 	e = X509_STORE_CTX_get_error(xs);
 	depth = X509_STORE_CTX_get_error_depth(xs);
 	seen = (uintptr_t)SSL_get_ex_data(ssl, ssl_verr_idx);
@@ -488,14 +505,14 @@ static int ssl_verify_cb(int ok, X509_STORE_CTX *xs)
 static int ssl_alpn_select_cb(SSL *ssl, const unsigned char **out, unsigned char *outlen,
 			      const unsigned char *in, unsigned int inlen, void *arg)
 {
-	const struct ssl_opts *o = arg;
+	const struct ssl_hs_opts *o = SSL_CTX_get_ex_data(SSL_get_SSL_CTX(ssl), hs_opts_idx);
 	unsigned char *sel;
 
-	(void)ssl;
-	if (!o->alpn)
+	(void)arg;
+	if (!o || !o->alpn_len)
 		return SSL_TLSEXT_ERR_NOACK;
-	if (SSL_select_next_proto(&sel, outlen, (const unsigned char *)o->alpn,
-				  (unsigned int)o->alpn_len, in, inlen) != OPENSSL_NPN_NEGOTIATED)
+	if (SSL_select_next_proto(&sel, outlen, o->alpn, o->alpn_len, in, inlen) !=
+	    OPENSSL_NPN_NEGOTIATED)
 		return SSL_TLSEXT_ERR_NOACK;
 	*out = sel;
 	return SSL_TLSEXT_ERR_OK;
@@ -523,6 +540,7 @@ static int ssl_load_crl(SSL_CTX *ctx, const char *file, char *err, size_t errlen
 
 int ssl_opts_apply(SSL_CTX *ctx, const struct ssl_opts *o, bool server, char *err, size_t errlen)
 {
+	struct ssl_hs_opts *hso;
 	int min, max, mode;
 
 	if (ssl_opts_init() < 0 || ssl_proto_range(o, &min, &max, err, errlen) < 0)
@@ -578,8 +596,27 @@ int ssl_opts_apply(SSL_CTX *ctx, const struct ssl_opts *o, bool server, char *er
 			ctx, o->verify == SSLV_REQUIRED ? SSL_VERIFY_PEER : SSL_VERIFY_NONE, NULL);
 		return 0;
 	}
+	if (hs_opts_idx < 0)
+		hs_opts_idx = SSL_CTX_get_ex_new_index(0, NULL, NULL, NULL, hs_opts_free);
+	hso = hs_opts_idx < 0 ? NULL : calloc(1, sizeof(*hso) + (size_t)o->alpn_len);
+	if (!hso) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	hso->ca_ignore_all = o->ca_ignore_all;
+	hso->crt_ignore_all = o->crt_ignore_all;
+	memcpy(hso->ca_ignore, o->ca_ignore, sizeof(hso->ca_ignore));
+	memcpy(hso->crt_ignore, o->crt_ignore, sizeof(hso->crt_ignore));
+	hso->alpn_len = o->alpn ? (unsigned int)o->alpn_len : 0;
+	if (hso->alpn_len)
+		memcpy(hso->alpn, o->alpn, hso->alpn_len);
+	if (!SSL_CTX_set_ex_data(ctx, hs_opts_idx, hso)) {
+		free(hso);
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
 	if (o->alpn)
-		SSL_CTX_set_alpn_select_cb(ctx, ssl_alpn_select_cb, (void *)o);
+		SSL_CTX_set_alpn_select_cb(ctx, ssl_alpn_select_cb, NULL);
 	mode = o->verify == SSLV_REQUIRED   ? SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT
 	       : o->verify == SSLV_OPTIONAL ? SSL_VERIFY_PEER
 					    : SSL_VERIFY_NONE;
@@ -594,7 +631,6 @@ int ssl_opts_apply(SSL_CTX *ctx, const struct ssl_opts *o, bool server, char *er
 			if (names)
 				SSL_CTX_set_client_CA_list(ctx, names);
 		}
-		SSL_CTX_set_ex_data(ctx, ssl_verr_idx, (void *)o);
 		SSL_CTX_set_verify(ctx, mode, ssl_verify_cb);
 	}
 	return 0;

@@ -37,9 +37,17 @@ struct ssl_thr_stats ssl_thr_stats[MAX_THREADS];
 
 static BIO_METHOD *conn_bio_meth;
 
-static __thread uint64_t hs_turn; /* loop turn (th_ctx->now_ns) of <hs_left> */
-static __thread int hs_left;	  /* handshake steps left in that turn */
-static __thread char *wr_gather;  /* SSL_REC_MAX bytes: small pieces of one write */
+/* loop turn (th_ctx->now_ns) of <hs_left>, and the handshake steps left in that turn */
+static __thread uint64_t hs_turn;
+static __thread int hs_left;
+/* SSL_REC_MAX bytes: small pieces of one write, gathered into one record */
+static __thread char *wr_gather;
+/* Front connections waiting for a handshake step, oldest first (linked by c->idle, which
+ * a connection does not use before its handshake is done), and the tasklet that serves
+ * them after each turn's I/O events, within the budget. */
+static __thread struct list hs_queue;
+static __thread struct tasklet hs_tl;
+static __thread struct thread_ctx *hs_ctx; /* loop <hs_queue> and <hs_tl> belong to */
 
 /* ---- the socket BIO ---- */
 
@@ -202,12 +210,20 @@ static void ssl_front_iocb(struct fd_handler *h, uint32_t events)
 	ssl_front_step(c);
 }
 
-static void ssl_front_tasklet(struct tasklet *tl)
-{
-	struct conn *c = container_of(tl, struct conn, tl);
+static void ssl_front_run(struct conn *c);
 
-	if (!(c->flags & CO_FL_CLOSED))
-		ssl_front_step(c);
+/* The handshake steps waiting for the budget, oldest first: while any waits, new events
+ * queue behind it, so a flood of new clients cannot starve those that came first. */
+static void ssl_hs_queue_run(struct tasklet *tl)
+{
+	while (!list_empty(&hs_queue) && hs_budget_take()) {
+		struct conn *c = list_elem(hs_queue.next, struct conn, idle);
+
+		list_delete(&c->idle);
+		ssl_front_run(c);
+	}
+	if (!list_empty(&hs_queue))
+		tasklet_wakeup(tl); /* the next turn, after its I/O events */
 }
 
 static void ssl_front_timeout(struct timer *t)
@@ -220,16 +236,30 @@ static void ssl_front_timeout(struct timer *t)
 
 static void ssl_front_step(struct conn *c)
 {
+	if (!(c->flags & (CO_FL_CAN_RECV | CO_FL_CAN_SEND | CO_FL_HUP)))
+		return;			  /* nothing new since the last step */
+	if (unlikely(hs_ctx != th_ctx)) { /* first use on this loop */
+		list_init(&hs_queue);
+		tasklet_init(&hs_tl, ssl_hs_queue_run);
+		hs_ctx = th_ctx;
+	}
+	if (!list_empty(&c->idle))
+		return; /* already waiting its turn */
+	if (!list_empty(&hs_queue) || !hs_budget_take()) {
+		list_append(&hs_queue, &c->idle);
+		tasklet_wakeup(&hs_tl);
+		return;
+	}
+	ssl_front_run(c);
+}
+
+/* One handshake step of front connection <c>, within this turn's budget. */
+static void ssl_front_run(struct conn *c)
+{
 	SSL *ssl = c->xprt;
 	const char *why;
 	int ret, err;
 
-	if (!(c->flags & (CO_FL_CAN_RECV | CO_FL_CAN_SEND | CO_FL_HUP)))
-		return; /* nothing new since the last step */
-	if (!hs_budget_take()) {
-		tasklet_wakeup(&c->tl); /* the next turn, after its I/O events */
-		return;
-	}
 	ret = SSL_do_handshake(ssl);
 	if (ret == 1) {
 		ssl_thr_stats[tid].fe_hs++;
@@ -279,10 +309,13 @@ int ssl_front_attach(struct conn *c, struct ssl_bind *sb)
 							      : ssl_set.maxrecord));
 	c->h.iocb = ssl_front_iocb;
 	c->tmr.cb = ssl_front_timeout;
-	c->tl.process = ssl_front_tasklet;
+	return 0;
+}
+
+void ssl_front_kick(struct conn *c)
+{
 	c->flags |= CO_FL_CAN_RECV; /* the ClientHello may be there already */
 	ssl_front_step(c);
-	return 0;
 }
 
 /* ---- back handshake ---- */
@@ -364,8 +397,9 @@ int ssl_recv(struct conn *c)
 			return 0;
 		c->flags &= ~CO_FL_CAN_RECV;
 		return 0;
-	case SSL_ERROR_WANT_WRITE: /* a key update to answer: the next EPOLLOUT goes on */
-		c->flags &= ~CO_FL_CAN_RECV;
+	case SSL_ERROR_WANT_WRITE: /* an answer to send first: reading goes on once the
+				    * socket takes it (the mux reads again on EPOLLOUT) */
+		c->flags &= ~CO_FL_CAN_SEND;
 		return 0;
 	case SSL_ERROR_ZERO_RETURN: /* close_notify: a clean end of the stream */
 		c->flags |= CO_FL_RD_EOF;
@@ -386,51 +420,88 @@ int ssl_recv(struct conn *c)
 	}
 }
 
+/* Copies up to SSL_REC_MAX bytes of <iov> from offset <off> into the thread's gathering
+ * buffer; returns the length, or 0 if the buffer cannot be allocated. */
+static size_t ssl_gather(const struct iovec *iov, int iovcnt, size_t off)
+{
+	size_t len = 0;
+
+	if (!wr_gather && !(wr_gather = malloc(SSL_REC_MAX)))
+		return 0;
+	for (int i = 0; i < iovcnt && len < SSL_REC_MAX; i++) {
+		size_t n = iov[i].iov_len;
+
+		if (off >= n) {
+			off -= n;
+			continue;
+		}
+		n -= off;
+		if (n > SSL_REC_MAX - len)
+			n = SSL_REC_MAX - len;
+		memcpy(wr_gather + len, (const char *)iov[i].iov_base + off, n);
+		len += n;
+		off = 0;
+	}
+	return len;
+}
+
+/* Writes as much of <iov> as the socket takes, one record per SSL_write_ex (partial
+ * writes are on): like the raw path, a short count means the socket is full
+ * (CO_FL_CAN_SEND cleared). Small pieces are gathered into one record; a record left
+ * half sent is offered again with at least the same bytes (callers keep what was not
+ * taken), as OpenSSL needs. */
 ssize_t ssl_sendv(struct conn *c, struct iovec *iov, int iovcnt)
 {
 	SSL *ssl = c->xprt;
-	const void *src;
-	size_t len, done = 0;
+	size_t total = 0, sent = 0;
 	int ret, err;
 
-	if (iovcnt == 1 || iov[0].iov_len >= SSL_REC_MAX) {
-		src = iov[0].iov_base;
-		len = iov[0].iov_len;
-	} else {
-		/* one record for the serialized headers and the start of the body; a record
-		 * left half sent is offered again with at least the same bytes (callers keep
-		 * what was not taken), which OpenSSL needs */
-		if (!wr_gather && !(wr_gather = malloc(SSL_REC_MAX)))
-			return CO_ERR;
-		len = 0;
-		for (int i = 0; i < iovcnt && len < SSL_REC_MAX; i++) {
-			size_t n = iov[i].iov_len;
+	for (int i = 0; i < iovcnt; i++)
+		total += iov[i].iov_len;
+	while (sent < total && (c->flags & CO_FL_CAN_SEND)) {
+		const void *src;
+		size_t len, done = 0, off = sent;
+		int i = 0;
 
-			if (n > SSL_REC_MAX - len)
-				n = SSL_REC_MAX - len;
-			memcpy(wr_gather + len, iov[i].iov_base, n);
-			len += n;
+		while (i < iovcnt && off >= iov[i].iov_len) /* the piece holding <sent> */
+			off -= iov[i++].iov_len;
+		if (i == iovcnt - 1 || iov[i].iov_len - off >= SSL_REC_MAX) {
+			src = (const char *)iov[i].iov_base + off;
+			len = iov[i].iov_len - off;
+		} else {
+			len = ssl_gather(iov, iovcnt, sent);
+			if (!len)
+				break;
+			src = wr_gather;
 		}
-		src = wr_gather;
+		ret = SSL_write_ex(ssl, src, len, &done);
+		if (ret == 1) {
+			c->flags &= ~CO_FL_XPRT_WPEND;
+			sent += done;
+			continue;
+		}
+		err = SSL_get_error(ssl, ret);
+		if (err == SSL_ERROR_WANT_WRITE) {
+			c->flags |= CO_FL_XPRT_WPEND;
+			c->flags &= ~CO_FL_CAN_SEND; /* the BIO saw EAGAIN */
+			break;
+		}
+		if (err == SSL_ERROR_WANT_READ) { /* a key update to read first */
+			c->flags |= CO_FL_XPRT_WPEND;
+			c->flags &= ~CO_FL_CAN_RECV;
+			break;
+		}
+		ssl_clear_errors();
+		c->flags |= CO_FL_WR_ERR;
+		if (!sent)
+			return CO_ERR;
+		break;
 	}
-	if (!len)
-		return 0;
-	ret = SSL_write_ex(ssl, src, len, &done);
-	if (ret == 1) {
-		c->flags &= ~CO_FL_XPRT_WPEND;
+	if (sent) {
 		c->last_act = now_ms();
-		c->bytes_out += done;
-		return (ssize_t)done;
+		c->bytes_out += sent;
 	}
-	err = SSL_get_error(ssl, ret);
-	if (err == SSL_ERROR_WANT_WRITE || err == SSL_ERROR_WANT_READ) {
-		c->flags |= CO_FL_XPRT_WPEND;
-		c->flags &= ~CO_FL_CAN_SEND;
-		return 0;
-	}
-	ssl_clear_errors();
-	c->flags |= CO_FL_WR_ERR;
-	return CO_ERR;
+	return (ssize_t)sent;
 }
 
 void ssl_shutw(struct conn *c)
@@ -472,7 +543,19 @@ int ssl_idle_event(struct conn *c)
 	return -1;
 }
 
+bool ssl_idle_ok(struct conn *c)
+{
+	/* no syscall when OpenSSL holds nothing: the next event tells */
+	return !SSL_has_pending(c->xprt) || ssl_idle_event(c) == 0;
+}
+
+void ssl_sock_thread_release(void)
+{
+	free(wr_gather);
+	wr_gather = NULL;
+}
+
 /* names in "show profiling" (event/profiling.h) */
 PROF_NAME(ssl_front_iocb, "ssl_sock_io_cb")
-PROF_NAME(ssl_front_tasklet, "ssl_sock_hs_tasklet")
+PROF_NAME(ssl_hs_queue_run, "ssl_sock_hs_queue")
 PROF_NAME(ssl_front_timeout, "ssl_sock_hs_timeout")

@@ -139,34 +139,40 @@ static void tcp_sess_strm_done(struct stream *s)
 	b_release(&s->rw);
 }
 
-static int tcp_sess_accept(struct conn *c)
+/* Runs the connection rules (<cr>) and/or the session rules (<sr>) of <c>'s frontend
+ * on the stand-in stream; returns 0, or -1 when they refused it. */
+static int tcp_sess_run(struct conn *c, bool cr, bool sr)
 {
 	struct proxy *fe = c->px;
 	struct stream *s = &sess_strm;
 	struct act_rule *resume = NULL;
 	enum act_return ret = ACT_RET_CONT;
 
-	if (!has_rules(fe, offsetof(struct proxy, tcp_req_conn_rules)) &&
-	    !has_rules(fe, offsetof(struct proxy, tcp_req_sess_rules)))
-		return 0;
+	if (!(cr && has_rules(fe, offsetof(struct proxy, tcp_req_conn_rules))) &&
+	    !(sr && has_rules(fe, offsetof(struct proxy, tcp_req_sess_rules))))
+		goto done;
 	memset(s, 0, sizeof(*s));
 	s->front = c;
 	s->fe = fe;
 	s->tid = (uint16_t)tid;
-	ret = tcp_run_set(fe, offsetof(struct proxy, tcp_req_conn_rules), s, ACT_F_TCP_REQ_CON,
-			  true, &resume);
+	if (cr)
+		ret = tcp_run_set(fe, offsetof(struct proxy, tcp_req_conn_rules), s,
+				  ACT_F_TCP_REQ_CON, true, &resume);
 	if (ret != ACT_RET_CONT) {
 		CNT_INC(fe->fe_cnt, denied_conn);
 		goto refused;
 	}
-	ret = tcp_run_set(fe, offsetof(struct proxy, tcp_req_sess_rules), s, ACT_F_TCP_REQ_SES,
-			  true, &resume);
+	resume = NULL;
+	if (sr)
+		ret = tcp_run_set(fe, offsetof(struct proxy, tcp_req_sess_rules), s,
+				  ACT_F_TCP_REQ_SES, true, &resume);
 	if (ret != ACT_RET_CONT) {
 		CNT_INC(fe->fe_cnt, denied_sess);
 		goto refused;
 	}
 	tcp_sess_strm_done(s);
-	if (c->stk)
+done:
+	if (sr && c->stk)
 		stk_sess_start(c);
 	return 0;
 refused:
@@ -174,8 +180,25 @@ refused:
 	return -1;
 }
 
+static int tcp_sess_accept(struct conn *c)
+{
+	return tcp_sess_run(c, true, true);
+}
+
+static int tcp_sess_accept_conn(struct conn *c)
+{
+	return tcp_sess_run(c, true, false);
+}
+
+static int tcp_sess_accept_sess(struct conn *c)
+{
+	return tcp_sess_run(c, false, true);
+}
+
 static const struct conn_sess_ops tcp_sess_ops = {
 	.accept = tcp_sess_accept,
+	.accept_conn = tcp_sess_accept_conn,
+	.accept_sess = tcp_sess_accept_sess,
 	.probe = stk_sess_probe,
 	.release = stk_sess_release,
 };

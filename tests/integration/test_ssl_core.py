@@ -433,3 +433,40 @@ def test_strict_sni(proxy, backend, port, certs):
     assert https_get(port).status == 200  # tls_connect names site.test
     out = s_client(port, "-servername", "unknown.test")
     assert "Cipher is (NONE)" in out or "unrecognized name" in out, out
+
+
+# ---- writes larger than a record, session rules ----
+
+def test_local_reply_larger_than_records(proxy, backend, port, certs, tmp_path):
+    """A reply the proxy writes itself (http-request return file) of 8000 bytes with
+    1024-byte records: every record leaves at once, the client gets it all quickly."""
+    body = tmp_path / "body.txt"
+    body.write_bytes(b"x" * 8000)
+    cfg = tls_cfg(port, backend, certs, glob=["tune.ssl.maxrecord 1024"],
+                  listen=["http-request return status 200 content-type text/plain "
+                          "file %s" % body])
+    proxy(cfg, ports=[port])
+    t0 = time.monotonic()
+    r = https_get(port)
+    assert r.status == 200 and r.body == b"x" * 8000
+    assert time.monotonic() - t0 < 3  # the client timeout is 5 s or more
+
+
+def test_session_rules_run_after_the_handshake(proxy, backend, port, certs):
+    """tcp-request session rules see the TLS layer (ssl_fc, ssl_fc_sni), as in 2.6;
+    connection rules run before the handshake, with ssl_fc already true."""
+    cfg = tls_cfg(port, backend, certs,
+                  listen=["tcp-request connection reject unless { ssl_fc }",
+                          "tcp-request session reject unless { ssl_fc_sni site.test }"])
+    proxy(cfg, ports=[port])
+    assert https_get(port).status == 200
+    ctx = tls_ctx()
+    raw = httpc.connect(port, 5)
+    s = ctx.wrap_socket(raw, server_hostname=None)  # no SNI: the session rule refuses
+    try:
+        s.sendall(b"GET / HTTP/1.1\r\nHost: t\r\n\r\n")
+        assert s.recv(100) == b""
+    except (ssl.SSLError, OSError):
+        pass
+    finally:
+        s.close()
