@@ -367,7 +367,7 @@ static int cc_del(struct cli_ctx *ctx)
 		return cc_reply(ctx, cc_msg("Can't remove the certificate: certificate '%s' "
 					    "doesn't exist!\n\n",
 					    name));
-	if (!list_empty(&crt->insts))
+	if (!list_empty(&crt->insts) || ssl_srv_cert_users(name))
 		return cc_reply(ctx, cc_msg("Can't remove the certificate: certificate '%s' in "
 					    "use, can't be deleted!\n\n",
 					    name));
@@ -487,6 +487,15 @@ static int cc_commit(struct cli_ctx *ctx)
 		return cc_reply(ctx, NULL);
 	}
 	memset(dots, '.', (size_t)n);
+	/* the servers presenting it as a client certificate: theirs first, as a commit is
+	 * all or nothing and publishing the bind lines' cannot fail */
+	if (ssl_srv_cert_commit(nw->path, nw, err, sizeof(err)) < 0) {
+		for (int i = 0; i < n; i++)
+			SSL_CTX_free(ctxs[i]);
+		free(ctxs);
+		free(dots);
+		return cc_reply(ctx, cc_msg("%s.\nCan't commit %s!\n", err, nw->path));
+	}
 	/* from here nothing can fail but the release of what is replaced */
 	cc_publish(old, nw, ctxs);
 	free(ctxs);

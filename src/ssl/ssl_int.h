@@ -9,6 +9,12 @@
 char *ssl_path_join(const char *base, const char *file);
 int ssl_opts_init(void);
 
+/* ssl_srv_cfg.c: the servers presenting client certificate <name> (the runtime API may
+ * not delete it then); ssl_srv_cert_commit() gives them new contexts presenting <nw>,
+ * all or none. Returns how many, or -1 with <err>. */
+int ssl_srv_cert_users(const char *name);
+int ssl_srv_cert_commit(const char *name, const struct ssl_cert *nw, char *err, size_t errlen);
+
 /* ssl_sock.c: frees the calling thread's write gathering buffer */
 void ssl_sock_thread_release(void);
 

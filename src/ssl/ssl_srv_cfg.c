@@ -13,10 +13,12 @@
 #include <openssl/x509v3.h>
 
 #include <backend/server-t.h>
+#include <base/atomic.h>
 #include <base/tinfo.h>
 #include <cfg/cfg.h>
 #include <conn/connection-t.h>
 #include <proxy/proxy-t.h>
+#include <proxy/proxy.h>
 #include <sample/sample.h>
 #include <ssl/ssl.h>
 #include <stream/stream-t.h>
@@ -205,9 +207,138 @@ ssl_srv_alert(const struct server *srv, const char *fmt, ...)
 		ha_alert("%s\n", msg);
 }
 
+/* A client context for <ss>: its options, client certificate <crt> (or none), and the
+ * session callback of resumption. Returns it, or NULL with <err>. */
+static SSL_CTX *ssl_srv_ctx_build(struct ssl_srv *ss, const struct ssl_cert *crt, char *err,
+				  size_t errlen)
+{
+	SSL_CTX *ctx = SSL_CTX_new(TLS_client_method());
+
+	if (!ctx) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	if (ssl_opts_apply(ctx, &ss->opts, true, err, errlen) < 0)
+		goto fail;
+	if (crt &&
+	    (!SSL_CTX_use_certificate(ctx, crt->cert) || !SSL_CTX_use_PrivateKey(ctx, crt->key) ||
+	     (crt->chain && !SSL_CTX_set1_chain(ctx, crt->chain)))) {
+		ERR_clear_error();
+		snprintf(err, errlen, "unable to use the certificate '%s'", crt->path);
+		goto fail;
+	}
+	if (!(ss->opts.flags & SSLO_NO_REUSE)) {
+		SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_CLIENT |
+							    SSL_SESS_CACHE_NO_INTERNAL_STORE);
+		SSL_CTX_sess_set_new_cb(ctx, ssl_srv_new_session);
+	}
+	return ctx;
+fail:
+	SSL_CTX_free(ctx);
+	return NULL;
+}
+
+/* Calls <fn> on every server presenting client certificate <name>. */
+static int ssl_srv_foreach_crt(const char *name, int (*fn)(struct server *srv, void *arg),
+			       void *arg)
+{
+	int n = 0;
+
+	for (struct proxy *px = proxies; px; px = px->next)
+		for (struct server *srv = px->srv; srv; srv = srv->next)
+			if (srv->ssl && srv->ssl->crt && !strcmp(srv->ssl->crt, name) &&
+			    (srv->ssl->ctx || srv->ssl->chk_ctx))
+				n += fn(srv, arg);
+	return n;
+}
+
+static int ssl_srv_count(struct server *srv, void *arg)
+{
+	return 1;
+}
+
+int ssl_srv_cert_users(const char *name)
+{
+	return ssl_srv_foreach_crt(name, ssl_srv_count, NULL);
+}
+
+/* What a commit builds for the servers presenting a certificate: one context each. */
+struct srv_commit {
+	const struct ssl_cert *nw;
+	SSL_CTX **ctxs;
+	int n, max;
+	char *err;
+	size_t errlen;
+	bool failed;
+};
+
+static int ssl_srv_build_one(struct server *srv, void *arg)
+{
+	struct srv_commit *sc = arg;
+
+	if (sc->failed || sc->n >= sc->max)
+		return 0;
+	sc->ctxs[sc->n] = ssl_srv_ctx_build(srv->ssl, sc->nw, sc->err, sc->errlen);
+	if (!sc->ctxs[sc->n]) {
+		sc->failed = true;
+		return 0;
+	}
+	sc->n++;
+	return 1;
+}
+
+static int ssl_srv_publish_one(struct server *srv, void *arg)
+{
+	struct srv_commit *sc = arg;
+	struct ssl_srv *ss = srv->ssl;
+	SSL_CTX *ctx = sc->ctxs[sc->n++], *prev;
+
+	/* a connection or a check may have loaded the old context without holding it yet:
+	 * it goes after the grace period */
+	if (ss->chk_ctx) {
+		SSL_CTX_up_ref(ctx);
+		prev = HA_ATOMIC_XCHG(&ss->chk_ctx, ctx);
+		ssl_grave_add(NULL, prev);
+	}
+	if (ss->ctx) {
+		prev = HA_ATOMIC_XCHG(&ss->ctx, ctx);
+		ssl_grave_add(NULL, prev);
+	} else
+		SSL_CTX_free(ctx); /* check-ssl only: the check holds its reference */
+	return 1;
+}
+
+int ssl_srv_cert_commit(const char *name, const struct ssl_cert *nw, char *err, size_t errlen)
+{
+	struct srv_commit sc = { .nw = nw, .err = err, .errlen = errlen };
+
+	sc.max = ssl_srv_cert_users(name);
+	if (!sc.max)
+		return 0;
+	sc.ctxs = calloc((size_t)sc.max, sizeof(*sc.ctxs));
+	if (!sc.ctxs) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	ssl_srv_foreach_crt(name, ssl_srv_build_one, &sc);
+	if (sc.failed || sc.n != sc.max) {
+		while (sc.n-- > 0)
+			SSL_CTX_free(sc.ctxs[sc.n]);
+		free(sc.ctxs);
+		if (!sc.failed)
+			snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	sc.n = 0;
+	ssl_srv_foreach_crt(name, ssl_srv_publish_one, &sc);
+	free(sc.ctxs);
+	return sc.max;
+}
+
 int ssl_srv_check(struct server *srv)
 {
 	struct ssl_srv *ss = srv->ssl;
+	struct ssl_cert *crt = NULL;
 	char err[512];
 	SSL_CTX *ctx;
 
@@ -228,32 +359,18 @@ int ssl_srv_check(struct server *srv)
 	}
 	if (srv_conn_idx < 0)
 		srv_conn_idx = SSL_get_ex_new_index(0, NULL, NULL, NULL, NULL);
-	ctx = SSL_CTX_new(TLS_client_method());
-	if (!ctx || srv_conn_idx < 0)
+	if (srv_conn_idx < 0)
 		goto oom;
-	ss->ctx = ctx;
-	if (ssl_opts_apply(ctx, &ss->opts, true, err, sizeof(err)) < 0)
+	if (ss->crt && !(crt = ssl_cert_get(ss->crt, err, sizeof(err))))
 		goto fail;
-	if (ss->crt) {
-		struct ssl_cert *crt = ssl_cert_get(ss->crt, err, sizeof(err));
-
-		if (!crt)
-			goto fail;
-		if (!SSL_CTX_use_certificate(ctx, crt->cert) ||
-		    !SSL_CTX_use_PrivateKey(ctx, crt->key) ||
-		    (crt->chain && !SSL_CTX_set1_chain(ctx, crt->chain))) {
-			ERR_clear_error();
-			snprintf(err, sizeof(err), "unable to use the certificate '%s'", ss->crt);
-			goto fail;
-		}
-	}
+	ctx = ssl_srv_ctx_build(ss, crt, err, sizeof(err));
+	if (!ctx)
+		goto fail;
+	ss->ctx = ctx;
 	if (!(ss->opts.flags & SSLO_NO_REUSE)) {
 		ss->sess = calloc(MAX_THREADS, sizeof(*ss->sess));
 		if (!ss->sess)
 			goto oom;
-		SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_CLIENT |
-							    SSL_SESS_CACHE_NO_INTERNAL_STORE);
-		SSL_CTX_sess_set_new_cb(ctx, ssl_srv_new_session);
 	}
 	if (ss->sni_str) {
 		struct smp_parse_ctx pc = { srv->file, srv->line, srv->px,
