@@ -610,6 +610,7 @@ int ssl_opts_apply(SSL_CTX *ctx, const struct ssl_opts *o, bool server, char *er
 	hso->alpn_len = o->alpn ? (unsigned int)o->alpn_len : 0;
 	if (hso->alpn_len)
 		memcpy(hso->alpn, o->alpn, hso->alpn_len);
+	free(SSL_CTX_get_ex_data(ctx, hs_opts_idx)); /* applied again before any use */
 	if (!SSL_CTX_set_ex_data(ctx, hs_opts_idx, hso)) {
 		free(hso);
 		snprintf(err, errlen, "out of memory");
