@@ -281,9 +281,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(&c, 0, sizeof(c));
 	c.h.fd = sv[0];
 	list_init(&c.tl.list);
+	list_init(&c.idle); /* as conn_new() leaves it: the handshake queue's link */
 	fz_ready = fz_failed = 0;
 	if (ssl_front_attach(&c, &fz_sb) < 0)
 		abort();
+	ssl_front_kick(&c);
 	if (fz_byte(&in) & 1)
 		fz_client(&c, sv[1], &in);
 	else
