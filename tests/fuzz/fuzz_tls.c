@@ -282,6 +282,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	c.h.fd = sv[0];
 	list_init(&c.tl.list);
 	list_init(&c.idle); /* as conn_new() leaves it: the handshake queue's link */
+	fz_thr.now_ns++;    /* a new loop turn: a fresh handshake budget */
 	fz_ready = fz_failed = 0;
 	if (ssl_front_attach(&c, &fz_sb) < 0)
 		abort();
@@ -293,6 +294,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (fz_ready && fz_failed)
 		abort();
 	ssl_close(&c);
+	list_delete(&c.idle); /* as conn_close() does: out of the handshake queue */
 	if (c.xprt || (c.flags & CO_FL_XPRT))
 		abort();
 	b_release(&c.ibuf);
