@@ -26,6 +26,10 @@ bool tcp_rules_partial(void);
 extern bool tcp_req_content_used;
 extern bool tcp_res_content_used;
 
+/* Config check: HAProxy's warning for content rules whose conditions read raw bytes
+ * (req.len, req.ssl_sni...) on a proxy in mode http, where they see HTTP messages instead. */
+void tcp_rules_warn_l6_http(const struct proxy *px);
+
 /* True when <px> (or its named defaults section) has rules of that set. */
 bool tcp_px_has_req_content(const struct proxy *px);
 bool tcp_px_has_res_content(const struct proxy *px);

@@ -18,14 +18,15 @@ struct acl_kw {
 	const char *kw;
 	const char *fetch;
 	int match;
+	unsigned pflags; /* PAT_SET_DOTVER: versions written MAJOR.MINOR */
 };
 
 /* clang-format off */
 #define DERIV(base, fetch)                                                                  \
-	{ base, fetch, PAT_MATCH_STR }, { base "_beg", fetch, PAT_MATCH_BEG },              \
-		{ base "_dir", fetch, PAT_MATCH_DIR }, { base "_dom", fetch, PAT_MATCH_DOM }, \
-		{ base "_end", fetch, PAT_MATCH_END }, { base "_len", fetch, PAT_MATCH_LEN }, \
-		{ base "_reg", fetch, PAT_MATCH_REG }, { base "_sub", fetch, PAT_MATCH_SUB }
+	{ base, fetch, PAT_MATCH_STR, 0 }, { base "_beg", fetch, PAT_MATCH_BEG, 0 },              \
+		{ base "_dir", fetch, PAT_MATCH_DIR, 0 }, { base "_dom", fetch, PAT_MATCH_DOM, 0 }, \
+		{ base "_end", fetch, PAT_MATCH_END, 0 }, { base "_len", fetch, PAT_MATCH_LEN, 0 }, \
+		{ base "_reg", fetch, PAT_MATCH_REG, 0 }, { base "_sub", fetch, PAT_MATCH_SUB, 0 }
 /* clang-format on */
 
 static const struct acl_kw acl_kws[] = {
@@ -38,20 +39,22 @@ static const struct acl_kw acl_kws[] = {
 	DERIV("scook", "scook"),
 	DERIV("urlp", "urlp"),
 	DERIV("req.ssl_sni", "req.ssl_sni"),
-	{ "url_ip", "url_ip", PAT_MATCH_IP },
-	{ "url_port", "url_port", PAT_MATCH_INT },
-	{ "hdr_ip", "hdr_ip", PAT_MATCH_IP },
-	{ "hdr_val", "hdr_val", PAT_MATCH_INT },
-	{ "hdr_cnt", "hdr_cnt", PAT_MATCH_INT },
-	{ "shdr_ip", "shdr_ip", PAT_MATCH_IP },
-	{ "shdr_val", "shdr_val", PAT_MATCH_INT },
-	{ "cook_val", "cook_val", PAT_MATCH_INT },
-	{ "cook_cnt", "cook_cnt", PAT_MATCH_INT },
-	{ "urlp_val", "urlp_val", PAT_MATCH_INT },
-	{ "req.ssl_sni_end", "req.ssl_sni", PAT_MATCH_END },
-	{ "ssl_fc_sni_end", "ssl_fc_sni", PAT_MATCH_END },
-	{ "ssl_fc_sni_reg", "ssl_fc_sni", PAT_MATCH_REG },
-	{ NULL, NULL, 0 },
+	{ "url_ip", "url_ip", PAT_MATCH_IP, 0 },
+	{ "url_port", "url_port", PAT_MATCH_INT, 0 },
+	{ "hdr_ip", "hdr_ip", PAT_MATCH_IP, 0 },
+	{ "hdr_val", "hdr_val", PAT_MATCH_INT, 0 },
+	{ "hdr_cnt", "hdr_cnt", PAT_MATCH_INT, 0 },
+	{ "shdr_ip", "shdr_ip", PAT_MATCH_IP, 0 },
+	{ "shdr_val", "shdr_val", PAT_MATCH_INT, 0 },
+	{ "cook_val", "cook_val", PAT_MATCH_INT, 0 },
+	{ "cook_cnt", "cook_cnt", PAT_MATCH_INT, 0 },
+	{ "urlp_val", "urlp_val", PAT_MATCH_INT, 0 },
+	{ "req.ssl_sni_end", "req.ssl_sni", PAT_MATCH_END, 0 },
+	{ "req.ssl_ver", "req.ssl_ver", PAT_MATCH_INT, PAT_SET_DOTVER },
+	{ "req_ssl_ver", "req_ssl_ver", PAT_MATCH_INT, PAT_SET_DOTVER },
+	{ "ssl_fc_sni_end", "ssl_fc_sni", PAT_MATCH_END, 0 },
+	{ "ssl_fc_sni_reg", "ssl_fc_sni", PAT_MATCH_REG, 0 },
+	{ NULL, NULL, 0, 0 },
 };
 
 static const struct acl_kw *acl_find_kw(const char *s, size_t len)
@@ -337,7 +340,8 @@ struct acl_expr *acl_parse_expr(char **args, int nargs, const struct smp_parse_c
 	if (i < 0)
 		goto fail;
 	match = f.match >= 0 ? f.match : kw ? kw->match : acl_default_match(expr_out_type(e->smp));
-	pat_set_init(&e->pat, match, f.pflags & PAT_SET_ICASE);
+	pat_set_init(&e->pat, match,
+		     (f.pflags & PAT_SET_ICASE) | (f.match < 0 && kw ? kw->pflags : 0));
 	if (pat_match_type(match) != SMP_T_ANY &&
 	    !sample_can_cast(expr_out_type(e->smp), pat_match_type(match))) {
 		snprintf(err, errsz, "match method '%s' cannot compare a sample of type '%s'",

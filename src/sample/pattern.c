@@ -107,8 +107,33 @@ void pat_set_free(struct pat_set *ps)
 
 /* ---- parsing ---- */
 
+/* A number at <t>; <dotver>: "MAJOR[.MINOR]" (each 0-65535) read as MAJOR * 65536 + MINOR,
+ * as HAProxy reads SSL versions. Sets <*end> after it; false when there is none. */
+static bool pat_parse_num(const char *t, bool dotver, long long *v, char **end)
+{
+	long long mi = 0;
+
+	errno = 0;
+	*v = strtoll(t, end, 10);
+	if (*end == t || errno)
+		return false;
+	if (!dotver)
+		return true;
+	if (**end == '.') {
+		t = *end + 1;
+		mi = strtoll(t, end, 10);
+		if (*end == t || errno || mi < 0 || mi > 65535)
+			return false;
+	}
+	if (*v < 0 || *v > 65535)
+		return false;
+	*v = *v << 16 | mi;
+	return true;
+}
+
 /* "N", "N:M", ":M", "N:" with an operator applied to a single value. */
-static int pat_parse_range(const char *t, int op, struct pattern *p, char *err, size_t errsz)
+static int pat_parse_range(const char *t, int op, bool dotver, struct pattern *p, char *err,
+			   size_t errsz)
 {
 	const char *colon = strchr(t, ':');
 	long long a = LLONG_MIN, b = LLONG_MAX;
@@ -117,15 +142,11 @@ static int pat_parse_range(const char *t, int op, struct pattern *p, char *err, 
 	if (colon && op != PAT_OP_NONE && op != PAT_OP_EQ)
 		goto bad;
 	if (!colon || colon != t) {
-		errno = 0;
-		a = strtoll(t, &end, 10);
-		if (end == t || errno || (colon ? end != colon : *end))
+		if (!pat_parse_num(t, dotver, &a, &end) || (colon ? end != colon : *end))
 			goto bad;
 	}
 	if (colon && colon[1]) {
-		errno = 0;
-		b = strtoll(colon + 1, &end, 10);
-		if (errno || *end)
+		if (!pat_parse_num(colon + 1, dotver, &b, &end) || *end)
 			goto bad;
 	} else if (!colon) {
 		b = a;
@@ -152,7 +173,10 @@ static int pat_parse_range(const char *t, int op, struct pattern *p, char *err, 
 	p->val.range.max = b;
 	return 0;
 bad:
-	snprintf(err, errsz, "'%s' is not a number nor a supported operator", t);
+	if (dotver)
+		snprintf(err, errsz, "'%s' is not a dotted number", t);
+	else
+		snprintf(err, errsz, "'%s' is not a number nor a supported operator", t);
 	return -1;
 }
 
@@ -248,7 +272,9 @@ static int pat_parse(struct pat_set *ps, const char *t, int op, struct pattern *
 		return -1;
 	case PAT_MATCH_INT:
 	case PAT_MATCH_LEN:
-		return pat_parse_range(t, op, p, err, errsz);
+		return pat_parse_range(t, op,
+				       ps->match == PAT_MATCH_INT && (ps->flags & PAT_SET_DOTVER),
+				       p, err, errsz);
 	case PAT_MATCH_IP:
 		return pat_parse_ip(t, p, err, errsz);
 	case PAT_MATCH_BIN:

@@ -10,6 +10,7 @@
 #include <base/parse.h>
 #include <cfg/cfg.h>
 #include <proxy/proxy_cfg.h>
+#include <sample/acl-t.h>
 #include <stream/action.h>
 #include <stream/tcp_rules.h>
 
@@ -88,6 +89,24 @@ static int kw_tcp_request(struct cfg_ctx *ctx)
 	else
 		tcp_req_content_used = true;
 	return 0;
+}
+
+static void tcp_warn_l6_list(const struct proxy *px, const struct list *rules, uint32_t use)
+{
+	const struct act_rule *r;
+
+	list_for_each_entry(r, rules, list) if (r->cond && (r->cond->use & use))
+		ha_warning("Proxy '%s': L6 sample fetches ignored on HTTP proxies (declared "
+			   "at %s:%d).",
+			   px->id, r->file, r->line);
+}
+
+void tcp_rules_warn_l6_http(const struct proxy *px)
+{
+	if (px->mode != PR_MODE_HTTP)
+		return;
+	tcp_warn_l6_list(px, &px->tcp_req_cont_rules, SMP_USE_L6REQ);
+	tcp_warn_l6_list(px, &px->tcp_res_cont_rules, SMP_USE_L6RES);
 }
 
 static int kw_tcp_response(struct cfg_ctx *ctx)
