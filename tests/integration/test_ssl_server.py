@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from conftest import IS_REF, cli, run_haproxy, wait_port
+from conftest import IS_REF, cli, free_port, run_haproxy, wait_port
 import httpc
 
 GLOBAL = "global\n    stats socket {sock} level admin\n"
@@ -55,7 +55,7 @@ def headers_of(port, n=1):
 def test_verify_required_with_sni(proxy, nginx_tls, port, tmp_path):
     np, certs = nginx_tls()
     sock = tmp_path / "s.sock"
-    p2 = port + 1 if port < 65000 else port - 1
+    p2 = free_port()  # another free port (port + 1 may be taken)
     body = (f"listen ok\n    bind 127.0.0.1:{port}\n"
             f"    server s1 127.0.0.1:{np} ssl verify required ca-file {certs['ca']} "
             f"sni str(backend.test)\n"
@@ -96,7 +96,7 @@ def test_no_verifyhost(proxy, nginx_tls, port, tmp_path):
 @pytest.mark.parametrize("protocols,expect", [("TLSv1.3", "TLSv1.3"), ("TLSv1.2", "TLSv1.2")])
 def test_session_reuse(proxy, nginx_tls, port, tmp_path, protocols, expect):
     np, _ = nginx_tls(protocols)
-    p2 = port + 1 if port < 65000 else port - 1
+    p2 = free_port()  # another free port (port + 1 may be taken)
     body = (f"listen reuse\n    bind 127.0.0.1:{port}\n    http-reuse never\n"
             f"    option http-server-close\n"
             f"    server s1 127.0.0.1:{np} ssl verify none\n"
@@ -141,6 +141,7 @@ def test_config_errors(tmp_path):
 
 
 def test_tls_health_checks(proxy, nginx_tls, port, tmp_path):
+    p2 = free_port()  # a second free port
     np, certs = nginx_tls()
     ca2 = tmp_path / "ca2"
     ca2.mkdir()
@@ -169,11 +170,11 @@ def test_tls_health_checks(proxy, nginx_tls, port, tmp_path):
             f"    server tc 127.0.0.1:{np} ssl verify none check inter 300\n"
             f"    server tcbad 127.0.0.1:{port} ssl verify none check inter 300\n"
             f"listen plainhttp\n    bind 127.0.0.1:{port}\n    http-request return status 200\n"
-            f"listen clear\n    bind 127.0.0.1:{port + 1}\n"
+            f"listen clear\n    bind 127.0.0.1:{p2}\n"
             f"    server s1 127.0.0.1:{np} check-ssl verify none\n")
-    p = proxy(cfg(sock, body), ports=[port, port + 1])
+    p = proxy(cfg(sock, body), ports=[port, p2])
     # check-ssl alone: the traffic stays clear (nginx: plain HTTP sent to its TLS port)
-    assert httpc.get(port + 1, "/").status == 400
+    assert httpc.get(p2, "/").status == 400
     names = [("b1", n) for n in ("ok", "badca", "badsni", "goodsni", "plain", "chkssl",
                                  "port")] + [("b2", "ok"), ("b2", "notls"), ("b3", "tc"),
                                              ("b3", "tcbad")]
@@ -304,7 +305,7 @@ def test_ssl_default_server_global(proxy, nginx_tls, port, tmp_path):
     glob = ("    ssl-server-verify none\n"
             "    ssl-default-server-options ssl-min-ver TLSv1.3 no-tls-tickets\n"
             "    ssl-default-server-ciphersuites TLS_AES_256_GCM_SHA384\n")
-    ports = [port, port + 1, port + 2]
+    ports = [port, free_port(), free_port()]
     body = (f"listen a\n    bind 127.0.0.1:{ports[0]}\n    retries 0\n"
             f"    server s1 127.0.0.1:{n12} ssl\n"
             f"listen b\n    bind 127.0.0.1:{ports[1]}\n    retries 0\n"
