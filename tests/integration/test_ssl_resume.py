@@ -65,6 +65,11 @@ def tls(tmp_path, proxy):
                           for p, x in zip(ports, binds))
         cfg = GLOBAL.format(sock=sock, glob=glob, binds=lines, body=body)
         start.last = proxy(cfg, ports=ports, name=name)
+        # the runtime API sockets: the ports may answer a moment before they exist
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline and not all(
+                os.path.exists(str(sock) + sfx) for sfx in ("", ".user", ".oper")):
+            time.sleep(0.05)
         return ports, sock
 
     return start
