@@ -161,29 +161,8 @@ proxy_start() {
 	fi
 }
 
-proxy_stop() {
-	kill -TERM "$PROXY_PID" 2>/dev/null || true
-	wait "$PROXY_PID" 2>/dev/null || true
-	PROXY_PID=
-}
+. bench/common.sh # proxy_stop, proxy_cpu_ticks, to_us
 
-# utime + stime of PROXY_PID in clock ticks (all threads).
-proxy_cpu_ticks() {
-	local stat rest
-	stat=$(cat "/proc/$PROXY_PID/stat")
-	rest=${stat##*) }
-	# shellcheck disable=SC2086
-	set -- $rest
-	echo $((${12} + ${13}))
-}
-
-# Converts a wrk latency ("123.45us", "1.20ms", "2.00s") to microseconds.
-to_us() {
-	awk -v v="$1" 'BEGIN {
-		n = v + 0; u = v; sub(/^[0-9.]+/, "", u)
-		if (u == "ms") n *= 1000; else if (u == "s") n *= 1000000
-		printf "%.1f", n }'
-}
 
 # One measured run of proxy binary $1, labelled $2, pair $3; optional config $4, proxy
 # CPUs $5, client CPUs $6 and wrk threads $7. Appends a line to $RESULTS.
