@@ -1,6 +1,7 @@
 # Build of the haproxy-compatible proxy. Targets: all (./haproxy), run, test, unit, asan,
-# integration, fuzz, fuzz-replay, bench, install, uninstall, clean. Options: USE_OPENSSL, USE_PCRE2,
-# USE_PCRE2_JIT, USE_LUA, USE_ZLIB, USE_LIBCRYPT (1 by default, 0 to drop), CC, CPU, ARCH, DEBUG.
+# integration, fuzz, fuzz-replay, bench, install, uninstall, clean. Options: USE_PCRE2,
+# USE_PCRE2_JIT, USE_LUA, USE_ZLIB, USE_LIBCRYPT (1 by default, 0 to drop), CC, CPU, ARCH, DEBUG;
+# USE_OPENSSL must stay 1 (TLS is built in).
 
 ifeq ($(origin CC),default)
 CC := gcc
@@ -33,10 +34,11 @@ endif
 
 OPTIONS :=
 LIBS    := -lpthread
-ifeq ($(USE_OPENSSL),1)
+ifneq ($(USE_OPENSSL),1)
+$(error USE_OPENSSL=$(USE_OPENSSL): TLS is part of the proxy and needs OpenSSL 3 (USE_OPENSSL=1))
+endif
 OPTIONS += USE_OPENSSL=1
 LIBS    += -lssl -lcrypto
-endif
 ifeq ($(USE_PCRE2),1)
 OPTIONS += USE_PCRE2=1
 LIBS    += -lpcre2-8

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# `make check-arm64`: cross-compiles the tree for aarch64 with -march=armv8.1-a (libraries
-# off, unit-test runner linked static) into build/arm64, checks in the disassembly that
+# `make check-arm64`: cross-compiles the tree for aarch64 with -march=armv8.1-a (OpenSSL
+# from libssl-dev:arm64, the other libraries off, unit-test runner linked static) into
+# build/arm64, checks in the disassembly that
 # every atomic read-modify-write became an LSE instruction (ldadd, cas, swp, ...) and that
 # no object holds an exclusive ldxr/stxr loop or an out-of-line __aarch64_* helper call,
 # then runs the unit tests under qemu-aarch64 -cpu max. Exits non-zero on any violation.
@@ -17,7 +18,7 @@ OBJDUMP=aarch64-linux-gnu-objdump
 QEMU=qemu-aarch64
 PROBE_SRC=scripts/check-arm64-probe.c
 PROBE_OBJ=$B/probe/atomic-probe.o
-NOLIBS=(USE_OPENSSL=0 USE_PCRE2=0 USE_LUA=0 USE_ZLIB=0 USE_LIBCRYPT=0)
+NOLIBS=(USE_OPENSSL=1 USE_PCRE2=0 USE_LUA=0 USE_ZLIB=0 USE_LIBCRYPT=0)
 XMAKE=("$MAKE" --no-print-directory -j"$(nproc)" BUILD="$B" CC="$XCC" "${NOLIBS[@]}")
 
 fails=0

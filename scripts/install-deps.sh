@@ -12,13 +12,15 @@ PKGS=(
 	curl socat wrk netcat-openbsd iproute2 procps util-linux openssl nftables
 	nginx-light haproxy redis-server valgrind clang-format chromium prometheus
 	gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user
+	libssl-dev:arm64
 )
 SERVICES=(nginx haproxy redis-server prometheus)
 
 missing=()
 for p in "${PKGS[@]}"; do
 	st=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)
-	[ "$st" = "installed" ] || missing+=("$p")
+	# a package of two architectures answers once per architecture ("installedinstalled")
+	[ -n "$st" ] && [ -z "${st//installed/}" ] || missing+=("$p")
 done
 [ ${#missing[@]} -eq 0 ] && exit 0
 
@@ -27,6 +29,11 @@ SUDO=
 if [ "$(id -u)" -ne 0 ]; then
 	command -v sudo >/dev/null || { echo "install-deps: need root or sudo" >&2; exit 1; }
 	SUDO=sudo
+fi
+
+# make check-arm64 links OpenSSL for aarch64 (libssl-dev:arm64): a foreign architecture.
+if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+	$SUDO dpkg --add-architecture arm64
 fi
 
 # Forbid service starts during the installation (invoke-rc.d honours policy-rc.d), unless
@@ -78,7 +85,7 @@ done
 still=()
 for p in "${missing[@]}"; do
 	st=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)
-	[ "$st" = "installed" ] || still+=("$p")
+	[ -n "$st" ] && [ -z "${st//installed/}" ] || still+=("$p")
 done
 if [ ${#still[@]} -ne 0 ]; then
 	echo "install-deps: still missing after install: ${still[*]}" >&2

@@ -142,7 +142,7 @@ struct ssl_cert *ssl_cert_load_mem(const char *path, const char *pem, size_t len
 struct ssl_cert *ssl_cert_get(const char *path, char *err, size_t errlen);
 
 /* Frees a certificate that no instance uses. */
-void ssl_cert_free(struct ssl_cert *crt);
+void ssl_cert_release(struct ssl_cert *crt);
 
 /* ---- contexts and SNI (ssl_ctx.c) ---- */
 

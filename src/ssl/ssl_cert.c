@@ -27,7 +27,7 @@ struct ssl_cert *ssl_cert_lookup(const char *path)
 	return NULL;
 }
 
-void ssl_cert_free(struct ssl_cert *crt)
+void ssl_cert_release(struct ssl_cert *crt)
 {
 	if (!crt)
 		return;
@@ -243,7 +243,7 @@ struct ssl_cert *ssl_cert_load_mem(const char *path, const char *pem, size_t len
 		return NULL;
 	if (cert_parse_pem(crt, pem, len, err, errlen) < 0 ||
 	    cert_finish(crt, true, err, errlen) < 0) {
-		ssl_cert_free(crt);
+		ssl_cert_release(crt);
 		return NULL;
 	}
 	return crt;
@@ -289,7 +289,7 @@ struct ssl_cert *ssl_cert_load_file(const char *path, char *err, size_t errlen)
 	return crt;
 fail:
 	free(pem);
-	ssl_cert_free(crt);
+	ssl_cert_release(crt);
 	return NULL;
 }
 

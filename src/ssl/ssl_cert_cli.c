@@ -322,7 +322,7 @@ static int cc_set(struct cli_ctx *ctx)
 						    : "Can't load the payload\n",
 					    name));
 	if (cc_tx.nw) {
-		ssl_cert_free(cc_tx.nw);
+		ssl_cert_release(cc_tx.nw);
 		cc_tx.nw = nw;
 		return cc_reply(ctx, cc_msg("Transaction updated for certificate %s!\n", name));
 	}
@@ -343,7 +343,7 @@ static int cc_abort(struct cli_ctx *ctx)
 		return cc_reply(ctx, cc_msg("The ongoing transaction is about '%s' but you are "
 					    "trying to abort a transaction for '%s'\n",
 					    cc_tx.nw->path, ctx->args[3]));
-	ssl_cert_free(cc_tx.nw);
+	ssl_cert_release(cc_tx.nw);
 	cc_tx.nw = cc_tx.old = NULL;
 	return cc_reply(ctx, cc_msg("Transaction aborted for certificate '%s'!\n", ctx->args[3]));
 }
@@ -376,7 +376,7 @@ static int cc_del(struct cli_ctx *ctx)
 	/* a table replaced a moment ago may still name it (an instance removed by
 	 * "del ssl crt-list"): release it after the grace period */
 	if (ssl_grave_add_cert(crt) < 0)
-		ssl_cert_free(crt); /* no memory: nothing in use now refers to it */
+		ssl_cert_release(crt); /* no memory: nothing in use now refers to it */
 	return cc_reply(ctx, msg);
 }
 
@@ -505,7 +505,7 @@ static int cc_commit(struct cli_ctx *ctx)
 	/* with no memory for a table, the current ones still point to the old names:
 	 * the old certificate is then kept (leaked) rather than freed under them */
 	if (cc_sni_rebuild(nw) == 0 && ssl_grave_add_cert(old) < 0)
-		ssl_cert_free(old);
+		ssl_cert_release(old);
 	msg = cc_msg("Committing %s%s\nSuccess!\n", nw->path, dots);
 	free(dots);
 	return cc_reply(ctx, msg);

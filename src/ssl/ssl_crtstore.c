@@ -190,7 +190,7 @@ static int cs_load(struct cfg_ctx *ctx)
 	return 0;
 fail:
 	cfg_alert(ctx, "'load' : %s.", err);
-	ssl_cert_free(c);
+	ssl_cert_release(c);
 	free(crt_path);
 	free(key_path);
 	free(pem);

@@ -46,7 +46,7 @@ void ssl_graves_reap(bool all)
 			free(g->tbl);
 		}
 		SSL_CTX_free(g->ctx);
-		ssl_cert_free(g->crt);
+		ssl_cert_release(g->crt);
 		free(g);
 	}
 }

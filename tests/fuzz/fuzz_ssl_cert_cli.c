@@ -60,7 +60,7 @@ int ssl_grave_add(struct ssl_sni_table *tbl, SSL_CTX *ctx)
 
 int ssl_grave_add_cert(struct ssl_cert *crt)
 {
-	ssl_cert_free(crt);
+	ssl_cert_release(crt);
 	return 0;
 }
 

@@ -148,7 +148,7 @@ TEST(ssl_cert_cli_commit_replaces_a_served_certificate)
 	crt = inst->crt;
 	list_delete(&crt->list);
 	ssl_bind_free(&(struct bind_conf){ .ssl_cfg = sb });
-	ssl_cert_free(crt);
+	ssl_cert_release(crt);
 	ssl_graves_reap(true);
 	free(a);
 	free(b);
