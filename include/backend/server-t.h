@@ -45,6 +45,8 @@ enum srv_run_state {
 			       * destination (backend/be_transp.c), same test */
 #define SRV_F_LB_KEYS  0x0400 /* leastconn/random: has a load key (lb_load.c), set before
 			       * the server is published and never cleared */
+#define SRV_F_SNI_KEY  0x1000 /* TLS with an "sni" expression: idle connections are reused
+			       * only for the same name (ssl/ssl_srv_cfg.c sets it) */
 #define SRV_F_NON_PURGEABLE 0x0800 /* named by a rule ("use-server"): "del server" refuses
 				    * it, as HAProxy 2.6 does */
 

@@ -24,7 +24,7 @@ DECLARE_POOL(pool_conn, "connection", sizeof(struct conn))
 #define CONN_GC_MS 500
 
 static __thread struct timer conn_gc_tmr;
-static __thread struct thread_ctx *conn_gc_ctx;  /* loop <conn_gc_tmr> is queued in */
+static __thread struct thread_ctx *conn_gc_ctx; /* loop <conn_gc_tmr> is queued in */
 
 static void conn_gc_cb(struct timer *t)
 {
@@ -37,7 +37,7 @@ static inline void conn_gc_arm(void)
 {
 	if (likely(conn_gc_tmr.expire && conn_gc_ctx == th_ctx))
 		return;
-	if (conn_gc_ctx != th_ctx) {  /* first use on this loop */
+	if (conn_gc_ctx != th_ctx) { /* first use on this loop */
 		memset(&conn_gc_tmr, 0, sizeof(conn_gc_tmr));
 		conn_gc_tmr.cb = conn_gc_cb;
 		conn_gc_ctx = th_ctx;
@@ -89,7 +89,7 @@ void conn_close(struct conn *c)
 	c->flags |= CO_FL_CLOSED;
 	if (unlikely(c->flags & CO_FL_XPRT))
 		ssl_close(c); /* close_notify if clean, then the SSL object goes */
-	if (c->priv) { /* a private pair (http-reuse never) comes apart */
+	if (c->priv) {	      /* a private pair (http-reuse never) comes apart */
 		struct conn *o = c->priv;
 
 		c->priv = o->priv = NULL;
@@ -126,11 +126,10 @@ int conn_recv(struct conn *c)
 	uint32_t room;
 	ssize_t ret;
 
-	if (!(c->flags & CO_FL_CAN_RECV) ||
-	    (c->flags & (CO_FL_RD_EOF | CO_FL_ERROR | CO_FL_XPRT)))
-		return (c->flags & (CO_FL_RD_EOF | CO_FL_ERROR | CO_FL_XPRT)) == CO_FL_XPRT
-			       ? ssl_recv(c)
-			       : 0;
+	const uint32_t st = CO_FL_CAN_RECV | CO_FL_RD_EOF | CO_FL_ERROR | CO_FL_XPRT;
+
+	if ((c->flags & st) != CO_FL_CAN_RECV) /* one test: readable, plain, no EOF nor error */
+		return (c->flags & st) == (CO_FL_CAN_RECV | CO_FL_XPRT) ? ssl_recv(c) : 0;
 	if (b_get(b) < 0)
 		return 0;
 	room = b_room(b);
@@ -174,7 +173,8 @@ ssize_t conn_sendv(struct conn *c, struct iovec *iov, int iovcnt, bool more)
 	if (c->flags & (CO_FL_ERROR | CO_FL_WR_ERR | CO_FL_WR_SHUT | CO_FL_XPRT)) {
 		if ((c->flags & (CO_FL_ERROR | CO_FL_WR_ERR | CO_FL_WR_SHUT)) ||
 		    !(c->flags & CO_FL_CAN_SEND))
-			return (c->flags & (CO_FL_ERROR | CO_FL_WR_ERR | CO_FL_WR_SHUT)) ? CO_ERR : 0;
+			return (c->flags & (CO_FL_ERROR | CO_FL_WR_ERR | CO_FL_WR_SHUT)) ? CO_ERR
+											 : 0;
 		return ssl_sendv(c, iov, iovcnt);
 	}
 	if (!(c->flags & CO_FL_CAN_SEND))

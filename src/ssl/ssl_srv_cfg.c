@@ -377,6 +377,8 @@ int ssl_srv_check(struct server *srv)
 					    SMP_VAL_HRQ_HDR | SMP_VAL_BE, "server sni" };
 
 		ss->sni = sample_parse_expr(ss->sni_str, NULL, &pc, err, sizeof(err));
+		if (ss->sni && (ss->opts.flags & SSLO_SSL))
+			srv->flags |= SRV_F_SNI_KEY;
 		if (!ss->sni) {
 			if (srv->file)
 				ha_alert("parsing [%s:%d] : 'server %s/%s' : failed to parse sni "

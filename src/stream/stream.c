@@ -614,8 +614,11 @@ static int stream_try_connect(struct stream *s, bool allow_idle, uint32_t min_re
 	struct conn *b;
 	uint64_t key = 0;
 
-	if (unlikely(s->srv->flags & (SRV_F_PORT_MAP | SRV_F_RESOLVE | SRV_F_REDIR | SRV_F_TRANSP)) ||
+	if (unlikely(s->srv->flags & (SRV_F_PORT_MAP | SRV_F_RESOLVE | SRV_F_REDIR | SRV_F_TRANSP |
+				      SRV_F_SNI_KEY)) ||
 	    unlikely(HA_ATOMIC_LOAD_RLX(&s->srv->rt_addr) != NULL)) { /* "set server addr" */
+		if (s->srv->flags & SRV_F_SNI_KEY) /* a connection serves one TLS server name */
+			key = ssl_srv_reuse_key(s);
 		if ((s->srv->flags & SRV_F_REDIR) &&
 		    (s->req.flags & (H1_MF_METH_GET | H1_MF_METH_HEAD)))
 			return stream_srv_redirect(s);
@@ -631,8 +634,6 @@ static int stream_try_connect(struct stream *s, bool allow_idle, uint32_t min_re
 			to = &mapped;
 		}
 	}
-	if (unlikely(s->srv->ssl) && s->srv->ssl->sni)
-		key = ssl_srv_reuse_key(s); /* a connection serves one TLS server name */
 	if (!allow_idle)
 		b = NULL;
 	else if (unlikely(s->be->http_reuse == PR_REUSE_NEVER))
