@@ -19,36 +19,10 @@ import time
 
 import pytest
 from conftest import IS_REF, free_port, run_haproxy
+from syslog_sink import Sink
 
 DATE = r"\d\d/[A-Z][a-z]{2}/\d{4}:\d\d:\d\d:\d\d"
 MS = DATE + r"\.\d{3}"
-HDR = re.compile(rb"^<(\d+)>[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d [^:]+\[\d+\]: ")
-
-
-class Sink:
-    """A UDP syslog receiver on 127.0.0.1; bounded reads."""
-
-    def __init__(self):
-        self.s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-        self.s.bind(("127.0.0.1", 0))
-        self.port = self.s.getsockname()[1]
-        self.s.settimeout(0.2)
-
-    def read(self, n=1, timeout=3.0):
-        """Up to n (pri, text) messages, waiting at most timeout for all of them."""
-        out, deadline = [], time.monotonic() + timeout
-        while len(out) < n and time.monotonic() < deadline:
-            try:
-                d = self.s.recv(65536)
-            except socket.timeout:
-                continue
-            m = HDR.match(d)
-            assert m, d
-            out.append((int(m.group(1)), d[m.end():].decode(errors="replace").rstrip("\n")))
-        return out
-
-    def close(self):
-        self.s.close()
 
 
 @pytest.fixture

@@ -21,8 +21,8 @@ import time
 
 import pytest
 from conftest import free_port
+from syslog_sink import Sink
 
-HDR = re.compile(rb"^<(\d+)>[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d [^:]+\[\d+\]: ")
 DATE = r"\[\d\d/[A-Z][a-z]{2}/\d{4}:\d\d:\d\d:\d\d\.\d{3}\]"
 
 
@@ -328,43 +328,6 @@ frontend tls
                             "rsaEncryption")
     cipher, use, alg = hdrs["x-cipher"].split()
     assert cipher == hdrs["x-seen"] and use == alg and int(use) >= 128
-
-
-class Sink:
-    """A UDP syslog receiver on 127.0.0.1; bounded reads."""
-
-    def __init__(self):
-        self.s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-        self.s.bind(("127.0.0.1", 0))
-        self.port = self.s.getsockname()[1]
-        self.s.settimeout(0.2)
-
-    def read(self, n=1, timeout=3.0):
-        out, deadline = [], time.monotonic() + timeout
-        while len(out) < n and time.monotonic() < deadline:
-            try:
-                d = self.s.recv(65536)
-            except socket.timeout:
-                continue
-            m = HDR.match(d)
-            assert m, d
-            out.append((int(m.group(1)), d[m.end():].decode(errors="replace").rstrip("\n")))
-        return out
-
-    def drain(self, quiet=0.5):
-        """Drops what came so far (the startup port probes log "Connection closed during
-        SSL handshake"), waiting until nothing came for <quiet> seconds (3s at most)."""
-        deadline = time.monotonic() + 3
-        last = time.monotonic()
-        while time.monotonic() < deadline and time.monotonic() - last < quiet:
-            try:
-                self.s.recv(65536)
-                last = time.monotonic()
-            except socket.timeout:
-                pass
-
-    def close(self):
-        self.s.close()
 
 
 @pytest.fixture

@@ -11,15 +11,14 @@ fetches; `option httpslog`. Expectations were taken from Debian's /usr/sbin/hapr
 
 import os
 import shutil
-import socket
 import ssl
 import subprocess
-import time
 
 import pytest
 from conftest import free_port
 from httpc import get
 from tlsutil import https_get, s_client, SERIALS
+from syslog_sink import Sink
 
 GLOBAL = ["global"]
 DEFAULTS = ["defaults", "    mode http", "    timeout connect 2s", "    timeout client 5s",
@@ -299,23 +298,6 @@ def test_fetch_in_response_header(proxy, backend, pki, port):
     assert backend.last().header("X-Forwarded-Proto") == "https"
 
 
-class Sink:
-    def __init__(self):
-        self.s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-        self.s.bind(("127.0.0.1", 0))
-        self.port = self.s.getsockname()[1]
-        self.s.settimeout(0.2)
-
-    def read(self, timeout=3.0):
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            try:
-                return self.s.recv(65536).decode(errors="replace")
-            except socket.timeout:
-                continue
-        return None
-
-
 def test_httpslog(proxy, backend, pki, port):
     sink = Sink()
     try:
@@ -325,8 +307,9 @@ def test_httpslog(proxy, backend, pki, port):
         r = https_get(port, "/logme", sni="b.test", maxv=ssl.TLSVersion.TLSv1_2,
                       ciphers="ECDHE-RSA-AES128-GCM-SHA256")
         assert r.status == 200
-        line = sink.read()
-        assert line is not None
+        got = sink.read(1)
+        assert got
+        line = got[0][1]
         # httplog fields, then: fc_err/ssl_fc_err... 2.6 format ends with
         # "%[fc_err]/%[ssl_fc_err,hex]/%[ssl_c_err]/%[ssl_c_ca_err]/%[ssl_fc_is_resumed]
         #  %[ssl_fc_sni]/%sslv/%sslc"
@@ -335,7 +318,7 @@ def test_httpslog(proxy, backend, pki, port):
             " 0/0000000000000000/0/0/0 b.test/TLSv1.2/ECDHE-RSA-AES128-GCM-SHA256"), line
         assert " fe~ be/s1 " in line, line
     finally:
-        sink.s.close()
+        sink.close()
 
 
 def test_dhe_with_default_dh_param(proxy, pki, port):
