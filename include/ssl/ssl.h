@@ -84,18 +84,14 @@ int ssl_srv_parse_opt(struct cfg_ctx *ctx, struct server *srv, int *i);
 struct stream;
 uint64_t ssl_srv_reuse_key(struct stream *s);
 
-/* Server side of ssl_back_handshake (ssl_srv_cfg.c): before the first handshake step of
- * <c> (SNI, resumption); after it completed (keeps the session for the next one). */
+/* Server side of ssl_back_handshake (ssl_srv_cfg.c), before the first handshake step of
+ * <c>: SNI, name to verify, resumption (sessions are kept by a new-session callback). */
 int ssl_srv_prepare(struct conn *c, SSL *ssl);
-void ssl_srv_handshake_done(struct conn *c, SSL *ssl);
 
 /* Builds the client context of TLS server <srv> (config check, or "add server" on the
  * CLI thread; alerts name the line, or stand alone for a dynamic server). Returns the
  * number of errors. */
 int ssl_srv_check(struct server *srv);
-
-/* Copies the TLS settings of server <from> (a default-server) into <to>. Returns 0 or -1. */
-int ssl_srv_copy(struct server *to, const struct server *from);
 
 /* After parsing: builds the contexts of every TLS bind line and server. Returns the number
  * of errors (each alerted with the line it comes from). */

@@ -346,7 +346,6 @@ int ssl_back_handshake(struct conn *c)
 		else
 			ssl_stats_key(true); /* SslBackendKeyRate */
 		c->flags |= CO_FL_CAN_RECV;
-		ssl_srv_handshake_done(c, ssl);
 		return 1;
 	}
 	err = SSL_get_error(ssl, ret);

@@ -451,12 +451,6 @@ int ssl_srv_prepare(struct conn *c, SSL *ssl)
 	return 0;
 }
 
-void ssl_srv_handshake_done(struct conn *c, SSL *ssl)
-{
-	(void)c;
-	(void)ssl; /* sessions arrive through ssl_srv_new_session() */
-}
-
 uint64_t ssl_srv_reuse_key(struct stream *s)
 {
 	struct smp_ctx sctx = { .strm = s, .conn = s->front, .px = s->be };

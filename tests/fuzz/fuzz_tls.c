@@ -66,10 +66,6 @@ int ssl_srv_prepare(struct conn *c, SSL *ssl)
 	return -1; /* no back connection here */
 }
 
-void ssl_srv_handshake_done(struct conn *c, SSL *ssl)
-{
-}
-
 /* the TLS counters (ssl_stats.c): nothing to count here */
 void ssl_stats_accept(void)
 {
