@@ -45,6 +45,9 @@ enum srv_run_state {
 			       * destination (backend/be_transp.c), same test */
 #define SRV_F_LB_KEYS  0x0400 /* leastconn/random: has a load key (lb_load.c), set before
 			       * the server is published and never cleared */
+#define SRV_F_SEND_PROXY 0x2000 /* "send-proxy*": a PROXY header opens each connection
+				 * (pp_opts); an idle one is reused only for the same client
+				 * connection (reuse_key, stream/pp_send.c) */
 #define SRV_F_SNI_KEY  0x1000 /* TLS with an "sni" expression: idle connections are reused
 			       * only for the same name (ssl/ssl_srv_cfg.c sets it) */
 #define SRV_F_NON_PURGEABLE 0x0800 /* named by a rule ("use-server"): "del server" refuses
@@ -88,6 +91,8 @@ struct server {
 				      * backend's is copied in when the server has none) */
 	socklen_t srclen;
 	char *redir;              /* "redir PREFIX": GET/HEAD get a 302 to PREFIX + URI, or NULL */
+	uint32_t pp_opts;         /* PROXY header sent to it: PP_O_* (conn/proxy_proto.h), 0 none;
+				   * PP_O_V1|PP_O_V2 set SRV_F_SEND_PROXY (backend/server_cfg.c) */
 	/* runtime: written by srv_set_state() (atomics), read by any thread */
 	int run_state;            /* enum srv_run_state (atomic, relaxed) */
 	int check_status;         /* enum chk_result of the last check (atomic) */

@@ -44,6 +44,16 @@ struct server;
 #define CO_AGAIN (-2)           /* would block */
 #define CO_ERR   (-1)           /* error or closed */
 
+/* What a received PROXY header said besides the addresses (which replace the connection's
+ * own): its version and its v2 TLVs, kept for the fc_pp_* fetches. Freed with the
+ * connection. */
+struct conn_pp {
+	uint8_t version;          /* 1 or 2 */
+	uint8_t local;            /* v1 UNKNOWN / v2 LOCAL: the addresses are the socket's */
+	uint16_t tlv_len;
+	uint8_t tlv[];            /* tlv_len bytes */
+};
+
 struct conn {
 	struct fd_handler h;      /* h.fd is the socket; -1 once closed */
 	uint32_t flags;           /* CO_FL_* */
@@ -73,6 +83,8 @@ struct conn {
 	void *xprt;               /* CO_FL_XPRT: the connection's SSL object */
 	uint64_t reuse_key;       /* back: what an idle connection must match besides its
 				   * server (the TLS server name sent), 0 = nothing */
+	struct conn_pp *pp;       /* front: what a received PROXY header said (conn/pp_recv.c),
+				   * or NULL */
 	struct sockaddr_storage peer; /* front: client address; back: server address */
 	union {                   /* the socket's own address once asked for (dst, bc_src),
 				   * CO_FL_LOCAL_SET: IPv4 or IPv6 only */

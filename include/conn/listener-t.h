@@ -38,6 +38,8 @@ struct bind_conf {
 	struct ssl_bind *ssl;     /* the TLS side when "ssl" is on (set by the check), else NULL:
 				   * what the accept path tests */
 	struct ssl_bind *ssl_cfg; /* the TLS options given (ssl/ssl_bind_cfg.c), or NULL */
+	bool accept_proxy;        /* "accept-proxy": a PROXY header (v1 or v2) opens every
+				   * connection (conn/pp_recv.c) */
 };
 
 struct listener;

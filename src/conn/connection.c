@@ -3,6 +3,7 @@
  * already makes for rare states, so plain connections pay nothing for it.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/epoll.h>
@@ -56,6 +57,8 @@ static void conn_release_cb(struct tasklet *tl)
 		conn_sess_ops->release(c);
 	if (c->vars.head && conn_vars_release)
 		conn_vars_release(&c->vars);
+	if (unlikely(c->pp != NULL))
+		free(c->pp);
 	pool_free(&pool_conn, c);
 }
 
