@@ -62,16 +62,17 @@ def tlv(t, value):
     return struct.pack("!BH", t, len(value)) + value
 
 
-def ssl_tlv(client, verify, subs=()):
-    """A PP2_TYPE_SSL TLV: client flags, verify result, then (subtype, bytes) sub-TLVs."""
-    body = struct.pack("!BI", client, verify) + b"".join(tlv(t, v) for t, v in subs)
-    return tlv(PP2_TYPE_SSL, body)
+def ssl_value(client, verify, subs=()):
+    """The value of a PP2_TYPE_SSL TLV: client flags, verify result, then (subtype, bytes)
+    sub-TLVs."""
+    return struct.pack("!BI", client, verify) + b"".join(tlv(t, v) for t, v in subs)
 
 
 def v2(src=None, dst=None, tlvs=(), local=False, crc=False, length=None, version=0x2):
     """A v2 header. src/dst (ip, port) of one family, or None (AF_UNSPEC); local: the LOCAL
     command; tlvs: (type, bytes) pairs; crc: append a CRC32C TLV computed over the whole
-    header; length: force the length field (to make it lie)."""
+    header (placed last; or put (PP2_TYPE_CRC32C, None) in tlvs to place it there, as HAProxy
+    sends it first); length: force the length field (to make it lie)."""
     cmd = (version << 4) | (0x0 if local else 0x1)
     if src is None:
         fam, addrs = 0x00, b""
@@ -83,14 +84,15 @@ def v2(src=None, dst=None, tlvs=(), local=False, crc=False, length=None, version
         fam = 0x11
         addrs = (ipaddress.IPv4Address(src[0]).packed + ipaddress.IPv4Address(dst[0]).packed
                  + struct.pack("!HH", src[1], dst[1]))
-    body = addrs + b"".join(tlv(t, v) for t, v in tlvs)
-    if crc:
-        body += tlv(PP2_TYPE_CRC32C, b"\0\0\0\0")
+    tlvs = list(tlvs)
+    if crc and (PP2_TYPE_CRC32C, None) not in tlvs:
+        tlvs.append((PP2_TYPE_CRC32C, None))
+    body = addrs + b"".join(tlv(t, b"\0\0\0\0" if v is None else v) for t, v in tlvs)
     n = len(body) if length is None else length
     hdr = SIG + bytes([cmd, fam]) + struct.pack("!H", n) + body
-    if crc:
-        c = crc32c(hdr)
-        hdr = hdr[:-4] + struct.pack("!I", c)
+    if (PP2_TYPE_CRC32C, None) in tlvs:
+        off = _tlv_offset(hdr, PP2_TYPE_CRC32C)
+        hdr = hdr[:off] + struct.pack("!I", crc32c(hdr)) + hdr[off + 4:]
     return hdr
 
 

@@ -10,12 +10,15 @@ the server, the log line, the frontend's conn_tot moving (not stot nor ereq), th
 serving the next client. Expectations are Debian's /usr/sbin/haproxy 2.6's.
 """
 
+import re
 import socket
 import ssl
 import time
 
 import pytest
+from backend import Reader
 from conftest import cli, free_port
+from httpc import read_response
 from syslog_sink import Sink
 
 import pputil
@@ -169,8 +172,6 @@ def test_http_keepalive_after_header(px, backend):
     try:
         ka = b"GET /%d HTTP/1.1\r\nHost: x\r\n\r\n"
         s.sendall(pputil.v1(SRC4, DST4) + ka % 1)
-        from backend import Reader
-        from httpc import read_response
         rd = Reader(s)
         r1 = read_response(rd)
         s.sendall(ka % 2)
@@ -294,7 +295,6 @@ def test_bad_header_closes_before_server(px, backend, sink, case):
     assert len(logs) == 1, logs
     pri, text = logs[0]
     assert pri == 134
-    import re
     assert re.fullmatch(r"%s:\d+ %s fe/1: %s" % (re.escape(logsrc), DATE, re.escape(msg)),
                         text), text
     after = stat_row(sock)
