@@ -17,7 +17,7 @@ import time
 
 import pytest
 from backend import Reader
-from conftest import cli, free_port
+from conftest import IS_REF, cli, free_port
 from httpc import read_response
 from syslog_sink import Sink
 
@@ -261,23 +261,19 @@ BAD = {
                 "127.0.0.1"),
     "v1-too-long": ([b"PROXY TCP4 " + b"1" * 120 + b"\r\n" + REQ],
                     "Received an invalid PROXY protocol header", "127.0.0.1"),
+    # 108 bytes and no CRLF: HAProxy 2.6 words it "Truncated"
+    "v1-108-no-crlf": ([b"PROXY TCP4 " + b"1" * 97],
+                       "Truncated PROXY protocol header received", "127.0.0.1"),
+    "v1-over-107-spaces": ([b"PROXY TCP4 1.2.3.4 5.6.7.8 1111 80" + b" " * 80 + b"\r\n" + REQ],
+                           "Received an invalid PROXY protocol header", "127.0.0.1"),
     "v1-bad-address": ([b"PROXY TCP4 foo.bar 5.6.7.8 1 2\r\n" + REQ],
                        "Received an invalid PROXY protocol header", "127.0.0.1"),
-    # the length announces more than what is sent, the client then waits
-    "v2-length-longer": ([pputil.v2(SRC4, DST4, length=100)],
-                         "Truncated PROXY protocol header received", "127.0.0.1"),
     # the length does not hold the addresses of the family
     "v2-length-short": ([pputil.v2(SRC4, DST4, length=4)[:20] + REQ],
                         "Received an invalid PROXY protocol header", "127.0.0.1"),
     # the addresses were read before the CRC is checked: the log names the header's source
     "v2-bad-crc": ([pputil.v2(SRC4, DST4, crc=True)[:-1] + b"\x00" + REQ],
                    "Received an invalid PROXY protocol header", "1.2.3.4"),
-    # HAProxy 2.6 needs the whole header in its first read: split with pauses, it is
-    # refused as truncated
-    "v1-split": ([b"PRO", b"XY TCP4 1.2.3.4 ", b"5.6.7.8 1111 80\r\n", REQ],
-                 "Truncated PROXY protocol header received", "127.0.0.1"),
-    "v2-split": ([pputil.v2(SRC4, DST4)[:10], pputil.v2(SRC4, DST4)[10:] + REQ],
-                 "Truncated PROXY protocol header received", "127.0.0.1"),
 }
 
 
@@ -291,6 +287,12 @@ def test_bad_header_closes_before_server(px, backend, sink, case):
     # closed at once (not after timeout client), nothing answered
     assert out == b"", out
     assert time.monotonic() - t0 < 2.5 + 0.3 * len(parts)
+    check_refused(port, sock, backend, sink, before, msg, logsrc)
+
+
+def check_refused(port, sock, backend, sink, before, msg, logsrc="127.0.0.1"):
+    """The log line of a refused header, the counters (conn_tot moves, not stot nor ereq),
+    no server connection, and the proxy serving the next client."""
     logs = sink.read(1)
     assert len(logs) == 1, logs
     pri, text = logs[0]
@@ -306,6 +308,62 @@ def test_bad_header_closes_before_server(px, backend, sink, case):
     out, _ = exchange(port, [pputil.v1(SRC4, DST4) + REQ])
     assert out.startswith(b"HTTP/1.1 200 OK"), out
     assert backend.conn_count == 1
+
+
+def test_no_byte_times_out(px, backend, sink):
+    """A client that sends nothing is closed after timeout client (3 s)."""
+    port, sock = px()
+    before = stat_row(sock)
+    t0 = time.monotonic()
+    out, _ = exchange(port, [], timeout=8.0)
+    assert out == b""
+    assert 2.5 < time.monotonic() - t0 < 6
+    check_refused(port, sock, backend, sink, before,
+                  "Timeout while waiting for PROXY protocol header")
+
+
+H1 = pputil.v1(SRC4, DST4)
+H2 = pputil.v2(SRC4, DST4)
+SPLIT = {
+    "v1-split": [H1[:3], H1[3:16], H1[16:], REQ],
+    "v2-split": [H2[:10], H2[10:20], H2[20:] + REQ],
+}
+
+
+@pytest.mark.parametrize("case", list(SPLIT))
+def test_split_header(px, backend, sink, case):
+    """A header sent in several pieces with pauses. HAProxy 2.6 reads it only once (peek):
+    refused as truncated. hapx (conn/pp_recv.c) deliberately waits for the rest."""
+    port, sock = px()
+    before = stat_row(sock)
+    out, _ = exchange(port, SPLIT[case], timeout=6.0, pause=0.3)
+    if IS_REF:
+        assert out == b"", out
+        check_refused(port, sock, backend, sink, before,
+                      "Truncated PROXY protocol header received")
+        return
+    status, h = headers_of(out)
+    assert status == "HTTP/1.1 200 OK", out
+    assert h["x-src"] == "1.2.3.4" and h["x-dst"] == "5.6.7.8"
+    assert backend.last().raw_head.startswith(b"GET / HTTP/1.1\r\n")
+
+
+def test_v2_length_longer_than_sent(px, backend, sink):
+    """The v2 length announces more than what is sent, then the client waits. HAProxy 2.6
+    refuses it at once as truncated; hapx waits for the rest, up to timeout client."""
+    port, sock = px()
+    before = stat_row(sock)
+    t0 = time.monotonic()
+    out, _ = exchange(port, [pputil.v2(SRC4, DST4, length=100)], timeout=8.0)
+    assert out == b""
+    took = time.monotonic() - t0
+    if IS_REF:
+        assert took < 1.5
+        msg = "Truncated PROXY protocol header received"
+    else:
+        assert 2.5 < took < 6
+        msg = "Timeout while waiting for PROXY protocol header"
+    check_refused(port, sock, backend, sink, before, msg)
 
 
 def test_expect_proxy_by_source(proxy, backend, sink, tmp_path):
