@@ -157,6 +157,8 @@ int tcp_forward(struct stream *s)
 	struct conn *f = s->front, *b = s->back;
 	int progress = 0, ret;
 
+	if (unlikely(b->obuf.data) && conn_flush(b) < 0) /* a PROXY header, if nothing else */
+		return tcp_side_failed(s, true);
 	if (unlikely(!(s->flags & SF_TCP_RSP_DONE))) {
 		ret = tcp_rsp_rules(s, false);
 		if (ret < 0)
