@@ -79,8 +79,9 @@ void ssl_pp_fill(const struct conn *front, struct pp_out *o)
 	o->ssl_client = PP2_CLIENT_SSL;
 	crt = SSL_get1_peer_certificate(ssl);
 	if (crt) {
-		o->ssl_client |= SSL_session_reused(ssl) ? PP2_CLIENT_CERT_SESS
-							 : PP2_CLIENT_CERT_CONN | PP2_CLIENT_CERT_SESS;
+		o->ssl_client |= SSL_session_reused(ssl)
+					 ? PP2_CLIENT_CERT_SESS
+					 : PP2_CLIENT_CERT_CONN | PP2_CLIENT_CERT_SESS;
 		X509_free(crt);
 	}
 	/* 0 when verified, or no certificate (as HAProxy: 1 when not verified ok) */

@@ -29,8 +29,9 @@ static const struct sockaddr_storage *pp_dst(struct conn *f, struct sockaddr_sto
 	if (!sa)
 		return NULL;
 	memset(ss, 0, sizeof(*ss));
-	memcpy(ss, sa, sa->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6)
-						  : sizeof(struct sockaddr_in));
+	memcpy(ss, sa,
+	       sa->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6)
+					 : sizeof(struct sockaddr_in));
 	return ss;
 }
 
@@ -61,8 +62,8 @@ uint64_t stream_pp_prepare(struct stream *s)
 
 int stream_pp_queue(struct conn *b)
 {
-	if (pp_len <= 0 || b_get(&b->obuf) < 0 || b_putblk(&b->obuf, (const char *)pp_hdr,
-							     (uint32_t)pp_len) != 0)
+	if (pp_len <= 0 || b_get(&b->obuf) < 0 ||
+	    b_putblk(&b->obuf, (const char *)pp_hdr, (uint32_t)pp_len) != 0)
 		return -1;
 	return 0;
 }

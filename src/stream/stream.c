@@ -32,6 +32,7 @@
 #include <stream/persist.h>
 #include <stream/pp_send.h>
 #include <stream/service.h>
+#include <stream/splice.h>
 #include <stream/stktable_act.h>
 #include <stream/tcp_ana.h>
 #include <stream/tcp_rules.h>
@@ -269,6 +270,10 @@ int stream_abort(struct stream *s)
 	bool partial_rsp = s->flags & SF_RSP_HDRS_SENT;
 
 	s->flags &= ~SF_L7_RETRY; /* the kept request goes with the stream */
+	if (unlikely(s->pipe[0] != NULL || s->pipe[1] != NULL)) { /* mode tcp splicing */
+		splice_release(&s->pipe[0]);
+		splice_release(&s->pipe[1]);
+	}
 
 	if (unlikely(s->fe->strm_log != NULL)) /* before stream_count takes the bytes */
 		stream_log_event(s, STRM_LOG_EV_END);
@@ -1370,6 +1375,8 @@ void stream_run(struct stream *s)
 
 static void stream_kill(struct stream *s)
 {
+	splice_release(&s->pipe[0]);
+	splice_release(&s->pipe[1]);
 	stream_drop_back(s);
 	s->front->strm = NULL;
 	stream_free(s);
