@@ -156,8 +156,10 @@ static void info_fill_process(struct stat_line *l)
 	INF_NUM(l, INF_ULIMIT_N, rl.rlim_cur);
 	INF_NUM(l, INF_MAXSOCK, rl.rlim_cur);
 	INF_NUM(l, INF_MAXCONN, global.maxconn);
-	INF_NUM(l, INF_MAXPIPES, global.maxpipes ? global.maxpipes
-						 : global.maxconn > 4 ? global.maxconn / 4 : 1);
+	INF_NUM(l, INF_MAXPIPES,
+		global.maxpipes	     ? global.maxpipes
+		: global.maxconn > 4 ? global.maxconn / 4
+				     : 1);
 	INF_NUM(l, INF_PIPESUSED, splice_pipes_used());
 	INF_NUM(l, INF_PIPESFREE, splice_pipes_free());
 	INF_NUM(l, INF_HARD_MAXCONN, global.maxconn);
