@@ -378,7 +378,8 @@ static int parse_expect(char **args, int *pos, int nargs, const struct act_parse
 	const char *what;
 
 	if (!strcmp(name, "expect-netscaler-cip")) {
-		snprintf(err, errsz, "'expect-netscaler-cip' is not supported yet (the NetScaler "
+		snprintf(err, errsz,
+			 "'expect-netscaler-cip' is not supported yet (the NetScaler "
 			 "CIP protocol is not implemented)");
 		return -1;
 	}
