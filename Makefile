@@ -1,7 +1,7 @@
 # Build of the haproxy-compatible proxy. Targets: all (./haproxy), run, test, unit, asan,
 # integration, fuzz, fuzz-replay, bench, bench-tcp, bench-tls, install, uninstall, clean.
-# Options: USE_PCRE2, USE_PCRE2_JIT, USE_LUA, USE_ZLIB, USE_LIBCRYPT (1 by default, 0 to drop), CC, CPU, ARCH, DEBUG;
-# USE_OPENSSL must stay 1 (TLS is built in).
+# Options: USE_PCRE2, USE_PCRE2_JIT, USE_LUA, USE_ZLIB, USE_LIBCRYPT (1 by default, 0 to
+# drop), CC, CPU, ARCH, DEBUG; USE_OPENSSL must stay 1 (TLS is built in).
 
 ifeq ($(origin CC),default)
 CC := gcc
