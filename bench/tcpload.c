@@ -348,9 +348,10 @@ static int cmd_bulk(int argc, char **argv)
 
 			if (c->done)
 				continue;
+			errno = 0;
 			ok = c->sent < c->to_send ? bulk_send(ep, c) : bulk_recv(c);
 			if (!ok)
-				fail("%s", "connection failed or closed before the server's count");
+				die("connection failed or closed before the server's count");
 			if (c->done) {
 				if (c->reply != c->to_send)
 					fail("%s",
@@ -479,11 +480,12 @@ static int cmd_echo(int argc, char **argv)
 		if (n < 0 && errno != EINTR)
 			die("epoll_wait");
 		for (int k = 0; k < n; k++) {
-			int r = echo_event(ep, &conns[evs[k].data.u64], size);
+			int r;
 
+			errno = 0;
+			r = echo_event(ep, &conns[evs[k].data.u64], size);
 			if (r < 0)
-				fail("%s",
-				     "connection failed, closed, or answered other than an echo");
+				die("connection failed, closed, or answered other than an echo");
 			exchanges += r;
 		}
 	}
