@@ -120,6 +120,7 @@ enum ana_stage {
 
 struct dns_req;
 struct svc_ctx;
+struct splice_pipe;
 
 struct stream {
 	struct conn *front;
@@ -185,6 +186,9 @@ struct stream {
 				    * (its inspect-delay runs on <tmr>) */
 	struct dns_req *dreq;     /* do-resolve: the resolution it waits for (dns/dns_req.h),
 				   * or NULL; released by the rule, or by stream_free */
+	struct splice_pipe *pipe[2]; /* mode tcp splicing (stream/splice.c): bytes of the
+				      * request [0] and response [1] directions in a kernel pipe,
+				      * or NULL */
 	struct svc_ctx *svc;      /* the HTTP service answering (stream/service.h), or NULL;
 				   * released when its body is sent, or by stream_free */
 	/* logging (log/log_strm.c reads them; stream/ records them): ms dates of the steps

@@ -30,7 +30,9 @@
 #include <stream/http_reply.h>
 #include <stream/l7_body.h>
 #include <stream/persist.h>
+#include <stream/pp_send.h>
 #include <stream/service.h>
+#include <stream/splice.h>
 #include <stream/stktable_act.h>
 #include <stream/tcp_ana.h>
 #include <stream/tcp_rules.h>
@@ -268,6 +270,10 @@ int stream_abort(struct stream *s)
 	bool partial_rsp = s->flags & SF_RSP_HDRS_SENT;
 
 	s->flags &= ~SF_L7_RETRY; /* the kept request goes with the stream */
+	if (unlikely(s->pipe[0] != NULL || s->pipe[1] != NULL)) { /* mode tcp splicing */
+		splice_release(&s->pipe[0]);
+		splice_release(&s->pipe[1]);
+	}
 
 	if (unlikely(s->fe->strm_log != NULL)) /* before stream_count takes the bytes */
 		stream_log_event(s, STRM_LOG_EV_END);
@@ -629,10 +635,17 @@ static int stream_try_connect(struct stream *s, bool allow_idle, uint32_t min_re
 	uint64_t key = 0;
 
 	if (unlikely(s->srv->flags & (SRV_F_PORT_MAP | SRV_F_RESOLVE | SRV_F_REDIR | SRV_F_TRANSP |
-				      SRV_F_SNI_KEY)) ||
+				      SRV_F_SNI_KEY | SRV_F_SEND_PROXY)) ||
 	    unlikely(HA_ATOMIC_LOAD_RLX(&s->srv->rt_addr) != NULL)) { /* "set server addr" */
 		if (s->srv->flags & SRV_F_SNI_KEY) /* a connection serves one TLS server name */
 			key = ssl_srv_reuse_key(s);
+		if (s->srv->flags & SRV_F_SEND_PROXY) { /* and one PROXY header */
+			uint64_t k = stream_pp_prepare(s);
+
+			if (!k)
+				return -2;
+			key = key ? (key ^ k) | 2 : k;
+		}
 		if ((s->srv->flags & SRV_F_REDIR) &&
 		    (s->req.flags & (H1_MF_METH_GET | H1_MF_METH_HEAD)))
 			return stream_srv_redirect(s);
@@ -666,6 +679,10 @@ static int stream_try_connect(struct stream *s, bool allow_idle, uint32_t min_re
 		if (!b)
 			return -2; /* immediate failure: the caller retries */
 		b->reuse_key = key;
+		if (unlikely(s->srv->flags & SRV_F_SEND_PROXY) && stream_pp_queue(b) < 0) {
+			conn_close(b);
+			return -2;
+		}
 	}
 	b->strm = s;
 	s->back = b;
@@ -1358,6 +1375,8 @@ void stream_run(struct stream *s)
 
 static void stream_kill(struct stream *s)
 {
+	splice_release(&s->pipe[0]);
+	splice_release(&s->pipe[1]);
 	stream_drop_back(s);
 	s->front->strm = NULL;
 	stream_free(s);

@@ -15,7 +15,9 @@
 #include <mux/h1.h>
 #include <proxy/proxy-t.h>
 #include <stats/counters.h>
+#include <proc/global-t.h>
 #include <stream/action.h>
+#include <stream/splice.h>
 #include <stream/stktable_act.h>
 #include <stream/stream.h>
 #include <stream/tcp_ana.h>
@@ -152,18 +154,52 @@ static int tcp_side_failed(struct stream *s, bool server)
 	return stream_cli_abort(s);
 }
 
+/* Whether the bytes from <src> to <dst> of direction <dir> (0: request, 1: response) go
+ * through a pipe now: asked for that direction (or splice-auto once it carried more than
+ * a buffer), no TLS, and nothing left in the buffers (a pipe with bytes goes on). */
+static bool tcp_splice_now(const struct stream *s, int dir, const struct conn *src,
+			   const struct conn *dst)
+{
+	uint32_t opts = s->fe->options | s->be->options;
+	uint32_t want = dir ? PR_O_SPLICE_RSP : PR_O_SPLICE_REQ;
+
+	if (s->pipe[dir])
+		return true;
+	if (likely(!(opts & (want | PR_O_SPLICE_AUTO))) || global.nosplice || src->ibuf.data ||
+	    dst->obuf.data || ((src->flags | dst->flags) & CO_FL_XPRT))
+		return false;
+	return (opts & want) ||
+	       (dir ? s->front->bytes_out : s->front->bytes_in) > global.tune_bufsize;
+}
+
+/* One direction: through a pipe or the source's buffer. Returns like h1_xfer(). */
+static int tcp_xfer(struct stream *s, int dir, struct conn *src, struct conn *dst,
+		    struct h1_xfer *x)
+{
+	if (unlikely(tcp_splice_now(s, dir, src, dst))) {
+		int ret = splice_xfer(src, dst, &s->pipe[dir], x);
+
+		if (ret != -3)
+			return ret;
+		/* no pipe to be had: the buffer carries it */
+	}
+	return h1_xfer(src, dst, x);
+}
+
 int tcp_forward(struct stream *s)
 {
 	struct conn *f = s->front, *b = s->back;
 	int progress = 0, ret;
 
+	if (unlikely(b->obuf.data) && conn_flush(b) < 0) /* a PROXY header, if nothing else */
+		return tcp_side_failed(s, true);
 	if (unlikely(!(s->flags & SF_TCP_RSP_DONE))) {
 		ret = tcp_rsp_rules(s, false);
 		if (ret < 0)
 			return ret;
 	}
 	if (!s->reqx.done) {
-		ret = h1_xfer(f, b, &s->reqx);
+		ret = tcp_xfer(s, 0, f, b, &s->reqx);
 		if (ret == XFER_ERR_DST)
 			return tcp_side_failed(s, true);
 		if (ret < 0 || (f->flags & CO_FL_ERROR))
@@ -173,7 +209,7 @@ int tcp_forward(struct stream *s)
 			conn_shutw(b); /* the client's FIN goes on to the server */
 	}
 	if (!s->rspx.done && (s->flags & SF_TCP_RSP_DONE)) {
-		ret = h1_xfer(b, f, &s->rspx);
+		ret = tcp_xfer(s, 1, b, f, &s->rspx);
 		if (ret == XFER_ERR_DST)
 			return tcp_side_failed(s, false);
 		if (ret < 0 || (b->flags & CO_FL_ERROR))

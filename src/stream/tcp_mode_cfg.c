@@ -31,8 +31,13 @@ void tcp_mode_check(struct proxy *px)
 	const struct px_rules_ext *x = px_ext(px);
 	const char *type = proxy_type_str(px);
 
-	if (px->mode == PR_MODE_HTTP)
+	if (px->mode == PR_MODE_HTTP) {
+		if (px->options & (PR_O_SPLICE_REQ | PR_O_SPLICE_RSP | PR_O_SPLICE_AUTO))
+			ha_warning("config : 'option splice-*' of %s '%s' takes effect in mode tcp "
+				   "only: splicing HTTP bodies is not supported yet.\n",
+				   type, px->id);
 		return;
+	}
 	if (px->ck && (px->cap & PR_CAP_BE)) {
 		ha_warning("config : cookie will be ignored for %s '%s' (needs 'mode http').\n",
 			   type, px->id);
