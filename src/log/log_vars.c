@@ -328,7 +328,10 @@ static int64_t lv_timer(const struct stream *s, enum lv_timer t)
 	case LV_TW: /* 0 for a stream that went to a server without queueing */
 		if (s->t_queue && s->t_hdrs)
 			return (int64_t)(s->t_queue - s->t_hdrs);
-		return s->t_conn || s->srv || s->term[1] == 'C' ? 0 : -1;
+		/* mode tcp: no server at all is -1 there too, as in HAProxy */
+		return s->t_conn || s->srv || (s->term[1] == 'C' && s->fe->mode == PR_MODE_HTTP)
+			       ? 0
+			       : -1;
 	case LV_TC:
 		if (!s->t_conn)
 			return -1;
