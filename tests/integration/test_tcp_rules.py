@@ -310,7 +310,8 @@ def test_expect_proxy_needs_layer4_and_cip_is_refused(tmp_path):
     assert r.returncode == 0, r.stderr
     cfg_path.write_text(base + "    tcp-request connection expect-proxy layer5\n")
     r = run_haproxy(["-c", "-f", str(cfg_path)])
-    assert r.returncode != 0 and "layer4" in r.stderr and ":4]" in r.stderr, r.stderr
+    line = len(base.splitlines()) + 1
+    assert r.returncode != 0 and "layer4" in r.stderr and ":%d]" % line in r.stderr, r.stderr
     if not IS_REF:
         cfg_path.write_text(base + "    tcp-request connection expect-netscaler-cip layer4\n")
         r = run_haproxy(["-c", "-f", str(cfg_path)])
