@@ -24,12 +24,16 @@ class TcpServer:
         mode "hold": read and drop until EOF or stop();
         mode "silent": read nothing, answer nothing, keep the socket until stop();
       - after_eof: bytes sent after the client's EOF (client half-close), then close.
-    With tls (a server-side SSLContext), the connection is TLS first (pass-through tests)."""
+    With tls (a server-side SSLContext), the connection is TLS first (pass-through tests).
+    With handler, handler(server, sock) runs after the greeting instead of the mode (fake
+    protocol servers for health checks). port: a fixed port (to come back on the same one)."""
 
     def __init__(self, name="t1", mode="echo", greeting=b"", send_bytes=0, after_eof=b"",
-                 lifetime=120.0, io_timeout=60.0, delay_close=0.0, tls=None):
+                 lifetime=120.0, io_timeout=60.0, delay_close=0.0, tls=None, port=0,
+                 handler=None):
         self.name = name
         self.tls = tls
+        self.handler = handler
         self.mode = mode
         self.greeting = greeting.replace(b"{name}", name.encode())
         self.send_bytes = send_bytes
@@ -46,7 +50,7 @@ class TcpServer:
         self.stopping = False
         self.lsock = socket.socket()
         self.lsock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self.lsock.bind(("127.0.0.1", 0))
+        self.lsock.bind(("127.0.0.1", port))
         self.lsock.listen(256)
         self.lsock.settimeout(0.1)
         self.port = self.lsock.getsockname()[1]
@@ -82,7 +86,10 @@ class TcpServer:
                 s = self.tls.wrap_socket(s, server_side=True)
             if self.greeting:
                 s.sendall(self.greeting)
-            getattr(self, "_mode_" + self.mode)(s)
+            if self.handler is not None:
+                self.handler(self, s)
+            else:
+                getattr(self, "_mode_" + self.mode)(s)
         except OSError:
             pass
         finally:
