@@ -88,6 +88,7 @@ enum pr_mode {
 /* proxy->rt_flags */
 #define PR_RT_L7_RETRY 0x01 /* retry-on needs the request kept until the response */
 #define PR_RT_NAME_HDR 0x02 /* http-send-name-header */
+#define PR_RT_TCP      0x04 /* mode tcp: the connection is a tunnel (stream/tcp_ana.c) */
 
 /* proxy->srv_state_load */
 #define PR_SSL_NONE   0 /* the default */

@@ -224,7 +224,8 @@ int tcp_req_content(struct stream *s, struct proxy *px, bool final, int *ret)
 		return TCP_RULES_WAIT;
 	/* reject, silent-drop, or an action that failed: closed without an answer */
 	CNT_INC(s->fe->fe_cnt, denied_req);
-	if (!s->be) /* before the request was counted: its end counts it alone */
+	if (!s->be && s->fe->mode == PR_MODE_HTTP) /* before the request was counted: its
+						    * end counts it alone */
 		CNT_INC(s->fe->fe_cnt, rsp[0]);
 	*ret = stream_abort(s);
 	return TCP_RULES_GONE;
@@ -239,6 +240,26 @@ int tcp_res_content(struct stream *s, struct proxy *px, int *ret)
 			&resume);
 	if (r == ACT_RET_CONT)
 		return TCP_RULES_CONT;
+	CNT_INC(s->fe->fe_cnt, denied_resp);
+	CNT_INC(s->be->be_cnt, denied_resp);
+	if (s->srv)
+		CNT_INC(s->srv->cnt, denied_resp);
+	*ret = stream_abort(s);
+	return TCP_RULES_GONE;
+}
+
+int tcp_res_content_step(struct stream *s, bool final, int *ret)
+{
+	struct act_rule *resume = s->tcp_next;
+	enum act_return r;
+
+	r = tcp_run_set(s->be, offsetof(struct proxy, tcp_res_cont_rules), s, ACT_F_TCP_RES_CNT,
+			final, &resume);
+	s->tcp_next = resume;
+	if (r == ACT_RET_CONT)
+		return TCP_RULES_CONT;
+	if (r == ACT_RET_YIELD)
+		return TCP_RULES_WAIT;
 	CNT_INC(s->fe->fe_cnt, denied_resp);
 	CNT_INC(s->be->be_cnt, denied_resp);
 	if (s->srv)
