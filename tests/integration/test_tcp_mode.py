@@ -16,7 +16,7 @@ import threading
 import time
 
 import pytest
-from conftest import cli, free_port, run_haproxy
+from conftest import IS_REF, cli, free_port, run_haproxy
 from syslog_sink import Sink
 from tcpserv import (pattern, quiet_proxy, recv_all, recv_exact, recv_line,  # noqa: F401
                      tcp_cfg, tcpservers, wait_for)
@@ -319,8 +319,11 @@ def test_tcp_request_connection_reject(proxy, port, tcpservers):
     srv = tcpservers("s1", greeting=b"hi\n")
     proxy(tcp_cfg(port, [srv], listen=["tcp-request connection reject if { src 127.0.0.1 }"]),
           [port])
-    with conn(port) as c:
-        got, eof = recv_all(c, timeout=5)
+    try:
+        with conn(port) as c:
+            got, eof = recv_all(c, timeout=5)
+    except ConnectionResetError:          # the reject may beat connect() returning
+        got, eof = b"", True
     assert eof and got == b""
     time.sleep(0.3)
     assert srv.accepted == 0
@@ -389,17 +392,19 @@ def test_stick_table_conn_rate_limit(proxy, port, tcpservers):
     assert got == [b"ok\n"] * 3 + [b""] * 3, got
 
 
-def test_tcp_response_content_reject(proxy, port, tcpservers):
+@pytest.mark.parametrize("cond", ["res.payload(0,4) -m bin 4556494c", "srv_id 2"])
+def test_tcp_response_content_reject(proxy, port, tcpservers, cond):
     good = tcpservers("good", greeting=b"GOOD banner\n")
     evil = tcpservers("evil", greeting=b"EVIL banner\n")
     cfg = tcp_cfg(port, listen=["use_backend be_evil if { dst_port %d } FALSE" % port,
                                 "default_backend be"],
                   extra="backend be\n    tcp-response inspect-delay 2s\n"
-                        "    tcp-response content reject if { res.payload(0,4) -m bin 4556494c }\n"
+                        "    tcp-response content reject if { %s }\n"
                         "    tcp-response content accept if { res.len gt 0 }\n"
                         "    balance roundrobin\n"
                         "    server good 127.0.0.1:%d\n    server evil 127.0.0.1:%d\n"
-                        "backend be_evil\n    server x 127.0.0.1:1\n" % (good.port, evil.port))
+                        "backend be_evil\n    server x 127.0.0.1:1\n"
+                        % (cond, good.port, evil.port))
     proxy(cfg, [port])
     results = []
     for _ in range(4):
@@ -454,6 +459,8 @@ def test_http_frontend_tcp_backend_refused(tmp_path, rule, how):
             "(see 'mode')." % (tmp_path / "t.cfg", tmp_path / "t.cfg", how)) in r.stderr, r.stderr
 
 
+@pytest.mark.xfail(not IS_REF, strict=True, reason="hapx refuses a tcp frontend handing over to an "
+                   "http backend (tcp to HTTP upgrade not supported yet), naming both lines")
 def test_tcp_frontend_http_backend_accepted(tmp_path):
     """The reverse is not an error in 2.6: a tcp frontend may hand over to an http backend
     (the connection is upgraded to HTTP)."""
@@ -601,13 +608,18 @@ def test_show_stat_tcp(proxy, port, tcpservers, tmp_path):
             assert row["mode"] == "tcp"
             assert row["scur"] == "1", row
             assert row["bin"] == "10" and row["bout"] == "30", row
-            assert row["hrsp_2xx"] == "" and row["hrsp_5xx"] == "", row
+        for row in (fe, be, s1):
+            for f in ("hrsp_1xx", "hrsp_2xx", "hrsp_3xx", "hrsp_4xx", "hrsp_5xx", "hrsp_other",
+                      "cache_lookups", "cache_hits"):
+                assert row[f] == "", (row["svname"], f, row[f])
         # a tcp frontend counts no HTTP request (0); the backend and server leave it empty
         assert fe["req_tot"] == "0" and fe["req_rate_max"] == "0"
         assert be["req_tot"] == "" and s1["req_tot"] == ""
         assert fe["stot"] == "3" and be["stot"] == "3" and s1["stot"] == "3"
         info = cli(sock, "show info")
         assert re.search(r"^CurrConns: 1$", info, re.M), info
+        # every stream counts as a request: 3 tcp ones and the 2 CLI commands so far
+        assert re.search(r"^CumReq: 5$", info, re.M), info
     finally:
         held.close()
     assert wait_for(lambda: "\nCurrConns: 0\n" in cli(sock, "show info"), 5)
