@@ -521,10 +521,7 @@ def test_tcplog_line(proxy, port, tcpservers, sink):
     assert (m["sq"], m["bq"]) == ("0", "0")
 
 
-def test_tcplog_states(proxy, port, tcpservers, sink):
-    """cD (client timeout), sD (server timeout), SC (connection refused), CC: the client
-    aborts while the connection to the server is being set up (server never answers SYN:
-    we use a silent listener with a full backlog? no: a connect timeout is sC)."""
+def test_tcplog_connection_refused_is_SC(proxy, port, sink):
     dead = free_port()
     proxy(logged(sink, port, [("s1", dead)], listen=["retries 0"]), [port])
     sink.drain()
@@ -533,6 +530,39 @@ def test_tcplog_states(proxy, port, tcpservers, sink):
     assert eof and got == b""
     m = tcplog(sink)
     assert m["ts"] == "SC" and m["s"] == "s1" and m["Tc"] == "-1" and m["rc"] == "0", m.group(0)
+
+
+def test_tcplog_client_abort_during_connect_is_CC(proxy, port, sink):
+    """The server's accept queue is full (SYNs dropped: connect() hangs); the client gives
+    up after 0.5 s; with option abortonclose the session ends at once, logged CC."""
+    bl = socket.socket()
+    fill = []
+    try:
+        bl.bind(("127.0.0.1", 0))
+        bl.listen(0)
+        for _ in range(3):
+            f = socket.socket()
+            f.setblocking(False)
+            try:
+                f.connect(bl.getsockname())
+            except BlockingIOError:
+                pass
+            fill.append(f)
+        proxy(logged(sink, port, [("s1", bl.getsockname()[1])],
+                     listen=["option abortonclose"],
+                     timeouts=("timeout connect 10s", "timeout client 30s",
+                               "timeout server 30s")), [port])
+        sink.drain()
+        with conn(port) as c:
+            c.sendall(b"x")
+            time.sleep(0.5)
+        m = tcplog(sink, timeout=8)
+    finally:
+        for f in fill:
+            f.close()
+        bl.close()
+    assert m["ts"] == "CC" and m["s"] == "s1" and m["Tc"] == "-1", m.group(0)
+    assert 400 <= int(m["Tt"]) < 5000 and m["B"] == "0", m.group(0)
 
 
 def test_client_closes_first_state(proxy, port, tcpservers, sink):
