@@ -418,7 +418,11 @@ static int lv_bq(char *out, size_t outsz, const struct smp_ctx *ctx, unsigned fl
 {
 	const struct proxy *be = ctx->strm ? ctx->strm->be : NULL;
 
-	return lv_num(out, outsz, flags, be ? HA_ATOMIC_LOAD_RLX(&be->nb_queued) : 0, false);
+	const struct stream *s = ctx->strm;
+	/* a stream whose queue timeout struck still counts itself there, as in HAProxy */
+	int self = s && log_rctx.strm == s && s->term[0] == 's' && s->term[1] == 'Q';
+
+	return lv_num(out, outsz, flags, be ? HA_ATOMIC_LOAD_RLX(&be->nb_queued) + self : 0, false);
 }
 
 /* %bc: the backend's streams (the frontend until one is chosen), this one excepted in
@@ -429,8 +433,8 @@ static int lv_bc(char *out, size_t outsz, const struct smp_ctx *ctx, unsigned fl
 	const struct proxy *px = s ? (s->be ? s->be : s->fe) : ctx->px;
 	int n = px ? HA_ATOMIC_LOAD_RLX(&px->beconn) : 0;
 
-	if (s && s->be && log_rctx.strm == s && n > 0)
-		n--;
+	if (s && s->be && log_rctx.strm == s && n > 0 && !(s->term[0] == 's' && s->term[1] == 'Q'))
+		n--; /* but for a queue timeout, as HAProxy logs it before leaving the queue */
 	return px ? lv_num(out, outsz, flags, n, false) : 0;
 }
 

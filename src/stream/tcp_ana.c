@@ -98,6 +98,7 @@ int tcp_stream_begin(struct stream *s)
 	s->t_hdrs = s->req_start; /* %Th is 0: there are no headers */
 	s->state = SS_TCP_INSPECT;
 	HA_OWNER_INC(&activity[tid].streams);
+	CNT_INC(s->fe->fe_cnt, cum_tcp);
 	return 1;
 }
 
