@@ -8,7 +8,7 @@ import re
 import struct
 import time
 
-from conftest import make_cfg, free_port
+from conftest import free_port, make_cfg, run_haproxy
 
 SIG = b"\r\n\r\n\x00\r\nQUIT\n"
 
@@ -121,3 +121,15 @@ def test_tcp_check_connect_send_proxy(proxy, raw_server):
                   "tcp-check send PING\\r\\n", "tcp-check expect string +PONG"])
     data = first_check(srv)
     assert re.match(rb"PROXY TCP4 127\.0\.0\.1 127\.0\.0\.1 \d+ \d+\r\nPING\r\n$", data), data
+
+
+def test_proxy_v2_options_unknown_word(tmp_path):
+    cfg = tmp_path / "pp.cfg"
+    cfg.write_text(make_cfg(free_port(), listen=[
+        "default-server send-proxy-v2 proxy-v2-options ssl,crc32c",
+        "server s1 127.0.0.1:1 no-send-proxy-v2-ssl-cn send-proxy check-send-proxy",
+        "server s2 127.0.0.1:1 proxy-v2-options crc32c,foo"]))
+    r = run_haproxy(["-c", "-f", str(cfg)])
+    assert r.returncode != 0
+    assert "pp.cfg:11] : 'server px/s2' : 'foo' : proxy v2 option not implemented." in r.stderr
+    assert "s1" not in r.stderr
