@@ -60,7 +60,8 @@ static void sin6(struct sockaddr_storage *ss, const char *ip, uint16_t port)
 	in->sin6_port = htons(port);
 }
 
-/* pp_parse on a heap copy of exactly <len> bytes, so ASan sees any overread. */
+/* pp_parse on a heap copy of exactly <len> bytes, so ASan sees any overread (the copy is
+ * freed: callers that read pp->tlv afterwards call pp_parse on their own bytes). */
 static int parse(const void *d, size_t len, struct pp_info *pp, const char **why)
 {
 	uint8_t *copy = malloc(len ? len : 1);
@@ -190,7 +191,7 @@ TEST(pp_v2_captured)
 	struct ist v;
 
 	check_split(b, n);
-	CHECK_INT(parse(b, n, &pp, &why), (int)n);
+	CHECK_INT(pp_parse(b, n, &pp, &why), (int)n);
 	CHECK_INT(pp.version, 2);
 	CHECK_INT(pp.tlv_len, 23);
 	v = pp_tlv_find(pp.tlv, pp.tlv_len, PP2_TYPE_UNIQUE_ID);
@@ -202,7 +203,7 @@ TEST(pp_v2_captured)
 	check_split(b, n);
 	CHECK_INT(ntohs(((struct sockaddr_in *)&pp.src)->sin_port), 0x860a);
 	n = unhex(cap_chk_opts, b);
-	CHECK_INT(parse(b, n, &pp, &why), (int)n);
+	CHECK_INT(pp_parse(b, n, &pp, &why), (int)n);
 	CHECK_INT(pp.local, 1);
 	CHECK(pp_tlv_find(pp.tlv, pp.tlv_len, PP2_TYPE_SSL).ptr != NULL);
 }
@@ -283,7 +284,7 @@ TEST(pp_v2_tlvs_and_crc)
 	CHECK_INT(parse(b, n + 5, &pp, &why), -1);
 	b[15] = 12 + 3 + 3;
 	memcpy(b + n, "\x04\x00\x03zzz", 6);
-	CHECK_INT(parse(b, n + 6, &pp, &why), (int)n + 6);
+	CHECK_INT(pp_parse(b, n + 6, &pp, &why), (int)n + 6);
 	CHECK_INT(pp_tlv_find(pp.tlv, pp.tlv_len, PP2_TYPE_NOOP).len, 3);
 	CHECK(pp_tlv_find(NULL, 0, PP2_TYPE_NOOP).ptr == NULL);
 	CHECK(pp_tlv_find((const uint8_t *)"\x01\x00\x09z", 4, PP2_TYPE_ALPN).ptr == NULL);
@@ -363,7 +364,7 @@ TEST(pp_build_round_trip)
 	o.ssl_sig_alg = IST("RSA-SHA256"); /* not asked for: left out */
 	n = pp_build_v2(got, sizeof(got), &o);
 	CHECK(n > 0);
-	CHECK_INT(parse(got, (size_t)n, &pp, &why), n);
+	CHECK_INT(pp_parse(got, (size_t)n, &pp, &why), n);
 	CHECK_INT(pp.dst.ss_family, AF_INET6);
 	CHECK_INT(((struct sockaddr_in6 *)&pp.dst)->sin6_addr.s6_addr[10], 0xff);
 	v = pp_tlv_find(pp.tlv, pp.tlv_len, PP2_TYPE_AUTHORITY);
