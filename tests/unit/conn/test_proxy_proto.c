@@ -336,6 +336,27 @@ TEST(pp_build_captured)
 	CHECK(memcmp(got, "PROXY UNKNOWN\r\n", 15) == 0);
 }
 
+/* Captured: "tcp-request connection set-src ipv6(2001:db8::5)" on an IPv4 frontend. */
+TEST(pp_build_mixed_captured)
+{
+	static const char v1[] = "PROXY TCP6 2001:db8::5 ::ffff:127.0.0.1 57856 27011\r\n";
+	static const char v2[] = "0d0a0d0a000d0a515549540a2121002420010db8000000000000000000000005"
+				 "00000000000000000000ffff7f000001cec26984";
+	struct sockaddr_storage s, d;
+	struct pp_out o = { .src = &s, .dst = &d };
+	uint8_t want[64], got[128];
+	size_t n = unhex(v2, want);
+
+	sin6(&s, "2001:db8::5", 57856);
+	sin4(&d, "127.0.0.1", 27011);
+	CHECK_INT(pp_build_v1((char *)got, sizeof(got), &o), (int)sizeof(v1) - 1);
+	CHECK(memcmp(got, v1, sizeof(v1) - 1) == 0);
+	sin6(&s, "2001:db8::5", 0xcec2);
+	sin4(&d, "127.0.0.1", 0x6984);
+	CHECK_INT(pp_build_v2(got, sizeof(got), &o), (int)n);
+	CHECK(memcmp(got, want, n) == 0);
+}
+
 TEST(pp_build_round_trip)
 {
 	struct sockaddr_storage s, d;
