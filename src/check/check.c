@@ -20,6 +20,7 @@
 #include <base/tinfo.h>
 #include <check/agent.h>
 #include <check/check.h>
+#include <check/check_pp.h>
 #include <check/check_http.h>
 #include <check/check_ssl.h>
 #include <dns/dns_addr.h>
@@ -180,7 +181,7 @@ void chk_finish(struct check *c, int res, int code, const char *info)
 	HA_ATOMIC_STORE_RLX(&c->health, health); /* "show stat" reads it from another thread */
 	if ((code || c->ext || c->tcp) && chk_has_code(res))
 		snprintf(cbuf, sizeof(cbuf), ", code: %d", code);
-	if (info)
+	if (info && *info)
 		snprintf(ibuf, sizeof(ibuf), ", info: \"%s\"", info);
 	snprintf(why, sizeof(why), "%s%s%s, check duration: %dms", chk_result_desc(res), cbuf, ibuf,
 		 dur);
@@ -291,6 +292,8 @@ static void chk_iocb(struct fd_handler *h, uint32_t events)
 		}
 		if (!(events & EPOLLOUT))
 			return;
+		if (unlikely(c->srv->pp_opts) && chk_pp_wanted(c->srv) && chk_pp_send(c) < 0)
+			return; /* check-send-proxy: the PROXY header before all (check_pp.c) */
 		c->ssl_hs = chk_ssl_wanted(c); /* TLS first (check_ssl.c) */
 		c->phase = CHK_PH_SEND;
 		if (!c->http && !c->ssl_hs) {

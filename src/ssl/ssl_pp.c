@@ -79,13 +79,13 @@ void ssl_pp_fill(const struct conn *front, struct pp_out *o)
 	o->ssl_client = PP2_CLIENT_SSL;
 	crt = SSL_get1_peer_certificate(ssl);
 	if (crt) {
+		/* as 2.6: the verification result of a client certificate, 0 without one */
 		o->ssl_client |= SSL_session_reused(ssl)
 					 ? PP2_CLIENT_CERT_SESS
 					 : PP2_CLIENT_CERT_CONN | PP2_CLIENT_CERT_SESS;
+		o->ssl_verify = (uint32_t)SSL_get_verify_result(ssl);
 		X509_free(crt);
 	}
-	/* 0 when verified, or no certificate (as HAProxy: 1 when not verified ok) */
-	o->ssl_verify = SSL_get_verify_result(ssl) == X509_V_OK ? 0 : 1;
 	o->ssl_version = pp_str(SSL_get_version(ssl));
 	if (o->opts & PP_O_SSL_CN)
 		o->ssl_cn = pp_client_cn(ssl);
