@@ -53,6 +53,8 @@ struct pp_info {
  * ("Received something which does not look like a PROXY protocol header", "Received an
  * invalid PROXY protocol header"...). Never reads past <len>. */
 int pp_parse(const uint8_t *data, size_t len, struct pp_info *pp, const char **why);
+/* (On -1, a v2 header refused after its addresses were read, for its TLVs or its CRC,
+ * leaves them in <pp> with pp->version set: HAProxy logs that source.) */
 
 /* Finds the first TLV of <type> in the TLV block <tlv>/<len> (as kept from pp_info);
  * returns its value, or an empty ist with ptr NULL when there is none. For PP2_TYPE_SSL's

@@ -22,6 +22,7 @@ struct fe_counters {
 	uint64_t denied_resp;     /* responses denied by http-response deny (any proxy's) */
 	uint64_t denied_conn;     /* connections refused by tcp-request connection rules */
 	uint64_t denied_sess;     /* sessions refused by tcp-request session rules */
+	uint64_t failed_pp;       /* connections closed for their PROXY header (no session) */
 	uint64_t failed_req;      /* invalid, incomplete or timed out requests (400, 408...) */
 	uint64_t intercepted;     /* requests answered by the proxy (return, monitor-uri) */
 	uint64_t failed_rewrites; /* header rewrites that found no room (wrew) */

@@ -66,6 +66,8 @@ int pp_recv(struct conn *c, const char **why)
 		*why = "Received an invalid PROXY protocol header";
 		len = -1; /* longer than anything it may hold */
 	}
+	if (len < 0 && pp.version == 2 && !pp.local && pp.src.ss_family)
+		c->peer = pp.src; /* a v2 header read but refused (its CRC): 2.6 logs its source */
 	if (len <= 0) {
 		b_release(b);
 		/* what was peeked stays queued: the next bytes bring a new edge */

@@ -17,6 +17,7 @@
 static const char PP_E_NOT_HDR[] =
 	"Received something which does not look like a PROXY protocol header";
 static const char PP_E_BAD_HDR[] = "Received an invalid PROXY protocol header";
+static const char PP_E_TRUNC[] = "Truncated PROXY protocol header received";
 static const char PP_E_BAD_PROTO[] = "Received an unhandled protocol in the PROXY protocol header";
 
 static const uint8_t pp_v2_sig[12] = { 0x0d, 0x0a, 0x0d, 0x0a, 0x00, 0x0d,
@@ -150,9 +151,11 @@ static int pp_parse_v1(const uint8_t *data, size_t len, struct pp_info *pp, cons
 	if (lf)
 		goto bad; /* a bare LF ends no valid line */
 	if (!cr) {
-		if (len >= PP_V1_MAX)
-			goto bad;
-		return 0;
+		if (len < PP_V1_MAX)
+			return 0;
+		/* as 2.6 words them: a line too long, or one without its end at all */
+		*why = memchr(s, '\r', len) ? PP_E_BAD_HDR : PP_E_TRUNC;
+		return -1;
 	}
 	if ((size_t)(cr - s) + 2 > PP_V1_MAX)
 		goto bad;

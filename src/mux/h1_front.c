@@ -36,6 +36,14 @@ static const struct h1_stream_ops *stream_ops;
 
 static void front_pp_process(struct conn *c);
 
+/* The PROXY header was refused or never came: counted (not a session: "stot" leaves it
+ * out, as 2.6 does), logged as a connection error, closed. */
+static void front_pp_failed(struct conn *c, const char *why)
+{
+	CNT_INC(c->px->fe_cnt, failed_pp);
+	h1_front_tls_failed(c, why);
+}
+
 /* Front connections waiting for a request, closed at once by a graceful stop. */
 static __thread struct list idle_fronts = { NULL, NULL };
 
@@ -186,7 +194,7 @@ static void front_timeout(struct timer *t)
 		return;
 	}
 	if (c->front_state == FC_PROXY) {
-		h1_front_tls_failed(c, "Timeout while waiting for PROXY protocol header");
+		front_pp_failed(c, "Timeout while waiting for PROXY protocol header");
 		return;
 	}
 	front_close(c); /* idle keep-alive, or drain period over */
@@ -228,13 +236,12 @@ int h1_front_accept(struct listener *li, int fd, const struct sockaddr_storage *
 	c->last_act = now_ms(); /* its first request is on its way */
 	c->idle_start = c->last_act;
 	HA_OWNER_INC(&activity[tid].conns_served);
-	if (unlikely(li->bind->ssl || li->bind->accept_proxy || c->px->mode != PR_MODE_HTTP))
+	if (unlikely(li->bind->ssl || li->bind->accept_proxy || c->px->mode != PR_MODE_HTTP ||
+		     conn_sess_ops)) /* rules may ask for a PROXY header (expect-proxy) */
 		return front_accept_slow(c);
 	front_set_idle(c);
 	c->tl.process = front_tasklet;
 	timer_set(&c->tmr, front_idle_deadline(c));
-	if (unlikely(conn_sess_ops) && conn_sess_ops->accept(c) < 0)
-		front_close(c); /* refused by a tcp-request connection or session rule */
 	return 0;
 }
 
@@ -287,9 +294,8 @@ static void front_pp_process(struct conn *c)
 		return;
 	}
 	if (ret < 0 || (c->flags & (CO_FL_RD_EOF | CO_FL_ERROR | CO_FL_HUP)))
-		h1_front_tls_failed(c, why ? why
-					   : "Connection closed while waiting for PROXY "
-					     "protocol header");
+		front_pp_failed(
+			c, why ? why : "Connection closed while waiting for PROXY protocol header");
 }
 
 /* A TLS connection, a PROXY header to wait for, or a mode tcp frontend, as HAProxy: the

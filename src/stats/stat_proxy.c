@@ -209,7 +209,7 @@ void stats_fill_fe(struct stat_line *l, const struct proxy *px)
 	STAT_NUM(l, ST_smax, HA_ATOMIC_LOAD_RLX(&px->feconn_max));
 	STAT_NUM(l, ST_slim, stat_fe_maxconn(px));
 	/* sessions are the connections that tcp-request connection and session rules let in */
-	STAT_NUM(l, ST_stot, c.cum_conn - c.denied_conn - c.denied_sess);
+	STAT_NUM(l, ST_stot, c.cum_conn - c.denied_conn - c.denied_sess - c.failed_pp);
 	STAT_NUM(l, ST_dcon, c.denied_conn);
 	STAT_NUM(l, ST_dses, c.denied_sess);
 	STAT_NUM(l, ST_bin, c.bytes_in);
