@@ -15,6 +15,7 @@
 #include <http/h1.h>
 #include <proc/global-t.h>
 #include <proxy/proxy-t.h>
+#include <sample/payload.h>
 
 #include "fetch_int.h"
 
@@ -203,19 +204,12 @@ static int smp_fetch_proto_http(const struct arg *args, struct sample *smp,
 	return smp_set_bool(smp, true);
 }
 
-/* req.rdp_cookie([name]), req.rdp_cookie_cnt([name]): the first cookie of an RDP
- * connection request at the start of the client's bytes ("\x03\x00" TPKT header, then at
- * offset 11 "Cookie: NAME=VALUE\r\n"), as HAProxy reads it. Not RDP: not found (count 0);
- * too short yet: the answer may change. */
-static int rdp_cookie(const struct sample *smp, struct ist name, struct ist *val)
+int rdp_cookie_find(const char *d, size_t n, struct ist name, struct ist *val)
 {
-	const struct conn *c = pl_conn(smp, 0);
-	const char *d, *e;
+	const char *e = d + n;
 
-	if (!c || c->ibuf.data < 2)
-		return c && !c->ibuf.data ? -1 : 0;
-	d = b_head(&c->ibuf);
-	e = d + c->ibuf.data;
+	if (n < 2)
+		return n ? 0 : -1;
 	if ((unsigned char)d[0] != 0x03 || d[1] != 0x00)
 		return 0;
 	if (e - d <= 11 + 7)
@@ -226,9 +220,10 @@ static int rdp_cookie(const struct sample *smp, struct ist name, struct ist *val
 	for (d += 7; d < e && *d == ' '; d++)
 		;
 	if (name.len) {
-		if ((size_t)(e - d) <= name.len || strncasecmp(d, name.ptr, name.len) ||
-		    d[name.len] != '=')
-			return (size_t)(e - d) <= name.len ? -1 : 0;
+		if ((size_t)(e - d) <= name.len)
+			return -1;
+		if (strncasecmp(d, name.ptr, name.len) || d[name.len] != '=')
+			return 0;
 		d += name.len + 1;
 	} else {
 		const char *eq = memchr(d, '=', (size_t)(e - d));
@@ -244,6 +239,18 @@ static int rdp_cookie(const struct sample *smp, struct ist name, struct ist *val
 		}
 	}
 	return -1;
+}
+
+/* req.rdp_cookie([name]), req.rdp_cookie_cnt([name]): the first cookie of an RDP
+ * connection request at the start of the client's bytes, as HAProxy reads it. Not RDP:
+ * not found (count 0); too short yet: the answer may change. */
+static int rdp_cookie(const struct sample *smp, struct ist name, struct ist *val)
+{
+	const struct conn *c = pl_conn(smp, 0);
+
+	if (!c)
+		return 0;
+	return rdp_cookie_find(b_head(&c->ibuf), c->ibuf.data, name, val);
 }
 
 static int smp_fetch_rdp_cookie(const struct arg *args, struct sample *smp,
