@@ -1,7 +1,7 @@
 # Build of the haproxy-compatible proxy. Targets: all (./haproxy), run, test, unit, asan,
-# integration, fuzz, fuzz-replay, bench, install, uninstall, clean. Options: USE_PCRE2,
-# USE_PCRE2_JIT, USE_LUA, USE_ZLIB, USE_LIBCRYPT (1 by default, 0 to drop), CC, CPU, ARCH, DEBUG;
-# USE_OPENSSL must stay 1 (TLS is built in).
+# integration, fuzz, fuzz-replay, bench, bench-tcp, bench-tls, install, uninstall, clean.
+# Options: USE_PCRE2, USE_PCRE2_JIT, USE_LUA, USE_ZLIB, USE_LIBCRYPT (1 by default, 0 to
+# drop), CC, CPU, ARCH, DEBUG; USE_OPENSSL must stay 1 (TLS is built in).
 
 ifeq ($(origin CC),default)
 CC := gcc
@@ -94,7 +94,8 @@ UNIT_BIN ?= tests/unit/run
 $(UNIT_BIN): $(LIB_OBJS) $(UNIT_OBJS)
 	$(CC) $(OPT_CFLAGS) $(EXTRA_LDFLAGS) -o $@ $^ $(LIBS)
 
--include $(LIB_OBJS:.o=.d) $(MAIN_OBJ:.o=.d) $(UNIT_OBJS:.o=.d) $(BUILD)/bench/lb_pick.d
+-include $(LIB_OBJS:.o=.d) $(MAIN_OBJ:.o=.d) $(UNIT_OBJS:.o=.d) $(BUILD)/bench/lb_pick.d \
+	$(BUILD)/bench/tcpload.d
 
 deps:
 	@scripts/install-deps.sh
@@ -176,8 +177,8 @@ test: deps
 	$(MAKE) check-arm64
 	$(MAKE) tsan-check
 
-bench: deps haproxy bench/lb_pick
-	@bench/run.sh
+bench: deps haproxy bench/lb_pick $(BUILD)/bench/tcpload
+	@TCPLOAD=$(BUILD)/bench/tcpload bench/run.sh
 
 # ns per server pick of each algorithm with 4, 64 and 1,000 servers (also run by make bench).
 bench/lb_pick: $(LIB_OBJS) $(BUILD)/bench/lb_pick.o
@@ -190,6 +191,16 @@ bench-pick: bench/lb_pick
 .PHONY: bench-tls
 bench-tls: deps haproxy
 	@bench/tls.sh
+
+# only the mode tcp rows of make bench (BENCH_TCP=0 make bench skips them there): 1 GiB
+# through a listen section, with and without splice, and 64-byte echo exchanges.
+.PHONY: bench-tcp
+bench-tcp: deps haproxy $(BUILD)/bench/tcpload
+	@TCPLOAD=$(BUILD)/bench/tcpload bench/tcp.sh
+
+# the load generator and backend of bench/tcp.sh (C, epoll; links nothing of the proxy)
+$(BUILD)/bench/tcpload: $(BUILD)/bench/tcpload.o
+	$(CC) $(OPT_CFLAGS) $(EXTRA_LDFLAGS) -o $@ $^
 
 # The binary, the documentation (no man page: doc/*.md) with the example configurations, and
 # the systemd unit with the binary's and the documentation's installed paths substituted.

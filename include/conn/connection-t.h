@@ -37,6 +37,7 @@ struct server;
 				 * so a short read must not end the reading */
 #define CO_FL_LOCAL_SET  0x4000 /* <local> holds the socket's address (conn_addr.c) */
 #define CO_FL_XPRT       0x8000 /* TLS: I/O goes through <xprt> (ssl/ssl_sock.c) */
+#define CO_FL_PP_WAIT    0x20000 /* front: a PROXY header must come first (expect-proxy) */
 #define CO_FL_XPRT_WPEND 0x10000 /* TLS: a record is half sent; the same bytes must be
 				  * offered again, so the connection cannot go idle */
 

@@ -11,25 +11,25 @@
 #include <sys/socket.h>
 #include <base/ist.h>
 
-#define PP_V1_MAX 107            /* longest v1 line, CRLF included */
-#define PP_V2_HDR 16             /* v2 fixed part: signature, version/command, family, len */
+#define PP_V1_MAX 107 /* longest v1 line, CRLF included */
+#define PP_V2_HDR 16  /* v2 fixed part: signature, version/command, family, len */
 
 /* v2 TLV types (PP2_TYPE_*) */
-#define PP2_TYPE_ALPN           0x01
-#define PP2_TYPE_AUTHORITY      0x02
-#define PP2_TYPE_CRC32C         0x03
-#define PP2_TYPE_NOOP           0x04
-#define PP2_TYPE_UNIQUE_ID      0x05
-#define PP2_TYPE_SSL            0x20
+#define PP2_TYPE_ALPN 0x01
+#define PP2_TYPE_AUTHORITY 0x02
+#define PP2_TYPE_CRC32C 0x03
+#define PP2_TYPE_NOOP 0x04
+#define PP2_TYPE_UNIQUE_ID 0x05
+#define PP2_TYPE_SSL 0x20
 #define PP2_SUBTYPE_SSL_VERSION 0x21
-#define PP2_SUBTYPE_SSL_CN      0x22
-#define PP2_SUBTYPE_SSL_CIPHER  0x23
+#define PP2_SUBTYPE_SSL_CN 0x22
+#define PP2_SUBTYPE_SSL_CIPHER 0x23
 #define PP2_SUBTYPE_SSL_SIG_ALG 0x24
 #define PP2_SUBTYPE_SSL_KEY_ALG 0x25
-#define PP2_TYPE_NETNS          0x30
+#define PP2_TYPE_NETNS 0x30
 
 /* PP2_TYPE_SSL client flags */
-#define PP2_CLIENT_SSL       0x01
+#define PP2_CLIENT_SSL 0x01
 #define PP2_CLIENT_CERT_CONN 0x02
 #define PP2_CLIENT_CERT_SESS 0x04
 
@@ -37,11 +37,11 @@
  * AF_UNSPEC with <local> set: v1 "UNKNOWN", v2 LOCAL or an unspecified family, where the
  * connection keeps its own addresses. <tlv> points into the parsed bytes. */
 struct pp_info {
-	uint8_t version;              /* 1 or 2 */
-	uint8_t local;                /* keep the connection's own addresses */
-	struct sockaddr_storage src;  /* the client, as the sender saw it */
-	struct sockaddr_storage dst;  /* the address the client connected to */
-	const uint8_t *tlv;           /* v2: the TLVs after the addresses, or NULL */
+	uint8_t version;	     /* 1 or 2 */
+	uint8_t local;		     /* keep the connection's own addresses */
+	struct sockaddr_storage src; /* the client, as the sender saw it */
+	struct sockaddr_storage dst; /* the address the client connected to */
+	const uint8_t *tlv;	     /* v2: the TLVs after the addresses, or NULL */
 	uint16_t tlv_len;
 };
 
@@ -60,17 +60,17 @@ int pp_parse(const uint8_t *data, size_t len, struct pp_info *pp, const char **w
 struct ist pp_tlv_find(const uint8_t *tlv, size_t len, uint8_t type);
 
 /* What a server is sent ("send-proxy", "send-proxy-v2", "proxy-v2-options"). */
-#define PP_O_V1        0x0001    /* send-proxy */
-#define PP_O_V2        0x0002    /* send-proxy-v2 */
-#define PP_O_SSL       0x0004    /* v2: PP2_TYPE_SSL (send-proxy-v2-ssl, "ssl" option) */
-#define PP_O_SSL_CN    0x0008    /* v2: with the client certificate's CN (…-ssl-cn, "cert-cn") */
-#define PP_O_SSL_CIPHER 0x0010   /* v2 options "ssl-cipher", "cert-sig", "cert-key" */
-#define PP_O_CERT_SIG  0x0020
-#define PP_O_CERT_KEY  0x0040
-#define PP_O_AUTHORITY 0x0080    /* v2: PP2_TYPE_AUTHORITY (the TLS SNI, or the received one) */
-#define PP_O_CRC32C    0x0100    /* v2: PP2_TYPE_CRC32C over the whole header */
-#define PP_O_UNIQUE_ID 0x0200    /* v2: PP2_TYPE_UNIQUE_ID (the stream's unique-id) */
-#define PP_O_CHECK     0x0400    /* check-send-proxy: health checks send the header too */
+#define PP_O_V1 0x0001	       /* send-proxy */
+#define PP_O_V2 0x0002	       /* send-proxy-v2 */
+#define PP_O_SSL 0x0004	       /* v2: PP2_TYPE_SSL (send-proxy-v2-ssl, "ssl" option) */
+#define PP_O_SSL_CN 0x0008     /* v2: with the client certificate's CN (…-ssl-cn, "cert-cn") */
+#define PP_O_SSL_CIPHER 0x0010 /* v2 options "ssl-cipher", "cert-sig", "cert-key" */
+#define PP_O_CERT_SIG 0x0020
+#define PP_O_CERT_KEY 0x0040
+#define PP_O_AUTHORITY 0x0080 /* v2: PP2_TYPE_AUTHORITY (the TLS SNI, or the received one) */
+#define PP_O_CRC32C 0x0100    /* v2: PP2_TYPE_CRC32C over the whole header */
+#define PP_O_UNIQUE_ID 0x0200 /* v2: PP2_TYPE_UNIQUE_ID (the stream's unique-id) */
+#define PP_O_CHECK 0x0400     /* check-send-proxy: health checks send the header too */
 
 /* The values of one header to send: the addresses (NULL, or a family other than AF_INET and
  * AF_INET6, or two different families: v1 "PROXY UNKNOWN", v2 as HAProxy sends it), and for
@@ -84,8 +84,8 @@ struct pp_out {
 	struct ist unique_id;
 	struct ist alpn;
 	/* PP_O_SSL: the client's TLS side */
-	uint8_t ssl_client;           /* PP2_CLIENT_* */
-	uint32_t ssl_verify;          /* 0 when the client certificate verified */
+	uint8_t ssl_client;  /* PP2_CLIENT_* */
+	uint32_t ssl_verify; /* 0 when the client certificate verified */
 	struct ist ssl_version, ssl_cn, ssl_cipher, ssl_sig_alg, ssl_key_alg;
 };
 

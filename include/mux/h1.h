@@ -17,6 +17,9 @@ struct h1_stream_ops {
 	/* a front connection without a stream has request bytes: create and run a stream;
 	 * returns 0, or -1 when none could be created (the mux closes the connection) */
 	int (*start)(struct conn *front);
+	/* the same for a front connection of a mode tcp frontend, at once after the accept
+	 * (its handshakes and session rules done): the stream forwards bytes */
+	int (*start_tcp)(struct conn *front);
 	/* something happened on a connection attached to <s> */
 	void (*wake)(struct stream *s);
 	/* a connection attached to <s> reached its deadline */

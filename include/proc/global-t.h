@@ -14,6 +14,8 @@ struct global {
 	int maxsessrate;          /* maxsessrate: sessions per second, 0 = none (a session
 				   * starts at each accept: no tcp-request connection rules) */
 	int ulimit_n;             /* ulimit-n, 0 = computed */
+	int maxpipes;             /* "maxpipes": splice pipes at once, 0 = maxconn / 4 */
+	int tune_pipesize;        /* "tune.pipesize": bytes, 0 = the kernel's default */
 	bool daemon;              /* "daemon" or -D */
 	bool quiet;               /* "quiet" or -q */
 	bool debug;               /* -d */

@@ -58,6 +58,10 @@ enum pr_mode {
 #define PR_O_ABRT_CLOSE    0x00040000 /* option abortonclose: a client that closes drops its
 					* request while queued, connecting or awaiting the response */
 #define PR_O_ALL_BK        0x00000400 /* option allbackups: all usable backups share the load */
+#define PR_O_SPLICE_REQ    0x01000000 /* option splice-request (mode tcp: stream/splice.c) */
+#define PR_O_SPLICE_RSP    0x02000000 /* option splice-response */
+#define PR_O_SPLICE_AUTO   0x04000000 /* option splice-auto: each direction once it filled a
+				       * buffer (a large transfer) */
 #define PR_O_SOCK_STATS    0x40000000 /* option socket-stats: one "show stat" line per listener */
 #define PR_O_TRANSP        0x00000800 /* option transparent: servers unused, connect to the client's
 				       * original destination (or "dispatch"), backend/be_transp.c */
@@ -88,6 +92,7 @@ enum pr_mode {
 /* proxy->rt_flags */
 #define PR_RT_L7_RETRY 0x01 /* retry-on needs the request kept until the response */
 #define PR_RT_NAME_HDR 0x02 /* http-send-name-header */
+#define PR_RT_TCP      0x04 /* mode tcp: the connection is a tunnel (stream/tcp_ana.c) */
 
 /* proxy->srv_state_load */
 #define PR_SSL_NONE   0 /* the default */

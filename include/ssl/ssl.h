@@ -22,10 +22,11 @@ static inline SSL *conn_ssl(const struct conn *c)
 
 /* ---- transport (ssl_sock.c); loop thread only ---- */
 
-/* Attaches the server side of TLS bind <sb> to the accepted front connection <c>: until
- * the handshake completes, the connection's events and timer go to the TLS layer, which
- * then calls h1_front_tls_ready() (or h1_front_tls_failed()). Returns 0 or -1 (the caller
- * closes). ssl_front_kick() then runs its first step (the ClientHello may be there). */
+/* Attaches the server side of TLS bind <sb> to the accepted front connection <c> (ssl_fc
+ * is true from now on). Returns 0 or -1 (the caller closes). ssl_front_kick() then starts
+ * the handshake (the ClientHello may be there): until it completes, the connection's
+ * events and timer go to the TLS layer, which then calls h1_front_tls_ready() (or
+ * h1_front_tls_failed()). A PROXY header, if any, is read between the two. */
 int ssl_front_attach(struct conn *c, struct ssl_bind *sb);
 void ssl_front_kick(struct conn *c);
 
@@ -49,6 +50,13 @@ bool ssl_idle_ok(struct conn *c);
 
 /* Handshakes left to this thread in the current loop turn (rationing), test hook. */
 int ssl_hs_budget_left(void);
+
+/* ssl_pp.c: the TLS facts of front connection <front> that a PROXY v2 header <o> carries
+ * (the SSL TLV and its sub-TLVs as o->opts asks, the ALPN, the SNI as authority when none
+ * is set); nothing for a plain connection. The strings live in thread storage until the
+ * next call. */
+struct pp_out;
+void ssl_pp_fill(const struct conn *front, struct pp_out *o);
 
 /* OpenSSL's allocations through a per-thread cache of record buffers (ssl_mem.c):
  * ssl_mem_init() first thing in main (-1 if OpenSSL already allocated: it then keeps

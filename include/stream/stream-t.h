@@ -57,6 +57,10 @@ enum stream_state {
 	SS_CLOSING,               /* the exchange is over, the front closes after flushing */
 	SS_REQ_RULE_WAIT,         /* a request rule yielded (wait-for-body, tarpit): the rule
 				   * runs again on client data or when s->tmr expires */
+	SS_TCP_INSPECT,           /* mode tcp: tcp-request content rules, backend choice
+				   * (stream/tcp_ana.c) */
+	SS_TCP_FWD,               /* mode tcp: bytes both ways, tcp-response content rules,
+				   * half-closes (stream/tcp_ana.c) */
 };
 
 /* stream->flags */
@@ -99,6 +103,7 @@ enum stream_state {
 #define SF_CK_RSP_DONE    0x800000 /* the persistence cookie of the response was handled */
 #define SF_L7_RETRY       0x1000000 /* retry-on: the request (SF_REQ_KEPT) may be sent again
 				     * until its response headers are accepted */
+#define SF_TCP_RSP_DONE   0x4000000 /* mode tcp: the tcp-response content rules are over */
 #define SF_LOGGED         0x40000000 /* the log line was sent (or skipped) (log/log_strm.c) */
 #define SF_T_SLOW         0x2000000 /* it left a queue or opened a connection: the stats
 				     * record its queue and connect times (stream_count_times) */
@@ -115,6 +120,7 @@ enum ana_stage {
 
 struct dns_req;
 struct svc_ctx;
+struct splice_pipe;
 
 struct stream {
 	struct conn *front;
@@ -180,6 +186,9 @@ struct stream {
 				    * (its inspect-delay runs on <tmr>) */
 	struct dns_req *dreq;     /* do-resolve: the resolution it waits for (dns/dns_req.h),
 				   * or NULL; released by the rule, or by stream_free */
+	struct splice_pipe *pipe[2]; /* mode tcp splicing (stream/splice.c): bytes of the
+				      * request [0] and response [1] directions in a kernel pipe,
+				      * or NULL */
 	struct svc_ctx *svc;      /* the HTTP service answering (stream/service.h), or NULL;
 				   * released when its body is sent, or by stream_free */
 	/* logging (log/log_strm.c reads them; stream/ records them): ms dates of the steps

@@ -47,6 +47,11 @@ void stream_count_rewrite_failed(struct stream *s);
 int stream_rsp_denied(struct stream *s, int status);
 /* Ends the exchange at once: both connections are closed. */
 int stream_abort(struct stream *s);
+/* Mode tcp: both directions are over; the stream ends, both connections close. */
+int stream_end_tcp(struct stream *s);
+/* http_ana.c: the backend of <s> by its use_backend rules and default_backend, evaluated
+ * as rules of <from> (ACT_F_*); NULL when there is none. */
+struct proxy *ana_choose_backend(struct stream *s, int from);
 
 /* Runs the stream's processing now, from a tasklet of one of its parts (a service that
  * produces its body over several loop turns). The stream may be freed on return. */

@@ -50,6 +50,9 @@ static inline bool tcp_has_res_content(const struct proxy *px)
 int tcp_req_content(struct stream *s, struct proxy *px, bool final, int *ret);
 /* The same for the tcp-response content rules of <px>, always final. */
 int tcp_res_content(struct stream *s, struct proxy *px, int *ret);
+/* Mode tcp: the tcp-response content rules of s->be on the server's bytes, again from
+ * s->tcp_next after a wait; <final> when no more data will make a difference. */
+int tcp_res_content_step(struct stream *s, bool final, int *ret);
 
 /* tcp_rules_cfg.c: a connection or session rule was configured somewhere: front
  * connections now run the accept hook (conn_sess_ops). */

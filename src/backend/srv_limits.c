@@ -166,9 +166,11 @@ void srv_limits_prepare(void)
 	for (struct proxy *px = proxies; px; px = px->next) {
 		if (!(px->cap & PR_CAP_BE))
 			continue;
-		if (px->retry_on & PR_RE_L7_MASK)
+		if (px->mode != PR_MODE_HTTP)
+			px->rt_flags |= PR_RT_TCP; /* nothing else in it applies */
+		else if (px->retry_on & PR_RE_L7_MASK)
 			px->rt_flags |= PR_RT_L7_RETRY;
-		if (px->srv_name_hdr.len)
+		if (px->srv_name_hdr.len && px->mode == PR_MODE_HTTP)
 			px->rt_flags |= PR_RT_NAME_HDR;
 		if (!px->fullconn) {
 			long tot = srv_limits_fe_maxconn(px);

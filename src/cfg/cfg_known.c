@@ -70,9 +70,8 @@ static const struct cfg_known cfg_known_kws[] = {
 	{ G, "tune.buffers.*", "buffer count limits are not implemented yet" },
 	{ G, "tune.bufsize.small", "small buffers are not implemented yet" },
 	{ G, "tune.memory.hot-size", "pool cache tuning is not implemented yet" },
-	{ G, "tune.idletimer", "splicing is not implemented yet" },
-	{ G, "tune.pipesize", "splicing is not implemented yet" },
-	{ G, "maxpipes", "splicing is not implemented yet" },
+	{ G, "tune.idletimer", "the idle-stream splicing heuristic is not implemented; use "
+			       "'option splice-request|splice-response'" },
 	{ G, "tune.rcvbuf.*", WHY_BUFS },
 	{ G, "tune.sndbuf.*", WHY_BUFS },
 	{ G, "tune.comp.*", WHY_COMP },

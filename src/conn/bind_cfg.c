@@ -173,7 +173,6 @@ struct bind_later {
 };
 
 static const struct bind_later bind_later_opts[] = {
-	{ "accept-proxy", "the PROXY protocol is not implemented yet" },
 	{ "accept-netscaler-cip", "the NetScaler CIP protocol is not implemented yet" },
 	{ "process", "nbproc was removed in HAProxy 2.5; use 'thread' instead" },
 	{ "transparent", "transparent binding is not implemented yet" },
@@ -299,6 +298,10 @@ static int bind_parse_opt(struct cfg_ctx *ctx, struct bind_conf *bc, int *i)
 		return bind_opt_int(ctx, i, &bc->backlog);
 	if (!strcmp(opt, "v4v6")) {
 		bc->v4v6 = true;
+		return 0;
+	}
+	if (!strcmp(opt, "accept-proxy")) {
+		bc->accept_proxy = true; /* every connection opens with a PROXY header */
 		return 0;
 	}
 	if (!strcmp(opt, "v6only")) {

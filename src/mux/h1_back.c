@@ -161,6 +161,21 @@ struct conn *h1_back_connect(struct server *srv, const struct sockaddr_storage *
 	return NULL;
 }
 
+/* Sends c->obuf (a PROXY header) in clear before the TLS handshake: a new connection's
+ * socket buffer takes these few bytes at once, anything else is an error. */
+static int back_send_raw(struct conn *c)
+{
+	ssize_t n = send(c->h.fd, b_head(&c->obuf), c->obuf.data, MSG_NOSIGNAL | MSG_DONTWAIT);
+
+	if (n != (ssize_t)c->obuf.data) {
+		c->flags |= CO_FL_ERROR;
+		return -1;
+	}
+	b_del(&c->obuf, c->obuf.data);
+	b_release(&c->obuf);
+	return 0;
+}
+
 int h1_back_check_connect(struct conn *c)
 {
 	int err = 0;
@@ -178,8 +193,11 @@ int h1_back_check_connect(struct conn *c)
 		c->flags |= CO_FL_ERROR;
 		return -1;
 	}
-	if (unlikely(c->srv->ssl && c->srv->ssl->ctx) && !(c->flags & CO_FL_XPRT))
+	if (unlikely(c->srv->ssl && c->srv->ssl->ctx) && !(c->flags & CO_FL_XPRT)) {
 		c->flags |= CO_FL_CAN_RECV | CO_FL_CAN_SEND; /* the handshake starts */
+		if (c->obuf.data && back_send_raw(c) < 0) /* a PROXY header goes first */
+			return -1;
+	}
 	if (unlikely(c->srv->ssl && c->srv->ssl->ctx)) {
 		int ret = ssl_back_handshake(c); /* "timeout connect" covers it, as HAProxy */
 

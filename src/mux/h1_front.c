@@ -16,21 +16,25 @@
 #include <event/profiling.h>
 #include <event/stop.h>
 #include <mux/h1.h>
+#include <conn/pp_recv.h>
 #include <ssl/ssl.h>
 #include <proxy/proxy-t.h>
 #include <stats/counters.h>
 
 enum front_state {
-	FC_IDLE = 0,    /* waiting for a request, no stream */
-	FC_STREAM,      /* a stream owns the connection */
-	FC_DRAINING,    /* closing: output flushed then write side shut, input discarded */
-	FC_HANDSHAKE,   /* TLS handshake in progress (ssl/ssl_sock.c owns the events) */
+	FC_IDLE = 0,  /* waiting for a request, no stream */
+	FC_STREAM,    /* a stream owns the connection */
+	FC_DRAINING,  /* closing: output flushed then write side shut, input discarded */
+	FC_HANDSHAKE, /* TLS handshake in progress (ssl/ssl_sock.c owns the events) */
+	FC_PROXY,     /* waiting for the PROXY header (accept-proxy, expect-proxy) */
 };
 
 #define DRAIN_TIMEOUT_MS 1000 /* lingering after our FIN when no client-fin is set */
-#define STOP_QUIET_MS    1000 /* graceful stop: idle connections quiet this long close */
+#define STOP_QUIET_MS 1000    /* graceful stop: idle connections quiet this long close */
 
 static const struct h1_stream_ops *stream_ops;
+
+static void front_pp_process(struct conn *c);
 
 /* Front connections waiting for a request, closed at once by a graceful stop. */
 static __thread struct list idle_fronts = { NULL, NULL };
@@ -152,6 +156,9 @@ static void front_iocb(struct fd_handler *h, uint32_t events)
 	case FC_IDLE:
 		front_idle_process(c);
 		break;
+	case FC_PROXY:
+		front_pp_process(c);
+		break;
 	default:
 		front_drain_process(c);
 		break;
@@ -178,6 +185,10 @@ static void front_timeout(struct timer *t)
 		front_probe_stream(c, true); /* 408 */
 		return;
 	}
+	if (c->front_state == FC_PROXY) {
+		h1_front_tls_failed(c, "Timeout while waiting for PROXY protocol header");
+		return;
+	}
 	front_close(c); /* idle keep-alive, or drain period over */
 }
 
@@ -193,7 +204,7 @@ static uint64_t front_idle_deadline(struct conn *c)
 	return tick_add(ms);
 }
 
-static int front_tls_accept(struct conn *c);
+static int front_accept_slow(struct conn *c);
 
 int h1_front_accept(struct listener *li, int fd, const struct sockaddr_storage *peer)
 {
@@ -217,8 +228,8 @@ int h1_front_accept(struct listener *li, int fd, const struct sockaddr_storage *
 	c->last_act = now_ms(); /* its first request is on its way */
 	c->idle_start = c->last_act;
 	HA_OWNER_INC(&activity[tid].conns_served);
-	if (unlikely(li->bind->ssl))
-		return front_tls_accept(c);
+	if (unlikely(li->bind->ssl || li->bind->accept_proxy || c->px->mode != PR_MODE_HTTP))
+		return front_accept_slow(c);
 	front_set_idle(c);
 	c->tl.process = front_tasklet;
 	timer_set(&c->tmr, front_idle_deadline(c));
@@ -227,38 +238,88 @@ int h1_front_accept(struct listener *li, int fd, const struct sockaddr_storage *
 	return 0;
 }
 
-/* A TLS connection, as HAProxy: the TLS layer is attached (ssl_fc is true in the
- * connection rules), the connection rules run at once, then the handshake, under
- * "timeout client-hs" if set, else "timeout client"; the session rules and the H1 side
- * start in h1_front_tls_ready(). */
-static int front_tls_accept(struct conn *c)
-{
-	const struct proxy_timeouts *to = &c->px->timeout;
-
-	c->front_state = FC_HANDSHAKE;
-	timer_set(&c->tmr, tick_add(to->client_hs ? to->client_hs : to->client));
-	if (ssl_front_attach(c, c->li->bind->ssl) < 0 ||
-	    (unlikely(conn_sess_ops) && conn_sess_ops->accept_conn(c) < 0)) {
-		front_close(c);
-		return 0;
-	}
-	ssl_front_kick(c);
-	return 0;
-}
-
-void h1_front_tls_ready(struct conn *c)
+/* The handshakes are over (none, PROXY header, TLS): the session rules run, then a mode
+ * tcp connection starts its stream at once, an HTTP one waits for its first request. */
+static void front_session_start(struct conn *c)
 {
 	if (unlikely(conn_sess_ops) && conn_sess_ops->accept_sess(c) < 0) {
 		front_close(c); /* refused by a tcp-request session rule */
 		return;
 	}
-	c->h.iocb = front_iocb;
-	c->tmr.cb = front_timeout;
 	c->last_act = now_ms();
-	front_set_idle(c);
 	c->tl.process = front_tasklet;
+	if (c->px->mode != PR_MODE_HTTP) {
+		front_set_busy(c, FC_STREAM);
+		if (stream_ops->start_tcp(c) < 0)
+			front_close(c);
+		return;
+	}
+	front_set_idle(c);
 	timer_set(&c->tmr, front_idle_deadline(c));
 	front_idle_process(c);
+}
+
+/* The PROXY header is in (or none was expected): the TLS handshake, else the session. */
+static void front_after_proxy(struct conn *c)
+{
+	const struct proxy_timeouts *to = &c->px->timeout;
+
+	if (!(c->flags & CO_FL_XPRT)) {
+		front_session_start(c);
+		return;
+	}
+	c->front_state = FC_HANDSHAKE;
+	timer_set(&c->tmr, tick_add(to->client_hs ? to->client_hs : to->client));
+	ssl_front_kick(c);
+}
+
+/* Waits for the PROXY header: once read, its addresses are the connection's. */
+static void front_pp_process(struct conn *c)
+{
+	const char *why = NULL;
+	int ret = pp_recv(c, &why);
+
+	if (ret > 0) {
+		front_after_proxy(c);
+		return;
+	}
+	if (ret < 0 || (c->flags & (CO_FL_RD_EOF | CO_FL_ERROR | CO_FL_HUP)))
+		h1_front_tls_failed(c, why ? why
+					   : "Connection closed while waiting for PROXY "
+					     "protocol header");
+}
+
+/* A TLS connection, a PROXY header to wait for, or a mode tcp frontend, as HAProxy: the
+ * TLS layer is attached (ssl_fc is true in the connection rules), the connection rules
+ * run at once (they may ask for a PROXY header: expect-proxy), then the PROXY header,
+ * then the TLS handshake, each under "timeout client-hs" if set, else "timeout client";
+ * then the session rules and the stream (front_session_start). */
+static int front_accept_slow(struct conn *c)
+{
+	const struct proxy_timeouts *to = &c->px->timeout;
+	struct bind_conf *bc = c->li->bind;
+
+	if ((bc->ssl && ssl_front_attach(c, bc->ssl) < 0) ||
+	    (unlikely(conn_sess_ops) && conn_sess_ops->accept_conn(c) < 0)) {
+		front_close(c);
+		return 0;
+	}
+	if (!bc->accept_proxy && !(c->flags & CO_FL_PP_WAIT)) {
+		front_after_proxy(c);
+		return 0;
+	}
+	c->front_state = FC_PROXY;
+	c->tl.process = NULL;
+	timer_set(&c->tmr, tick_add(to->client_hs ? to->client_hs : to->client));
+	front_pp_process(c);
+	return 0;
+}
+
+void h1_front_tls_ready(struct conn *c)
+{
+	c->h.iocb = front_iocb;
+	c->tmr.cb = front_timeout;
+	front_session_start(c);
 }
 
 void (*h1_conn_err_log)(struct conn *c, const char *why);
@@ -315,10 +376,11 @@ int h1_front_close_idle(void)
 
 	if (!idle_fronts.next)
 		return 0;
-	list_for_each_entry_safe(c, tmp, &idle_fronts, idle) {
-		if ((c->flags & CO_FL_RD_EOF) || (!(c->px->options & PR_O_IDLE_CLOSE_RSP) &&
-						  now_ms() - c->last_act >= STOP_QUIET_MS &&
-						  stop_close_due((uintptr_t)c)))
+	list_for_each_entry_safe(c, tmp, &idle_fronts, idle)
+	{
+		if ((c->flags & CO_FL_RD_EOF) ||
+		    (!(c->px->options & PR_O_IDLE_CLOSE_RSP) &&
+		     now_ms() - c->last_act >= STOP_QUIET_MS && stop_close_due((uintptr_t)c)))
 			front_close(c);
 		else
 			left++;

@@ -183,6 +183,27 @@ static int global_tune_chksize(struct cfg_ctx *ctx)
 	return -1;
 }
 
+/* maxpipes N, tune.pipesize SIZE: the pipes of "option splice-*" (stream/splice.c). */
+static int global_maxpipes(struct cfg_ctx *ctx)
+{
+	long v;
+
+	if (global_int(ctx, 0, INT_MAX, &v) < 0)
+		return -1;
+	global.maxpipes = (int)v;
+	return 0;
+}
+
+static int global_tune_pipesize(struct cfg_ctx *ctx)
+{
+	long v;
+
+	if (global_int(ctx, 0, 1 << 30, &v) < 0)
+		return -1;
+	global.tune_pipesize = (int)v;
+	return 0;
+}
+
 static int global_tune_maxrewrite(struct cfg_ctx *ctx)
 {
 	long v;
@@ -672,6 +693,8 @@ static const struct cfg_kw global_kws[] = {
 	{ "zero-warning", CFG_SEC_GLOBAL, global_zero_warning },
 	{ "tune.bufsize", CFG_SEC_GLOBAL, global_tune_bufsize },
 	{ "tune.maxrewrite", CFG_SEC_GLOBAL, global_tune_maxrewrite },
+	{ "maxpipes", CFG_SEC_GLOBAL, global_maxpipes },
+	{ "tune.pipesize", CFG_SEC_GLOBAL, global_tune_pipesize },
 	{ "tune.chksize", CFG_SEC_GLOBAL, global_tune_chksize },
 	{ "tune.http.maxhdr", CFG_SEC_GLOBAL, global_tune_maxhdr },
 	{ "tune.maxpollevents", CFG_SEC_GLOBAL, global_tune_maxpollevents },

@@ -201,8 +201,10 @@ static int pxcfg_mode(struct cfg_ctx *ctx)
 		ctx->px->mode = PR_MODE_HTTP;
 		return 0;
 	}
-	if (strcmp(m, "tcp") == 0)
-		return proxy_cfg_later(ctx, "mode tcp", "TCP mode is not implemented yet");
+	if (strcmp(m, "tcp") == 0) {
+		ctx->px->mode = PR_MODE_TCP;
+		return 0;
+	}
 	if (strcmp(m, "health") == 0) {
 		cfg_alert(ctx, "'mode health' doesn't exist anymore. Please use "
 			  "'http-request return status 200' instead.");

@@ -55,6 +55,12 @@ static struct proxy *proxy_check_resolve(const struct proxy *px, const char *nam
 /* An HTTP frontend cannot hand its streams to a TCP backend. */
 static int proxy_check_be_mode(const struct proxy *px, const struct proxy *be, const char *how)
 {
+	if (px->mode != PR_MODE_HTTP && be->mode == PR_MODE_HTTP) {
+		ha_alert("tcp frontend '%s' (%s:%d) uses http backend '%s' (%s:%d) %s: upgrading a "
+			 "tcp connection to HTTP is not supported yet; put both in the same mode.",
+			 px->id, px->file, px->line, be->id, be->file, be->line, how);
+		return 1;
+	}
 	if (px->mode != PR_MODE_HTTP || be->mode == PR_MODE_HTTP)
 		return 0;
 	ha_alert("http frontend '%s' (%s:%d) tries to use incompatible tcp backend '%s' (%s:%d) "
@@ -87,19 +93,6 @@ static int proxy_check_backends(struct proxy *px)
 			errs += proxy_check_be_mode(px, sw->be, "in a 'use_backend' rule");
 	}
 	return errs;
-}
-
-/* TCP mode (HAProxy's default without "mode http") is not implemented yet: refuse it
- * rather than proxy TCP traffic as HTTP.
- */
-static int proxy_check_mode(const struct proxy *px)
-{
-	if (px->mode == PR_MODE_HTTP)
-		return 0;
-	CHECK_ALERT(px->file, px->line, "%s '%s' is in TCP mode (the default without 'mode http'), "
-		    "which is not supported yet; add 'mode http'.",
-		    proxy_type_str(px), px->id);
-	return 1;
 }
 
 static int proxy_check_servers(const struct proxy *px)
@@ -147,7 +140,6 @@ int proxy_check_all(void)
 
 	for (px = proxies; px; px = px->next) {
 		errs += proxy_check_dup_name(px);
-		errs += proxy_check_mode(px);
 		errs += proxy_check_backends(px);
 		srv_assign_ids(px);
 		errs += proxy_check_servers(px);

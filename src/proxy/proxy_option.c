@@ -92,6 +92,15 @@ static int pxopt_ign_probes(struct cfg_ctx *ctx, int a, bool neg)
 	return pxopt_bool(ctx, a, neg, PR_O_IGN_PROBES);
 }
 
+static int pxopt_splice(struct cfg_ctx *ctx, int a, bool neg)
+{
+	const char *n = ctx->args[a];
+
+	return pxopt_bool(ctx, a, neg, !strcmp(n, "splice-auto")      ? PR_O_SPLICE_AUTO
+				       : !strcmp(n, "splice-request") ? PR_O_SPLICE_REQ
+								      : PR_O_SPLICE_RSP);
+}
+
 static int pxopt_clitcpka(struct cfg_ctx *ctx, int a, bool neg)
 {
 	return pxopt_bool(ctx, a, neg, PR_O_CLITCPKA);
@@ -378,6 +387,9 @@ static const struct pxopt pxopts[] = {
 	{ "transparent", PR_CAP_BE, be_transp_parse_opt }, /* backend/be_transp.c */
 	{ "http-buffer-request", FEBE, pxopt_buf_req },
 	{ "http-no-delay", FEBE, pxopt_no_delay },
+	{ "splice-auto", FEBE, pxopt_splice },
+	{ "splice-request", FEBE, pxopt_splice },
+	{ "splice-response", FEBE, pxopt_splice },
 	{ "idle-close-on-response", PR_CAP_FE, pxopt_idle_close },
 	{ "http-ignore-probes", PR_CAP_FE, pxopt_ign_probes },
 	{ "http-use-htx", FEBE, pxopt_htx },
@@ -407,9 +419,6 @@ static const char *const pxopt_later[][2] = {
 	{ "http-tunnel", "removed in HAProxy 2.1; use 'option http-keep-alive'" },
 	{ "independent-streams", "independent-streams needs TCP mode, which is not implemented yet" },
 	{ "nolinger", "nolinger is not implemented yet" },
-	{ "splice-auto", "splicing is not implemented yet" },
-	{ "splice-request", "splicing is not implemented yet" },
-	{ "splice-response", "splicing is not implemented yet" },
 	{ "tcp-smart-accept", "tcp-smart-accept is not implemented yet" },
 	{ "tcp-smart-connect", "tcp-smart-connect is not implemented yet" },
 };

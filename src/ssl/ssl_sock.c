@@ -307,13 +307,13 @@ int ssl_front_attach(struct conn *c, struct ssl_bind *sb)
 						      : ssl_set.maxrecord > SSL_REC_MAX
 							      ? SSL_REC_MAX
 							      : ssl_set.maxrecord));
-	c->h.iocb = ssl_front_iocb;
-	c->tmr.cb = ssl_front_timeout;
 	return 0;
 }
 
 void ssl_front_kick(struct conn *c)
 {
+	c->h.iocb = ssl_front_iocb; /* until the handshake is done */
+	c->tmr.cb = ssl_front_timeout;
 	c->flags |= CO_FL_CAN_RECV; /* the ClientHello may be there already */
 	ssl_front_step(c);
 }

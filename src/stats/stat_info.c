@@ -19,6 +19,7 @@
 #include <proc/version.h>
 #include <proxy/proxy.h>
 #include <ssl/ssl_stats.h>
+#include <stream/splice.h>
 #include <stats/counters.h>
 #include <stats/stats.h>
 #include <thread/thread-t.h>
@@ -63,9 +64,6 @@ static const enum info_field info_zeros[] = {
 	INF_MAXSSLCONNS,
 	INF_CURRSSLCONNS,
 	INF_CUMSSLCONNS,
-	INF_MAXPIPES,
-	INF_PIPESUSED,
-	INF_PIPESFREE,
 	INF_SSLRATE,
 	INF_SSLRATELIMIT,
 	INF_MAXSSLRATE,
@@ -158,6 +156,12 @@ static void info_fill_process(struct stat_line *l)
 	INF_NUM(l, INF_ULIMIT_N, rl.rlim_cur);
 	INF_NUM(l, INF_MAXSOCK, rl.rlim_cur);
 	INF_NUM(l, INF_MAXCONN, global.maxconn);
+	INF_NUM(l, INF_MAXPIPES,
+		global.maxpipes	     ? global.maxpipes
+		: global.maxconn > 4 ? global.maxconn / 4
+				     : 1);
+	INF_NUM(l, INF_PIPESUSED, splice_pipes_used());
+	INF_NUM(l, INF_PIPESFREE, splice_pipes_free());
 	INF_NUM(l, INF_HARD_MAXCONN, global.maxconn);
 	INF_NUM(l, INF_IDLE_PCT, 100);
 	if (global.node)

@@ -23,6 +23,7 @@
 #include <stream/px_ext.h>
 #include <stream/stktable.h>
 #include <stream/stream.h>
+#include <stream/tcp_ana.h>
 #include <stream/tcp_rules.h>
 
 /* Rules are not allowed in anonymous defaults sections (HAProxy 2.6+). */
@@ -270,6 +271,7 @@ int rules_check_all(void)
 		errs += rules_check_proxy(px);
 		errs += persist_check_proxy(px);
 		errs += cookie_check_proxy(px);
+		tcp_mode_check(px); /* what mode tcp ignores: after the cookie is inherited */
 		tcp_rules_warn_l6_http(px); /* i11: req.ssl_* and req.len on mode http */
 		px->rule_sets = rules_sets_of(px);
 		http_capture_layout(px);

@@ -45,7 +45,8 @@ static void h1_limits_get(struct h1_limits *lim)
 
 /* use_backend rules in order, then default_backend; a dynamic name that names no backend
  * falls through to default_backend as in HAProxy. */
-static struct proxy *choose_backend(struct stream *s)
+static inline __attribute__((always_inline)) struct proxy *choose_backend(struct stream *s,
+									   int from)
 {
 	struct proxy *fe = s->fe;
 	struct switching_rule *r;
@@ -53,7 +54,7 @@ static struct proxy *choose_backend(struct stream *s)
 
 	if (list_empty(&fe->switching_rules))
 		goto no_rule;
-	act_smp_ctx(&ctx, s, fe, ACT_F_HTTP_REQ);
+	act_smp_ctx(&ctx, s, fe, from);
 	list_for_each_entry(r, &fe->switching_rules, list) {
 		char name[256];
 		struct proxy *be;
@@ -76,6 +77,11 @@ no_rule:
 	if (fe->defbe)
 		return fe->defbe;
 	return (fe->cap & PR_CAP_BE) ? fe : NULL;
+}
+
+struct proxy *ana_choose_backend(struct stream *s, int from)
+{
+	return choose_backend(s, from);
 }
 
 /* Adds header <name> with the address <sa> (IPv4 or IPv6), unless it is an IPv4 address of
@@ -299,7 +305,7 @@ static int ana_request_rules(struct stream *s)
 
 	if (!run_req_rules(s, fe, &ret))
 		return ret;
-	be = choose_backend(s);
+	be = choose_backend(s, ACT_F_HTTP_REQ);
 	if (!be)
 		return stream_reply_error(s, 503, false);
 	s->be = be;

@@ -30,8 +30,11 @@
 #include <stream/http_reply.h>
 #include <stream/l7_body.h>
 #include <stream/persist.h>
+#include <stream/pp_send.h>
 #include <stream/service.h>
+#include <stream/splice.h>
 #include <stream/stktable_act.h>
+#include <stream/tcp_ana.h>
 #include <stream/tcp_rules.h>
 #include <dns/dns_req.h>
 #include <stream/stream.h>
@@ -67,6 +70,7 @@ void stream_set_term(struct stream *s, char who)
 		ph = (s->flags & SF_RSP_HDRS_SENT) ? 'D' : 'H';
 		break;
 	case SS_TUNNEL:
+	case SS_TCP_FWD:
 		ph = 'D';
 		break;
 	case SS_LOCAL_REPLY:
@@ -255,12 +259,21 @@ static int stream_end(struct stream *s)
 	return -1;
 }
 
+int stream_end_tcp(struct stream *s)
+{
+	return stream_end(s);
+}
+
 int stream_abort(struct stream *s)
 {
 	struct conn *f = s->front;
 	bool partial_rsp = s->flags & SF_RSP_HDRS_SENT;
 
 	s->flags &= ~SF_L7_RETRY; /* the kept request goes with the stream */
+	if (unlikely(s->pipe[0] != NULL || s->pipe[1] != NULL)) { /* mode tcp splicing */
+		splice_release(&s->pipe[0]);
+		splice_release(&s->pipe[1]);
+	}
 
 	if (unlikely(s->fe->strm_log != NULL)) /* before stream_count takes the bytes */
 		stream_log_event(s, STRM_LOG_EV_END);
@@ -370,6 +383,9 @@ int stream_put_error_page(struct stream *s, int status, bool raw)
 static int stream_reply_page(struct stream *s, int status, bool close, bool raw)
 {
 	int start, ret;
+
+	if (unlikely(s->fe->mode != PR_MODE_HTTP))
+		return stream_abort(s); /* mode tcp: the client connection just closes */
 
 	s->err_status = status;
 	if (close || status == 400 || status == 408)
@@ -551,9 +567,13 @@ static int stream_established(struct stream *s)
 {
 	struct conn *f = s->front, *b = s->back;
 
+	if (unlikely(s->be->rt_flags)) {
+		if (s->be->rt_flags & PR_RT_TCP)
+			return tcp_established(s);
+		if (stream_route_request(s) < 0)
+			return stream_server_error(s, 500);
+	}
 	timer_set(&b->tmr, 0);
-	if (unlikely(s->be->rt_flags) && stream_route_request(s) < 0)
-		return stream_server_error(s, 500);
 	if (h1_write_request(&b->obuf, &s->req, req_conn_hdr(s)) < 0)
 		return stream_server_error(s, 500);
 	b->nb_req++;
@@ -615,10 +635,17 @@ static int stream_try_connect(struct stream *s, bool allow_idle, uint32_t min_re
 	uint64_t key = 0;
 
 	if (unlikely(s->srv->flags & (SRV_F_PORT_MAP | SRV_F_RESOLVE | SRV_F_REDIR | SRV_F_TRANSP |
-				      SRV_F_SNI_KEY)) ||
+				      SRV_F_SNI_KEY | SRV_F_SEND_PROXY)) ||
 	    unlikely(HA_ATOMIC_LOAD_RLX(&s->srv->rt_addr) != NULL)) { /* "set server addr" */
 		if (s->srv->flags & SRV_F_SNI_KEY) /* a connection serves one TLS server name */
 			key = ssl_srv_reuse_key(s);
+		if (s->srv->flags & SRV_F_SEND_PROXY) { /* and one PROXY header */
+			uint64_t k = stream_pp_prepare(s);
+
+			if (!k)
+				return -2;
+			key = key ? (key ^ k) | 2 : k;
+		}
 		if ((s->srv->flags & SRV_F_REDIR) &&
 		    (s->req.flags & (H1_MF_METH_GET | H1_MF_METH_HEAD)))
 			return stream_srv_redirect(s);
@@ -652,6 +679,10 @@ static int stream_try_connect(struct stream *s, bool allow_idle, uint32_t min_re
 		if (!b)
 			return -2; /* immediate failure: the caller retries */
 		b->reuse_key = key;
+		if (unlikely(s->srv->flags & SRV_F_SEND_PROXY) && stream_pp_queue(b) < 0) {
+			conn_close(b);
+			return -2;
+		}
 	}
 	b->strm = s;
 	s->back = b;
@@ -1077,6 +1108,12 @@ static void stream_set_timers(struct stream *s)
 		timer_set(&b->tmr, deadline(last, bms));
 		break;
 	}
+	case SS_TCP_INSPECT: /* the client's timeout runs while the rules wait for data */
+		timer_set(&f->tmr, deadline(f->last_act, fto->client));
+		break;
+	case SS_TCP_FWD:
+		tcp_set_timers(s);
+		break;
 	default:
 		/* QUEUED, TURNAROUND, CONNECTING: the stream's or the back connection's deadline
 		 * was armed when entering the state; nothing is expected from the client */
@@ -1145,6 +1182,12 @@ static void stream_process_run(struct stream *s)
 		case SS_TUNNEL:
 			ret = stream_tunnel(s);
 			break;
+		case SS_TCP_INSPECT:
+			ret = tcp_inspect(s, false);
+			break;
+		case SS_TCP_FWD:
+			ret = tcp_forward(s);
+			break;
 		default:
 			ret = 0;
 			break;
@@ -1199,6 +1242,10 @@ static void stream_timeout(struct stream *s, struct conn *c)
 		break;
 	case SS_REQ_INSPECT: /* the inspect-delay is over */
 		ret = ana_inspect(s, true);
+		break;
+	case SS_TCP_INSPECT:
+	case SS_TCP_FWD:
+		ret = tcp_timeout(s, c);
 		break;
 	case SS_QUEUED:
 		if (backend_unqueue(s) == Q_WOKEN) {
@@ -1292,6 +1339,30 @@ static int stream_start(struct conn *front)
 	return 0;
 }
 
+/* A mode tcp front connection: its stream starts at once. */
+static int stream_start_tcp(struct conn *front)
+{
+	struct stream *s = pool_alloc(&pool_stream);
+
+	if (!s)
+		return -1;
+	memset(s, 0, offsetof(struct stream, scratch));
+	s->front = front;
+	s->fe = front->px;
+	s->hdr_cap = stream_hdr_cap;
+	s->req.hdr = s->hdrs;
+	s->rsp.hdr = s->hdrs + stream_hdr_cap;
+	s->req_start = front->idle_start;
+	s->tid = (uint16_t)tid;
+	s->tmr.cb = stream_tmr_cb;
+	s->wake.fn = stream_wake_cb;
+	list_init(&s->queue);
+	front->strm = s;
+	tcp_stream_begin(s);
+	stream_process(s);
+	return 0;
+}
+
 static void stream_wake(struct stream *s)
 {
 	stream_process(s);
@@ -1304,6 +1375,8 @@ void stream_run(struct stream *s)
 
 static void stream_kill(struct stream *s)
 {
+	splice_release(&s->pipe[0]);
+	splice_release(&s->pipe[1]);
 	stream_drop_back(s);
 	s->front->strm = NULL;
 	stream_free(s);
@@ -1311,6 +1384,7 @@ static void stream_kill(struct stream *s)
 
 static const struct h1_stream_ops stream_ops = {
 	.start = stream_start,
+	.start_tcp = stream_start_tcp,
 	.wake = stream_wake,
 	.timeout = stream_timeout,
 	.kill = stream_kill,

@@ -2,7 +2,7 @@
  * "tcp-request session" rules on a new front connection (through conn_sess_ops, set only
  * when such rules exist), the runners of "tcp-request content" (with waits while a
  * condition cannot tell yet) and "tcp-response content" rules, and the actions proper to
- * these rule sets: accept, reject, silent-drop, close, switch-mode, expect-proxy (refused).
+ * these rule sets: accept, reject, silent-drop, close, switch-mode, expect-proxy.
  *
  * Connection and session rules run before any stream exists; they are given a per-thread
  * stand-in stream whose only parts are the front connection and the frontend (what
@@ -224,7 +224,8 @@ int tcp_req_content(struct stream *s, struct proxy *px, bool final, int *ret)
 		return TCP_RULES_WAIT;
 	/* reject, silent-drop, or an action that failed: closed without an answer */
 	CNT_INC(s->fe->fe_cnt, denied_req);
-	if (!s->be) /* before the request was counted: its end counts it alone */
+	if (!s->be && s->fe->mode == PR_MODE_HTTP) /* before the request was counted: its
+						    * end counts it alone */
 		CNT_INC(s->fe->fe_cnt, rsp[0]);
 	*ret = stream_abort(s);
 	return TCP_RULES_GONE;
@@ -239,6 +240,26 @@ int tcp_res_content(struct stream *s, struct proxy *px, int *ret)
 			&resume);
 	if (r == ACT_RET_CONT)
 		return TCP_RULES_CONT;
+	CNT_INC(s->fe->fe_cnt, denied_resp);
+	CNT_INC(s->be->be_cnt, denied_resp);
+	if (s->srv)
+		CNT_INC(s->srv->cnt, denied_resp);
+	*ret = stream_abort(s);
+	return TCP_RULES_GONE;
+}
+
+int tcp_res_content_step(struct stream *s, bool final, int *ret)
+{
+	struct act_rule *resume = s->tcp_next;
+	enum act_return r;
+
+	r = tcp_run_set(s->be, offsetof(struct proxy, tcp_res_cont_rules), s, ACT_F_TCP_RES_CNT,
+			final, &resume);
+	s->tcp_next = resume;
+	if (r == ACT_RET_CONT)
+		return TCP_RULES_CONT;
+	if (r == ACT_RET_YIELD)
+		return TCP_RULES_WAIT;
 	CNT_INC(s->fe->fe_cnt, denied_resp);
 	CNT_INC(s->be->be_cnt, denied_resp);
 	if (s->srv)
@@ -341,12 +362,35 @@ static int parse_switch_mode(char **args, int *pos, int nargs, const struct act_
 	return 0;
 }
 
+/* expect-proxy layer4: the connection waits for a PROXY header before anything else
+ * (mux/h1_front.c reads it once the connection rules are over). */
+static enum act_return act_expect_proxy(struct act_rule *r, struct proxy *px, struct stream *s,
+					int from)
+{
+	s->front->flags |= CO_FL_PP_WAIT;
+	return ACT_RET_CONT;
+}
+
 static int parse_expect(char **args, int *pos, int nargs, const struct act_parse *ap,
 			struct act_rule *r, char *err, size_t errsz)
 {
-	snprintf(err, errsz, "'%s' is not supported yet (the %s protocol is not implemented)",
-		 args[*pos - 1], strstr(args[*pos - 1], "proxy") ? "PROXY" : "NetScaler CIP");
-	return -1;
+	const char *name = args[*pos - 1];
+	const char *what;
+
+	if (!strcmp(name, "expect-netscaler-cip")) {
+		snprintf(err, errsz,
+			 "'expect-netscaler-cip' is not supported yet (the NetScaler "
+			 "CIP protocol is not implemented)");
+		return -1;
+	}
+	what = act_next_word(args, pos, nargs);
+	if (!what || strcmp(what, "layer4")) {
+		snprintf(err, errsz, "'expect-proxy' only supports 'layer4' (got '%s')",
+			 what ? what : "");
+		return -1;
+	}
+	r->action = act_expect_proxy;
+	return 0;
 }
 
 static const struct action_kw tcp_act_kws[] = {
