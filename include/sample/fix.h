@@ -11,7 +11,7 @@
 #include <base/ist.h>
 
 #define FIX_INVALID (-1) /* not a valid FIX message */
-#define FIX_MORE 0       /* valid so far, more bytes are needed to tell */
+#define FIX_MORE 0	 /* valid so far, more bytes are needed to tell */
 #define FIX_VALID 1
 
 #define FIX_TAG_BEGIN_STRING 8

@@ -12,7 +12,7 @@
 #include <base/ist.h>
 
 #define MQTT_INVALID (-1) /* not a valid packet (or a type other than CONNECT/CONNACK) */
-#define MQTT_MORE 0       /* valid so far, more bytes are needed to tell */
+#define MQTT_MORE 0	  /* valid so far, more bytes are needed to tell */
 #define MQTT_VALID 1
 
 #define MQTT_CONNECT 1
@@ -36,12 +36,12 @@
 /* What a CONNECT or CONNACK packet holds. Properties absent from the packet read 0 or
  * empty. */
 struct mqtt_pkt {
-	uint8_t type;       /* 1..15 */
-	uint8_t version;    /* 4 (3.1.1) or 5; CONNACK: 5 when longer than 2 bytes */
-	uint8_t flags;      /* CONNECT or CONNACK flags */
-	uint8_t reason;     /* CONNACK return / reason code */
-	uint16_t keepalive; /* CONNECT */
-	uint32_t remlen;    /* remaining length of the fixed header */
+	uint8_t type;			   /* 1..15 */
+	uint8_t version;		   /* 4 (3.1.1) or 5; CONNACK: 5 when longer than 2 bytes */
+	uint8_t flags;			   /* CONNECT or CONNACK flags */
+	uint8_t reason;			   /* CONNACK return / reason code */
+	uint16_t keepalive;		   /* CONNECT */
+	uint32_t remlen;		   /* remaining length of the fixed header */
 	uint32_t num[MQTT_PROP_MAX + 1];   /* integer properties by identifier */
 	struct ist str[MQTT_PROP_MAX + 1]; /* string and binary properties by identifier */
 	struct ist proto, client_id, will_topic, will_payload, username, password;

@@ -121,7 +121,8 @@ int fix_validate(const char *d, size_t n)
 			if (id != FIX_TAG_MSG_TYPE)
 				return FIX_INVALID;
 		} else if (id == FIX_TAG_CHECKSUM) {
-			return fix_checksum_ok(val, sum, body, p, body_len) ? FIX_VALID : FIX_INVALID;
+			return fix_checksum_ok(val, sum, body, p, body_len) ? FIX_VALID
+									    : FIX_INVALID;
 		}
 		sum += fix_sum(tag, val);
 		p = val.ptr + val.len + 1;

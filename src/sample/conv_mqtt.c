@@ -24,38 +24,40 @@
 /* The flags the fixed header must carry for each packet type (PUBLISH: as HAProxy reads
  * it, all four bits). */
 static const uint8_t mqtt_type_flags[MQTT_TYPES] = {
-	[3] = 0x0f, [6] = 0x02, [8] = 0x02, [10] = 0x02,
+	[3] = 0x0f,
+	[6] = 0x02,
+	[8] = 0x02,
+	[10] = 0x02,
 };
 
 /* How each property identifier is encoded */
 enum mqtt_kind {
 	MK_NONE = 0, /* not a property read here */
-	MK_U8B,      /* one byte, 0 or 1 */
+	MK_U8B,	     /* one byte, 0 or 1 */
 	MK_U16,
-	MK_U16NZ,    /* two bytes, not 0 */
+	MK_U16NZ, /* two bytes, not 0 */
 	MK_U32,
 	MK_U32NZ,
-	MK_STR,      /* two-byte length and bytes */
-	MK_STRNZ,    /* the same, not empty */
-	MK_PAIR,     /* two strings */
+	MK_STR,	  /* two-byte length and bytes */
+	MK_STRNZ, /* the same, not empty */
+	MK_PAIR,  /* two strings */
 };
 
 static const uint8_t mqtt_kinds[MQTT_PROP_MAX + 1] = {
-	[1] = MK_U8B,	[2] = MK_U32,	 [3] = MK_STR,	 [8] = MK_STR,	 [9] = MK_STR,
-	[17] = MK_U32,	[18] = MK_STRNZ, [19] = MK_U16,	 [21] = MK_STR,	 [22] = MK_STR,
-	[23] = MK_U8B,	[24] = MK_U32,	 [25] = MK_U8B,	 [26] = MK_STR,	 [28] = MK_STR,
-	[31] = MK_STR,	[33] = MK_U16NZ, [34] = MK_U16,	 [36] = MK_U8B,	 [37] = MK_U8B,
-	[38] = MK_PAIR, [39] = MK_U32NZ, [40] = MK_U8B,	 [41] = MK_U8B,	 [42] = MK_U8B,
+	[1] = MK_U8B,	[2] = MK_U32,	 [3] = MK_STR,	[8] = MK_STR,  [9] = MK_STR,
+	[17] = MK_U32,	[18] = MK_STRNZ, [19] = MK_U16, [21] = MK_STR, [22] = MK_STR,
+	[23] = MK_U8B,	[24] = MK_U32,	 [25] = MK_U8B, [26] = MK_STR, [28] = MK_STR,
+	[31] = MK_STR,	[33] = MK_U16NZ, [34] = MK_U16, [36] = MK_U8B, [37] = MK_U8B,
+	[38] = MK_PAIR, [39] = MK_U32NZ, [40] = MK_U8B, [41] = MK_U8B, [42] = MK_U8B,
 };
 
 /* The properties each block may hold */
-#define MQTT_PROPS_CONNECT                                                                  \
+#define MQTT_PROPS_CONNECT \
 	(BIT(17) | BIT(33) | BIT(39) | BIT(34) | BIT(25) | BIT(23) | BIT(38) | BIT(21) | BIT(22))
 #define MQTT_PROPS_WILL (BIT(24) | BIT(1) | BIT(2) | BIT(3) | BIT(8) | BIT(9) | BIT(38))
-#define MQTT_PROPS_CONNACK                                                                  \
-	(BIT(17) | BIT(33) | BIT(36) | BIT(37) | BIT(39) | BIT(18) | BIT(34) | BIT(31) |     \
-	 BIT(40) | BIT(41) | BIT(42) | BIT(19) | BIT(26) | BIT(28) | BIT(38) | BIT(21) |     \
-	 BIT(22))
+#define MQTT_PROPS_CONNACK                                                                         \
+	(BIT(17) | BIT(33) | BIT(36) | BIT(37) | BIT(39) | BIT(18) | BIT(34) | BIT(31) | BIT(40) | \
+	 BIT(41) | BIT(42) | BIT(19) | BIT(26) | BIT(28) | BIT(38) | BIT(21) | BIT(22))
 
 /* A cursor over the packet; <ok> turns false at the first read past its end. */
 struct mqtt_rd {
@@ -187,7 +189,8 @@ static int mqtt_connect_hdr(struct mqtt_rd *r, struct mqtt_pkt *p)
 		return MQTT_INVALID;
 	p->flags = (uint8_t)rd_int(r, 1);
 	if (!r->ok || (p->flags & MQTT_FL_RESERVED) ||
-	    (p->flags & (MQTT_FL_WILL | MQTT_FL_WILL_QOS | MQTT_FL_WILL_RETAIN)) == MQTT_FL_WILL_QOS)
+	    (p->flags & (MQTT_FL_WILL | MQTT_FL_WILL_QOS | MQTT_FL_WILL_RETAIN)) ==
+		    MQTT_FL_WILL_QOS)
 		return MQTT_INVALID;
 	p->keepalive = (uint16_t)rd_int(r, 2);
 	if (!r->ok)
@@ -316,11 +319,10 @@ static int mqtt_named(const struct mqtt_pkt *p, int field, uint32_t *n, struct i
  * will property only with the will flag). Absent integer properties read 0. */
 static int mqtt_prop_value(const struct mqtt_pkt *p, int id, uint32_t *n, struct ist *s)
 {
-	uint64_t ok = p->type == MQTT_CONNECT ? MQTT_PROPS_CONNECT | MQTT_PROPS_WILL
-					      : MQTT_PROPS_CONNACK;
+	uint64_t ok =
+		p->type == MQTT_CONNECT ? MQTT_PROPS_CONNECT | MQTT_PROPS_WILL : MQTT_PROPS_CONNACK;
 
-	if (p->version != 5 || id < 1 || id > MQTT_PROP_MAX || !(ok & BIT(id)) ||
-	    id == MQTT_P_USER)
+	if (p->version != 5 || id < 1 || id > MQTT_PROP_MAX || !(ok & BIT(id)) || id == MQTT_P_USER)
 		return 0;
 	if (p->type == MQTT_CONNECT && (MQTT_PROPS_WILL & BIT(id)) && !(p->flags & MQTT_FL_WILL))
 		return 0;
@@ -356,9 +358,9 @@ int mqtt_field(const unsigned char *d, size_t n, int type, int field, struct ist
 /* ---- names used by the converter's arguments ---- */
 
 static const char *const mqtt_type_names[MQTT_TYPES] = {
-	NULL,	   "CONNECT",	  "CONNACK", "PUBLISH", "PUBACK",     "PUBREC",
-	"PUBREL",  "PUBCOMP",	  "SUBSCRIBE", "SUBACK", "UNSUBSCRIBE", "UNSUBACK",
-	"PINGREQ", "PINGRESP",	  "DISCONNECT", "AUTH",
+	NULL,	   "CONNECT",  "CONNACK",    "PUBLISH", "PUBACK",      "PUBREC",
+	"PUBREL",  "PUBCOMP",  "SUBSCRIBE",  "SUBACK",	"UNSUBSCRIBE", "UNSUBACK",
+	"PINGREQ", "PINGRESP", "DISCONNECT", "AUTH",
 };
 
 int mqtt_type_id(const char *s, size_t n)
@@ -376,14 +378,15 @@ int mqtt_type_id(const char *s, size_t n)
 }
 
 /* The named fields (bit F - 100) and properties each packet type may be asked for */
-#define NB(f) (1U << ((f) - 100))
+#define NB(f) (1U << ((f)-100))
 static const struct {
 	uint32_t names;
 	uint64_t props;
 } mqtt_allowed[MQTT_TYPES] = {
 	[1] = { NB(MQTT_F_PROTOCOL_NAME) | NB(MQTT_F_PROTOCOL_VERSION) | NB(MQTT_F_FLAGS) |
-			NB(MQTT_F_KEEPALIVE) | NB(MQTT_F_CLIENT_IDENTIFIER) | NB(MQTT_F_WILL_TOPIC) |
-			NB(MQTT_F_WILL_PAYLOAD) | NB(MQTT_F_USERNAME) | NB(MQTT_F_PASSWORD),
+			NB(MQTT_F_KEEPALIVE) | NB(MQTT_F_CLIENT_IDENTIFIER) |
+			NB(MQTT_F_WILL_TOPIC) | NB(MQTT_F_WILL_PAYLOAD) | NB(MQTT_F_USERNAME) |
+			NB(MQTT_F_PASSWORD),
 		MQTT_PROPS_CONNECT | MQTT_PROPS_WILL },
 	[2] = { NB(MQTT_F_FLAGS) | NB(MQTT_F_PROTOCOL_VERSION) | NB(MQTT_F_REASON_CODE),
 		MQTT_PROPS_CONNACK },
@@ -402,10 +405,16 @@ static const struct {
 
 int mqtt_field_id(int type, const char *s, size_t n)
 {
-	static const char *const names[] = { "flags",	     "reason_code", "protocol_name",
-					     "protocol_version", "client_identifier",
-					     "will_topic",	   "will_payload", "username",
-					     "password",	   "keepalive" };
+	static const char *const names[] = { "flags",
+					     "reason_code",
+					     "protocol_name",
+					     "protocol_version",
+					     "client_identifier",
+					     "will_topic",
+					     "will_payload",
+					     "username",
+					     "password",
+					     "keepalive" };
 	unsigned int id = 0;
 
 	if (type < 1 || type >= MQTT_TYPES)

@@ -158,13 +158,17 @@ static int val_payload_lv(struct arg *args, void *private, char *err, size_t err
 	rel = *s == '+' || *s == '-';
 	v = strtoll(s, &end, 10);
 	if (!*s || *end || v > (1LL << 40) || v < -(1LL << 40)) {
-		snprintf(err, errsz, "invalid args in fetch method '%s' : payload offset2 is not a "
-			 "number", kw);
+		snprintf(err, errsz,
+			 "invalid args in fetch method '%s' : payload offset2 is not a "
+			 "number",
+			 kw);
 		return -1;
 	}
 	if (rel && args[0].data.sint + args[1].data.sint + v < 0) {
-		snprintf(err, errsz, "invalid args in fetch method '%s' : payload offset2 too "
-			 "negative", kw);
+		snprintf(err, errsz,
+			 "invalid args in fetch method '%s' : payload offset2 too "
+			 "negative",
+			 kw);
 		return -1;
 	}
 	if (args[2].owns == ARG_OWN_STR)

@@ -117,7 +117,11 @@ TEST(fetch_payload)
 
 TEST(fetch_payload_lv)
 {
-	struct pl_t *t = pl_new("\x03" "abc" "\x02" "XYZ", 8, "\x00\x03xyz!", 6);
+	struct pl_t *t = pl_new("\x03"
+				"abc"
+				"\x02"
+				"XYZ",
+				8, "\x00\x03xyz!", 6);
 	char out[256];
 	uint32_t fl;
 

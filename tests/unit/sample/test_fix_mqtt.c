@@ -12,8 +12,15 @@
 
 #include "../test.h"
 
-static const char fix_logon[] = "8=FIX.4.4\x01" "9=42\x01" "35=A\x01" "49=CLIENT\x01"
-				"56=SERVER\x01" "34=1\x01" "98=0\x01" "108=30\x01" "10=190\x01";
+static const char fix_logon[] = "8=FIX.4.4\x01"
+				"9=42\x01"
+				"35=A\x01"
+				"49=CLIENT\x01"
+				"56=SERVER\x01"
+				"34=1\x01"
+				"98=0\x01"
+				"108=30\x01"
+				"10=190\x01";
 
 TEST(fix_validate)
 {
@@ -34,9 +41,19 @@ TEST(fix_validate)
 	m[6] = '9'; /* FIX.4.9 */
 	CHECK_INT(fix_validate(m, n), FIX_INVALID);
 	CHECK_INT(fix_validate("GET / HTTP/1.1\r\nHost: a.b.c\r\n\r\n", 31), FIX_MORE);
-	CHECK_INT(fix_validate("9=5\x01" "8=FIX.4.4\x01" "35=A\x01" "10=000\x01", 28), FIX_INVALID);
+	CHECK_INT(fix_validate("9=5\x01"
+			       "8=FIX.4.4\x01"
+			       "35=A\x01"
+			       "10=000\x01",
+			       28),
+		  FIX_INVALID);
 	/* a tag past FIX.4.0's range */
-	CHECK_INT(fix_validate("8=FIX.4.0\x01" "9=9\x01" "35=A\x01" "500=1\x01" "10=000\x01", 34),
+	CHECK_INT(fix_validate("8=FIX.4.0\x01"
+			       "9=9\x01"
+			       "35=A\x01"
+			       "500=1\x01"
+			       "10=000\x01",
+			       34),
 		  FIX_INVALID);
 
 	CHECK_INT(fix_tag_find(fix_logon, n, 49, &v), 1);
@@ -53,9 +70,11 @@ TEST(fix_validate)
 }
 
 static const unsigned char mq_conn4[] = "\x10\x18\x00\x04MQTT\x04\x82\x00<\x00\x07"
-					"client1\x00\x03" "bob";
+					"client1\x00\x03"
+					"bob";
 static const unsigned char mq_conn5[] = "\x10\x14\x00\x04MQTT\x05\x02\x00<\x05\x11\x00\x00"
-					"\x00x\x00\x02" "c5";
+					"\x00x\x00\x02"
+					"c5";
 
 TEST(mqtt_validate)
 {
@@ -86,8 +105,8 @@ TEST(mqtt_validate)
 	CHECK_INT(mqtt_validate((const unsigned char *)"\x20\x02\x01\x00", 4, &p), MQTT_VALID);
 	CHECK_INT(p.version, 4);
 	CHECK_INT(mqtt_validate((const unsigned char *)"\x20\x02\x02\x00", 4, &p), MQTT_INVALID);
-	CHECK_INT(mqtt_validate((const unsigned char *)"\x20\x08\x00\x00\x05\x22\x00\x0a\x24\x01", 10,
-				&p),
+	CHECK_INT(mqtt_validate((const unsigned char *)"\x20\x08\x00\x00\x05\x22\x00\x0a\x24\x01",
+				10, &p),
 		  MQTT_VALID);
 	CHECK_INT(p.num[34], 10);
 	/* a duplicated property */
@@ -114,7 +133,8 @@ TEST(mqtt_field)
 	CHECK(ist_eq(v, IST("bob")));
 	CHECK_INT(mqtt_field(mq_conn4, n4, MQTT_CONNECT, MQTT_F_PASSWORD, &v, num, sizeof(num)),
 		  MQTT_INVALID);
-	CHECK_INT(mqtt_field(mq_conn4, n4, MQTT_CONNECT, MQTT_F_KEEPALIVE, &v, num, sizeof(num)), 1);
+	CHECK_INT(mqtt_field(mq_conn4, n4, MQTT_CONNECT, MQTT_F_KEEPALIVE, &v, num, sizeof(num)),
+		  1);
 	CHECK(ist_eq(v, IST("60")));
 	CHECK_INT(mqtt_field(mq_conn4, n4, MQTT_CONNECT, MQTT_F_FLAGS, &v, num, sizeof(num)), 1);
 	CHECK(ist_eq(v, IST("130")));
@@ -182,34 +202,47 @@ TEST(conv_fix_mqtt)
 	uint32_t fl;
 
 	CHECK_INT(fm_eval(fix_logon, nf, "req.payload(0,0),fix_is_valid", SMP_OPT_FINAL, out,
-			  sizeof(out), &fl), 1);
+			  sizeof(out), &fl),
+		  1);
 	CHECK(!strcmp(out, "1"));
 	CHECK_INT(fm_eval(fix_logon, nf - 3, "req.payload(0,0),fix_is_valid", 0, out, sizeof(out),
-			  &fl), -1);
+			  &fl),
+		  -1);
 	CHECK(fl & SMP_F_MAY_CHANGE);
-	CHECK_INT(fm_eval("8=FIX.9.9\x01" "9=5\x01" "35=A\x01" "49=ABCDEFGHIJ\x01", 30,
-			  "req.payload(0,0),fix_is_valid", 0, out, sizeof(out), &fl), 1);
+	CHECK_INT(fm_eval("8=FIX.9.9\x01"
+			  "9=5\x01"
+			  "35=A\x01"
+			  "49=ABCDEFGHIJ\x01",
+			  30, "req.payload(0,0),fix_is_valid", 0, out, sizeof(out), &fl),
+		  1);
 	CHECK(!strcmp(out, "0"));
 	CHECK_INT(fm_eval(fix_logon, nf, "req.payload(0,0),fix_tag_value(TargetCompID)", 0, out,
-			  sizeof(out), &fl), 6);
+			  sizeof(out), &fl),
+		  6);
 	CHECK(!strcmp(out, "SERVER"));
-	CHECK_INT(fm_eval(fix_logon, nf, "req.payload(0,0),fix_tag_value(foo)", 0, out,
-			  sizeof(out), &fl), -2);
-	CHECK(strstr(out, "invalid args in converter 'fix_tag_value' : Unknown FIX tag name 'foo'"));
-	CHECK_INT(fm_eval(mq_conn4, n4, "req.payload(0,0),mqtt_is_valid", 0, out, sizeof(out),
-			  &fl), 1);
+	CHECK_INT(fm_eval(fix_logon, nf, "req.payload(0,0),fix_tag_value(foo)", 0, out, sizeof(out),
+			  &fl),
+		  -2);
+	CHECK(strstr(out,
+		     "invalid args in converter 'fix_tag_value' : Unknown FIX tag name 'foo'"));
+	CHECK_INT(fm_eval(mq_conn4, n4, "req.payload(0,0),mqtt_is_valid", 0, out, sizeof(out), &fl),
+		  1);
 	CHECK(!strcmp(out, "1"));
 	CHECK_INT(fm_eval(mq_conn4, n4,
 			  "req.payload(0,0),mqtt_field_value(connect,client_identifier)", 0, out,
-			  sizeof(out), &fl), 7);
+			  sizeof(out), &fl),
+		  7);
 	CHECK(!strcmp(out, "client1"));
-	CHECK_INT(fm_eval(mq_conn4, n4, "req.payload(0,0),mqtt_field_value(1,protocol_version)",
-			  0, out, sizeof(out), &fl), 1);
+	CHECK_INT(fm_eval(mq_conn4, n4, "req.payload(0,0),mqtt_field_value(1,protocol_version)", 0,
+			  out, sizeof(out), &fl),
+		  1);
 	CHECK(!strcmp(out, "4"));
 	CHECK_INT(fm_eval(mq_conn4, n4, "req.payload(0,0),mqtt_field_value(foo,bar)", 0, out,
-			  sizeof(out), &fl), -2);
+			  sizeof(out), &fl),
+		  -2);
 	CHECK(strstr(out, "Unknown MQTT type 'foo'"));
-	CHECK_INT(fm_eval(mq_conn4, n4, "req.payload(0,0),mqtt_field_value(connect,reason_code)",
-			  0, out, sizeof(out), &fl), -2);
+	CHECK_INT(fm_eval(mq_conn4, n4, "req.payload(0,0),mqtt_field_value(connect,reason_code)", 0,
+			  out, sizeof(out), &fl),
+		  -2);
 	CHECK(strstr(out, "Unknown MQTT field name 'reason_code' for packet type 'connect'"));
 }
