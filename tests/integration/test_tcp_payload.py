@@ -253,3 +253,27 @@ def test_rdp_config_errors(tmp_path, kw, msg):
     r = run_haproxy(["-c", "-f", str(p)])
     assert r.returncode != 0
     assert "[%s:8]" % p in r.stderr and msg in r.stderr
+
+
+def test_mode_http(proxy, port, tmp_path):
+    """In mode http, 2.6 finds no raw payload (its messages are kept in an internal form)
+    and warns about each http-* rule format using a raw-byte fetch."""
+    text = "\n".join(["defaults", "    mode http", "    timeout connect 2s",
+                      "    timeout client 5s", "    timeout server 5s", "frontend fe",
+                      "    bind 127.0.0.1:%d" % port,
+                      "    http-request return status 200 content-type text/plain "
+                      "lf-string \"p=%[req.payload(0,3),hex] lv=%[req.payload_lv(0,1)] "
+                      "h=%[req.proto_http]\""]) + "\n"
+    p = tmp_path / "w.cfg"
+    p.write_text(text)
+    r = run_haproxy(["-c", "-f", str(p)])
+    assert r.returncode == 0
+    assert ("parsing [%s:8] : L6 sample fetch <req.payload(0,3),hex] lv=%%[req.payload_lv(0,1)] "
+            "h=%%[req.proto_http]> ignored in HTTP log-format string." % p) in r.stderr
+    assert ("parsing [%s:8] : L6 sample fetch <req.payload_lv(0,1)] h=%%[req.proto_http]> "
+            "ignored in HTTP log-format string." % p) in r.stderr
+    assert "<req.proto_http]>" not in r.stderr  # an HTTP fetch
+    proxy(text, ports=[port])
+    out = exchange(port, b"GET / HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n")
+    assert out.startswith(b"HTTP/1.1 200")
+    assert out.endswith(b"p= lv= h=1")
