@@ -14,6 +14,8 @@ struct fe_counters {
 	uint64_t cum_conn;        /* connections accepted */
 	uint64_t cum_req;         /* HTTP requests: valid ones, and invalid, incomplete or timed
 				   * out ones (as failed_req), empty first connections included */
+	uint64_t cum_tcp;         /* mode tcp streams (show info's CumReq counts them with the
+				   * HTTP requests, as HAProxy) */
 	uint64_t bytes_in;        /* bytes received from clients */
 	uint64_t bytes_out;       /* bytes sent to clients */
 	uint64_t denied_req;      /* requests denied by http-request deny (any proxy's rules) */

@@ -180,7 +180,7 @@ void chk_finish(struct check *c, int res, int code, const char *info)
 	HA_ATOMIC_STORE_RLX(&c->health, health); /* "show stat" reads it from another thread */
 	if ((code || c->ext || c->tcp) && chk_has_code(res))
 		snprintf(cbuf, sizeof(cbuf), ", code: %d", code);
-	if (info)
+	if (info && *info)
 		snprintf(ibuf, sizeof(ibuf), ", info: \"%s\"", info);
 	snprintf(why, sizeof(why), "%s%s%s, check duration: %dms", chk_result_desc(res), cbuf, ibuf,
 		 dur);

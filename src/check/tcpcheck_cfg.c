@@ -575,6 +575,7 @@ static int tcpchk_b_ssl(struct tcpchk_rules *rs)
 	r->ok_status = CHK_R_L6OK;
 	r->err_status = CHK_R_L6RSP;
 	r->tout_status = CHK_R_L6TOUT;
+	r->err_msg = ""; /* 2.6 reports no info for a non-TLS answer */
 	return 0;
 }
 

@@ -328,7 +328,10 @@ static int64_t lv_timer(const struct stream *s, enum lv_timer t)
 	case LV_TW: /* 0 for a stream that went to a server without queueing */
 		if (s->t_queue && s->t_hdrs)
 			return (int64_t)(s->t_queue - s->t_hdrs);
-		return s->t_conn || s->srv || s->term[1] == 'C' ? 0 : -1;
+		/* mode tcp: no server at all is -1 there too, as in HAProxy */
+		return s->t_conn || s->srv || (s->term[1] == 'C' && s->fe->mode == PR_MODE_HTTP)
+			       ? 0
+			       : -1;
 	case LV_TC:
 		if (!s->t_conn)
 			return -1;
@@ -415,7 +418,11 @@ static int lv_bq(char *out, size_t outsz, const struct smp_ctx *ctx, unsigned fl
 {
 	const struct proxy *be = ctx->strm ? ctx->strm->be : NULL;
 
-	return lv_num(out, outsz, flags, be ? HA_ATOMIC_LOAD_RLX(&be->nb_queued) : 0, false);
+	const struct stream *s = ctx->strm;
+	/* a stream whose queue timeout struck still counts itself there, as in HAProxy */
+	int self = s && log_rctx.strm == s && s->term[0] == 's' && s->term[1] == 'Q';
+
+	return lv_num(out, outsz, flags, be ? HA_ATOMIC_LOAD_RLX(&be->nb_queued) + self : 0, false);
 }
 
 /* %bc: the backend's streams (the frontend until one is chosen), this one excepted in
@@ -426,8 +433,8 @@ static int lv_bc(char *out, size_t outsz, const struct smp_ctx *ctx, unsigned fl
 	const struct proxy *px = s ? (s->be ? s->be : s->fe) : ctx->px;
 	int n = px ? HA_ATOMIC_LOAD_RLX(&px->beconn) : 0;
 
-	if (s && s->be && log_rctx.strm == s && n > 0)
-		n--;
+	if (s && s->be && log_rctx.strm == s && n > 0 && !(s->term[0] == 's' && s->term[1] == 'Q'))
+		n--; /* but for a queue timeout, as HAProxy logs it before leaving the queue */
 	return px ? lv_num(out, outsz, flags, n, false) : 0;
 }
 

@@ -249,6 +249,9 @@ static void front_session_start(struct conn *c)
 	c->last_act = now_ms();
 	c->tl.process = front_tasklet;
 	if (c->px->mode != PR_MODE_HTTP) {
+		/* the client may have spoken already: its rules see it (as HAProxy reads
+		 * before they run); a read finding nothing clears it */
+		c->flags |= CO_FL_CAN_RECV;
 		front_set_busy(c, FC_STREAM);
 		if (stream_ops->start_tcp(c) < 0)
 			front_close(c);

@@ -194,6 +194,16 @@ static int global_maxpipes(struct cfg_ctx *ctx)
 	return 0;
 }
 
+static int global_nosplice(struct cfg_ctx *ctx)
+{
+	if (ctx->nargs > 1) {
+		cfg_alert(ctx, "'%s' takes no argument.", ctx->args[0]);
+		return -1;
+	}
+	global.nosplice = true;
+	return 0;
+}
+
 static int global_tune_pipesize(struct cfg_ctx *ctx)
 {
 	long v;
@@ -723,7 +733,7 @@ static const struct cfg_kw global_kws[] = {
 	{ "tune.http.cookielen", CFG_SEC_GLOBAL, global_tune_cookielen },
 	{ "strict-limits", CFG_SEC_GLOBAL, global_strict_limits },
 	{ "no", CFG_SEC_GLOBAL, global_no },
-	{ "nosplice", CFG_SEC_GLOBAL, global_noop_flag },
+	{ "nosplice", CFG_SEC_GLOBAL, global_nosplice },
 	{ "nogetaddrinfo", CFG_SEC_GLOBAL, global_noop_flag },
 	{ "insecure-fork-wanted", CFG_SEC_GLOBAL, global_insecure_fork },
 	{ "insecure-setuid-wanted", CFG_SEC_GLOBAL, global_noop_flag },

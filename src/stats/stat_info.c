@@ -46,7 +46,7 @@ static void info_sum(struct info_totals *t)
 			continue;
 		fe_counters_sum(px->fe_cnt, &c);
 		t->cum_conns += c.cum_conn;
-		t->cum_req += c.cum_req;
+		t->cum_req += c.cum_req + c.cum_tcp;
 		t->bytes_out += c.bytes_out;
 		list_for_each_entry(bc, &px->binds, list)
 			list_for_each_entry(li, &bc->listeners, list) t->listeners++;

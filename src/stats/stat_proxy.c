@@ -49,6 +49,18 @@ static void st_common(struct stat_line *l, enum stat_obj obj, const struct proxy
 	STAT_STR(l, ST_mode, px->mode == PR_MODE_HTTP ? "http" : "tcp");
 }
 
+/* Mode tcp: the HTTP columns are left empty, as HAProxy does (<cols> ends with
+ * ST_NCOLS). */
+static void st_blank(struct stat_line *l, const struct proxy *px, const enum stat_col *cols)
+{
+	if (px->mode == PR_MODE_HTTP)
+		return;
+	for (int i = ST_hrsp_1xx; i <= ST_hrsp_other; i++)
+		l->f[i].type = SF_EMPTY;
+	for (; *cols != ST_NCOLS; cols++)
+		l->f[*cols].type = SF_EMPTY;
+}
+
 static void st_rsp(struct stat_line *l, const uint64_t *rsp)
 {
 	for (int i = 1; i <= 5; i++)
@@ -217,6 +229,12 @@ void stats_fill_fe(struct stat_line *l, const struct proxy *px)
 	STAT_NUM(l, ST_intercepted, c.intercepted);
 	STAT_NUM(l, ST_wrew, c.failed_rewrites);
 	STAT_NUM(l, ST_eint, c.internal_errors);
+	{
+		static const enum stat_col http_only[] = { ST_cache_lookups, ST_cache_hits,
+							   ST_intercepted, ST_NCOLS };
+
+		st_blank(l, px, http_only);
+	}
 }
 
 void stats_fill_li(struct stat_line *l, const struct proxy *px, const struct listener *li, int sid)
@@ -342,6 +360,11 @@ void stats_fill_srv(struct stat_line *l, const struct proxy *px, const struct se
 		stat_set_fmt(l, stat_cols, ST_tracked, "%s/%s", srv->track->px->id, srv->track->id);
 	stat_fill_srv_check(l, srv);
 	stat_fill_srv_agent(l, srv);
+	{
+		static const enum stat_col http_only[] = { ST_req_tot, ST_NCOLS };
+
+		st_blank(l, px, http_only);
+	}
 }
 
 static const char *stat_algo(const struct proxy *px)
@@ -448,4 +471,10 @@ void stats_fill_be(struct stat_line *l, const struct proxy *px)
 	stat_set_tags(l, ST_bck, "MGP");
 	stat_set_tags(l, ST_rate, "MGP");
 	stat_set_tags(l, ST_rate_max, "MGP");
+	{
+		static const enum stat_col http_only[] = { ST_req_tot, ST_cache_lookups,
+							   ST_cache_hits, ST_NCOLS };
+
+		st_blank(l, px, http_only);
+	}
 }

@@ -98,6 +98,7 @@ int tcp_stream_begin(struct stream *s)
 	s->t_hdrs = s->req_start; /* %Th is 0: there are no headers */
 	s->state = SS_TCP_INSPECT;
 	HA_OWNER_INC(&activity[tid].streams);
+	CNT_INC(s->fe->fe_cnt, cum_tcp);
 	return 1;
 }
 
@@ -165,8 +166,8 @@ static bool tcp_splice_now(const struct stream *s, int dir, const struct conn *s
 
 	if (s->pipe[dir])
 		return true;
-	if (likely(!(opts & (want | PR_O_SPLICE_AUTO))) || src->ibuf.data || dst->obuf.data ||
-	    ((src->flags | dst->flags) & CO_FL_XPRT))
+	if (likely(!(opts & (want | PR_O_SPLICE_AUTO))) || global.nosplice || src->ibuf.data ||
+	    dst->obuf.data || ((src->flags | dst->flags) & CO_FL_XPRT))
 		return false;
 	return (opts & want) ||
 	       (dir ? s->front->bytes_out : s->front->bytes_in) > global.tune_bufsize;

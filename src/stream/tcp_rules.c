@@ -223,6 +223,7 @@ int tcp_req_content(struct stream *s, struct proxy *px, bool final, int *ret)
 	if (r == ACT_RET_YIELD)
 		return TCP_RULES_WAIT;
 	/* reject, silent-drop, or an action that failed: closed without an answer */
+	stream_set_term2(s, 'P', 'R');
 	CNT_INC(s->fe->fe_cnt, denied_req);
 	if (!s->be && s->fe->mode == PR_MODE_HTTP) /* before the request was counted: its
 						    * end counts it alone */

@@ -14,7 +14,7 @@ import time
 
 import httpc
 import pytest
-from conftest import cli, free_port, run_haproxy
+from conftest import IS_REF, cli, free_port, run_haproxy
 from test_stick_tables import DEFAULTS, start, table
 
 GET = b"GET / HTTP/1.1\r\nHost: t\r\n\r\n"
@@ -300,12 +300,20 @@ def test_rules_in_named_defaults_are_accepted(tmp_path):
 
 
 @pytest.mark.ours
-def test_expect_proxy_is_refused_clearly(tmp_path):
-    """The PROXY protocol is not implemented: say so rather than accept connections whose
-    first bytes would be taken for a request."""
+def test_expect_proxy_needs_layer4_and_cip_is_refused(tmp_path):
+    """expect-proxy takes 'layer4' only; the NetScaler CIP protocol is refused clearly
+    rather than taking its header for a request."""
     cfg_path = tmp_path / "c.cfg"
-    cfg_path.write_text("\n".join(DEFAULTS) + "\nfrontend f\n    bind 127.0.0.1:18001\n"
-                        "    tcp-request connection expect-proxy layer4\n")
+    base = "\n".join(DEFAULTS) + "\nfrontend f\n    bind 127.0.0.1:18001\n"
+    cfg_path.write_text(base + "    tcp-request connection expect-proxy layer4\n")
     r = run_haproxy(["-c", "-f", str(cfg_path)])
-    assert r.returncode != 0
-    assert "'expect-proxy' is not supported yet" in r.stderr, r.stderr
+    assert r.returncode == 0, r.stderr
+    cfg_path.write_text(base + "    tcp-request connection expect-proxy layer5\n")
+    r = run_haproxy(["-c", "-f", str(cfg_path)])
+    line = len(base.splitlines()) + 1
+    assert r.returncode != 0 and "layer4" in r.stderr and ":%d]" % line in r.stderr, r.stderr
+    if not IS_REF:
+        cfg_path.write_text(base + "    tcp-request connection expect-netscaler-cip layer4\n")
+        r = run_haproxy(["-c", "-f", str(cfg_path)])
+        assert r.returncode != 0
+        assert "'expect-netscaler-cip' is not supported yet" in r.stderr, r.stderr
