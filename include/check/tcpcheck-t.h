@@ -79,6 +79,7 @@ struct tcpchk_rule {
 	struct sockaddr_storage addr; /* ss_family 0: the server's check address */
 	bool linger;		      /* close with RST (SO_LINGER 0) */
 	bool deflt;		      /* "default": the server's check settings (TLS) */
+	bool send_proxy;	      /* "send-proxy": a PROXY header first (check/check_pp.c) */
 	/* send: the bytes, or a log-format rendered per run (binary: rendered as hex) */
 	char *data;
 	size_t len;

@@ -73,7 +73,8 @@ struct ist pp_tlv_find(const uint8_t *tlv, size_t len, uint8_t type);
 #define PP_O_CHECK 0x0400     /* check-send-proxy: health checks send the header too */
 
 /* The values of one header to send: the addresses (NULL, or a family other than AF_INET and
- * AF_INET6, or two different families: v1 "PROXY UNKNOWN", v2 as HAProxy sends it), and for
+ * AF_INET6: v1 "PROXY UNKNOWN", v2 a LOCAL header; one IPv4 and one IPv6: both sent as IPv6,
+ * the IPv4 one v4-mapped, as HAProxy does), and for
  * v2 the TLVs that <opts> (PP_O_*) ask for; an empty value's TLV is left out (but for SSL,
  * always sent when asked, with its flags). */
 struct pp_out {
@@ -95,8 +96,9 @@ int pp_build_v1(char *out, size_t room, const struct pp_out *o);
 /* Writes the v2 header for <o> (with its TLVs and, with PP_O_CRC32C, its checksum) into
  * <out>; returns its length, or -1 when <room> is too small. */
 int pp_build_v2(uint8_t *out, size_t room, const struct pp_out *o);
-/* A check's header (check-send-proxy): v1 "PROXY UNKNOWN\r\n" or a v2 LOCAL header with no
- * address, as HAProxy sends on health checks. */
+/* A bare header without addresses nor TLVs: v1 "PROXY UNKNOWN\r\n" or a v2 LOCAL header.
+ * Health checks do not use it: HAProxy 2.6 sends them v1 with the check connection's
+ * addresses and v2 with the server's TLVs (check/check_pp.c calls pp_build_v1/v2). */
 int pp_build_check(uint8_t *out, size_t room, int version);
 
 /* CRC32C (Castagnoli) of <len> bytes, as the PP2_TYPE_CRC32C TLV carries it. */

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include <backend/server.h>
+#include <backend/server_pp.h>
 #include <backend/srv_limits.h>
 #include <base/addr.h>
 #include <cfg/cfg.h>
@@ -21,11 +22,6 @@
 static const char *const srv_later[][2] = {
 	{ "check-alpn", "ALPN on TLS health checks is not implemented yet" },
 	{ "check-proto", "health checks are not implemented yet" },
-	{ "check-send-proxy", "health checks are not implemented yet" },
-	{ "send-proxy", "the PROXY protocol is not implemented yet" },
-	{ "send-proxy-v2", "the PROXY protocol is not implemented yet" },
-	{ "send-proxy-v2-ssl", "the PROXY protocol is not implemented yet" },
-	{ "proxy-v2-options", "the PROXY protocol is not implemented yet" },
 	{ "proto", "HTTP/2 to servers is not implemented yet" },
 	{ "usesrc", "source address binding is not implemented yet" },
 	{ "namespace", "network namespaces are not implemented yet" },
@@ -189,6 +185,8 @@ static int srv_parse_opt(struct cfg_ctx *ctx, struct server *srv, int *i)
 	if ((v = agent_parse_opt(ctx, srv, i)) <= 0) /* agent-* (check/agent_cfg.c) */
 		return (int)v;
 	if ((v = ssl_srv_parse_opt(ctx, srv, i)) <= 0) /* TLS (ssl/ssl_srv_cfg.c) */
+		return (int)v;
+	if ((v = srv_pp_parse_opt(ctx, srv, i)) <= 0) /* send-proxy* (server_pp_cfg.c) */
 		return (int)v;
 	for (k = 0; k < sizeof(srv_later) / sizeof(srv_later[0]); k++) {
 		if (!strcmp(opt, srv_later[k][0])) {

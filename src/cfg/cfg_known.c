@@ -136,8 +136,6 @@ static const struct cfg_known cfg_known_kws[] = {
 	{ S, "allow-0rtt", WHY_TLS },
 	{ S, "ssl-*", WHY_TLS },
 	{ S, "sni-auto", WHY_TLS },
-	{ S, "no-send-proxy*", WHY_PP },
-	{ S, "send-proxy-v2-ssl-cn", WHY_PP },
 	{ S, "set-proxy-v2-tlv-fmt", WHY_PP },
 	{ S, "no-tfo", "TCP fast open is not implemented yet" },
 	{ S, "log-proto", "log servers are not implemented yet" },

@@ -20,6 +20,7 @@
 #include <base/tinfo.h>
 #include <check/agent.h>
 #include <check/check.h>
+#include <check/check_pp.h>
 #include <check/check_http.h>
 #include <check/check_ssl.h>
 #include <dns/dns_addr.h>
@@ -291,6 +292,8 @@ static void chk_iocb(struct fd_handler *h, uint32_t events)
 		}
 		if (!(events & EPOLLOUT))
 			return;
+		if (unlikely(c->srv->pp_opts) && chk_pp_wanted(c->srv) && chk_pp_send(c) < 0)
+			return; /* check-send-proxy: the PROXY header before all (check_pp.c) */
 		c->ssl_hs = chk_ssl_wanted(c); /* TLS first (check_ssl.c) */
 		c->phase = CHK_PH_SEND;
 		if (!c->http && !c->ssl_hs) {

@@ -169,13 +169,14 @@ int tcpchk_kw_connect(struct cfg_ctx *ctx, struct tcpchk_rules *rs)
 	for (int i = 2; i < ctx->nargs; i++) {
 		const char *k = ctx->args[i], *v = i + 1 < ctx->nargs ? ctx->args[i + 1] : NULL;
 
-		if (!strcmp(k, "default") || !strcmp(k, "linger")) {
+		if (!strcmp(k, "default") || !strcmp(k, "linger") || !strcmp(k, "send-proxy")) {
 			r->linger |= !strcmp(k, "linger");
 			r->deflt |= !strcmp(k, "default");
+			r->send_proxy |= !strcmp(k, "send-proxy");
 			continue;
 		}
-		if (!strcmp(k, "send-proxy") || !strcmp(k, "via-socks4"))
-			return cfg_not_supported(ctx, "the PROXY protocol is not implemented yet");
+		if (!strcmp(k, "via-socks4"))
+			return cfg_not_supported(ctx, "SOCKS4 is not implemented yet");
 		if (!strcmp(k, "ssl") || !strcmp(k, "sni") || !strcmp(k, "alpn"))
 			return cfg_not_supported(ctx, "TLS options of a connect rule are not "
 						      "implemented yet: 'default' uses the "

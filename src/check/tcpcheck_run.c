@@ -17,6 +17,7 @@
 #include <backend/server-t.h>
 #include <base/atomic.h>
 #include <check/check.h>
+#include <check/check_pp.h>
 #include <check/check_http.h>
 #include <check/check_ssl.h>
 #include <check/tcpcheck.h>
@@ -598,6 +599,17 @@ void tcpchk_start(struct check *c)
 		tcpchk_connect(c, NULL); /* the implicit first connect */
 }
 
+/* The PROXY header opens the connection of "connect send-proxy", or of the implicit
+ * connect and "connect default" when the server's checks send it (check-send-proxy). */
+static bool tcpchk_pp_wanted(const struct check *c)
+{
+	const struct tcpchk_rule *r = c->tconn_rule ? &c->tcp->r[c->tstep] : NULL;
+
+	if (r && r->send_proxy)
+		return true;
+	return (!r || r->deflt) && c->srv->pp_opts && chk_pp_wanted(c->srv);
+}
+
 void tcpchk_io(struct check *c, uint32_t events)
 {
 	if (c->phase == TCPCHK_PH_CONNECT) {
@@ -618,6 +630,8 @@ void tcpchk_io(struct check *c, uint32_t events)
 		if (c->srv->px->timeout.check) /* connected: "timeout check" from now on */
 			c->conn_deadline = now_ms() + (uint64_t)c->srv->px->timeout.check;
 		timer_set(&c->timer, c->conn_deadline);
+		if (unlikely(tcpchk_pp_wanted(c)) && chk_pp_send(c) < 0)
+			return; /* the PROXY header before TLS (check_pp.c) */
 		/* TLS (check_ssl.c): the implicit connect and "connect default" */
 		c->ssl_hs = chk_ssl_wanted(c) && (!c->tconn_rule || c->tcp->r[c->tstep].deflt);
 		if (c->tconn_rule && !c->ssl_hs)

@@ -214,26 +214,10 @@ static int val_time_unit(struct arg *args, void *private, char *err, size_t errs
 	return -1;
 }
 
-/* fc_rcvd_proxy: false */
-static int smp_fetch_false(const struct arg *args, struct sample *smp,
-			   const struct sample_fetch *kw)
-{
-	return l4_conn(smp, kw->private) ? smp_set_bool(smp, false) : 0;
-}
-
-/* What needs the PROXY protocol (or the TLS key log): not found here. */
-static int smp_fetch_none(const struct arg *args, struct sample *smp, const struct sample_fetch *kw)
-{
-	return 0;
-}
-
 /* clang-format off */
 #define CLI SMP_USE_L4CLI
 #define SRV SMP_USE_SERVR
 #define A_UNIT { ARGT_STR }
-/* a fetch answering false, and one never found */
-#define TLS_F(kw, use, back) { kw, smp_fetch_false, 0, { 0 }, NULL, SMP_T_BOOL, use, back }
-#define TLS_N(kw, type, use) { kw, smp_fetch_none, 0, { 0 }, NULL, type, use, 0 }
 
 static const struct sample_fetch l4_fetches[] = {
 	{ "src", smp_fetch_l4addr, 0, { 0 }, NULL, SMP_T_IPV4, CLI, 0 },
@@ -271,9 +255,6 @@ static const struct sample_fetch l4_fetches[] = {
 	{ "fc_fackets", smp_fetch_tcpi, 0, A_UNIT, NULL, SMP_T_SINT, CLI, TI_FACKETS },
 	{ "fc_lost", smp_fetch_tcpi, 0, A_UNIT, NULL, SMP_T_SINT, CLI, TI_LOST },
 	{ "fc_reordering", smp_fetch_tcpi, 0, A_UNIT, NULL, SMP_T_SINT, CLI, TI_REORDERING },
-	TLS_F("fc_rcvd_proxy", CLI, 0),
-	TLS_N("fc_pp_authority", SMP_T_STR, CLI),
-	TLS_N("fc_pp_unique_id", SMP_T_STR, CLI),
 
 	{ NULL, NULL, 0, { 0 }, NULL, 0, 0, 0 },
 };

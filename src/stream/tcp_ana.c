@@ -206,9 +206,9 @@ int tcp_forward(struct stream *s)
 		if (ret < 0 || (f->flags & CO_FL_ERROR))
 			return tcp_side_failed(s, false);
 		progress |= ret;
-		if (s->reqx.done)
-			conn_shutw(b); /* the client's FIN goes on to the server */
 	}
+	if (s->reqx.done && !b->obuf.data)
+		conn_shutw(b); /* the client's FIN goes on to the server (once) */
 	if (!s->rspx.done && (s->flags & SF_TCP_RSP_DONE)) {
 		ret = tcp_xfer(s, 1, b, f, &s->rspx);
 		if (ret == XFER_ERR_DST)
@@ -216,10 +216,10 @@ int tcp_forward(struct stream *s)
 		if (ret < 0 || (b->flags & CO_FL_ERROR))
 			return tcp_side_failed(s, true);
 		progress |= ret;
-		if (s->rspx.done)
-			conn_shutw(f); /* the server's FIN goes on to the client */
 	}
-	if (s->reqx.done && s->rspx.done)
+	if (s->rspx.done && !f->obuf.data)
+		conn_shutw(f); /* the server's FIN goes on to the client (once) */
+	if (s->reqx.done && s->rspx.done && !b->obuf.data && !f->obuf.data)
 		return stream_end_tcp(s);
 	return progress;
 }
