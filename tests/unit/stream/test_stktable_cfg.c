@@ -141,8 +141,8 @@ TEST(stktable_cfg_errors)
 		  "unable to find table 'nope'" },
 		{ "frontend f\n  bind :18091\n  tcp-request content switch-mode tcp\n",
 		  "only 'http' is supported" },
-		{ "frontend f\n  bind :18091\n  tcp-request connection expect-proxy layer4\n",
-		  "'expect-proxy' is not supported yet" },
+		{ "frontend f\n  bind :18091\n  tcp-request connection expect-proxy layer3\n",
+		  "'expect-proxy' only supports 'layer4' (got 'layer3')" },
 		{ "frontend f\n  bind :18091\n  tcp-request inspect-delay x\n",
 		  "expects a positive delay" },
 		{ "backend b\n  tcp-response content reject\n  tcp-response content track-sc0 "
