@@ -208,6 +208,7 @@ struct proxy {
 	struct stktable *table;   /* its "stick-table", or NULL (stream/stktable_cfg.c) */
 	struct list server_rules; /* "use-server" (struct server_rule, stream/persist.c) */
 	struct list persist_rules; /* "force-persist", "ignore-persist" (struct persist_rule) */
+	char rdp_prst[64];        /* "persist rdp-cookie(NAME)": NAME, "" without (persist.c) */
 	struct list stick_rules;  /* "stick on|match|store-request" (struct stick_rule) */
 	struct list store_rules;  /* "stick store-response" */
 
@@ -335,7 +336,7 @@ enum lb_algo {
 	LB_ALGO_URI,              /* uri [len N] [depth N] [whole] [path-only] */
 	LB_ALGO_URL_PARAM,        /* url_param NAME [check_post] */
 	LB_ALGO_HDR,              /* hdr(NAME) [use_domain_only] */
-	LB_ALGO_RDP_COOKIE,       /* rdp-cookie(NAME): no RDP cookie in mode http */
+	LB_ALGO_RDP_COOKIE,       /* rdp-cookie(NAME): the client's RDP cookie (mode tcp) */
 	LB_ALGO_HASH,             /* hash EXPR */
 };
 

@@ -19,8 +19,8 @@
 struct sample_expr;
 
 struct lb_key {
-	struct sample_expr *expr; /* src, url, req.hdr(NAME,1) or the "hash" expression;
-				   * NULL for rdp-cookie (no RDP cookie in mode http) */
+	struct sample_expr *expr; /* src, url, req.hdr(NAME,1), req.rdp_cookie(NAME) or the
+				   * "hash" expression */
 	struct sample_expr *body; /* url_param check_post: req.body */
 	char *name;		  /* url_param NAME */
 	size_t name_len;

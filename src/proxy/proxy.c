@@ -191,6 +191,7 @@ static int proxy_inherit(struct proxy *px, const struct proxy *def)
 	px->lb_set = def->lb_set;
 	px->http_reuse = def->http_reuse;
 	px->lb_key = def->lb_key; /* shared: freed by the defaults section that parsed it */
+	memcpy(px->rdp_prst, def->rdp_prst, sizeof(px->rdp_prst)); /* persist rdp-cookie */
 	px->hash_type = def->hash_type;
 	px->hash_fn = def->hash_fn;
 	px->hash_avalanche = def->hash_avalanche;

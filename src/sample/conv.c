@@ -152,10 +152,6 @@ static const char *const conv_missing[] = {
 	"jwt_payload_query",
 	"jwt_verify",
 	"aes_gcm_dec",
-	"fix_is_valid",
-	"fix_tag_value",
-	"mqtt_is_valid",
-	"mqtt_field_value",
 	"51d.single",
 	"da-csv-conv",
 };

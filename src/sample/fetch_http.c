@@ -1,6 +1,6 @@
 /* Fetches of HTTP messages other than headers (fetch_hdr.c): the start lines (method,
  * path, url, query, versions, status), URL parameters and addresses, base and its
- * hashes, bodies and buffer lengths, and the stream's HTTP facts (first request, unique
+ * hashes, bodies, and the stream's HTTP facts (first request, unique
  * id). Views into the parsed message where possible; rebuilt values go to a scratch chunk.
  */
 #include <stdint.h>
@@ -281,12 +281,6 @@ static int smp_fetch_status(const struct arg *args, struct sample *smp,
 	return 0;
 }
 
-static int smp_fetch_proto_http(const struct arg *args, struct sample *smp,
-				const struct sample_fetch *kw)
-{
-	return smp_set_bool(smp, smp_req(smp) != NULL);
-}
-
 /* http_first_req: the first request of its client connection */
 static int smp_fetch_first_req(const struct arg *args, struct sample *smp,
 			       const struct sample_fetch *kw)
@@ -296,81 +290,6 @@ static int smp_fetch_first_req(const struct arg *args, struct sample *smp,
 	if (!c || !smp->ctx->strm)
 		return 0;
 	return smp_set_bool(smp, c->nb_req == 0);
-}
-
-/* req.len, res.len: bytes waiting in the buffer of the request (client) or response
- * (server) side. HAProxy counts its internal message size instead, which differs. */
-static int smp_fetch_len(const struct arg *args, struct sample *smp, const struct sample_fetch *kw)
-{
-	const struct stream *s = smp->ctx->strm;
-	const struct conn *c = kw->private ? (s ? s->back : NULL) : smp->ctx->conn;
-
-	if (!c)
-		return 0;
-	/* more bytes may come: an ACL that does not match yet "cannot tell" while a
-	 * tcp-request inspect-delay runs, as in HAProxy */
-	if (!kw->private)
-		smp->flags |= SMP_F_MAY_CHANGE;
-	return smp_set_int(smp, c->ibuf.data);
-}
-
-/* req.rdp_cookie([name]), req.rdp_cookie_cnt([name]): the first cookie of an RDP
- * connection request at the start of the client's bytes ("\x03\x00" TPKT header, then at
- * offset 11 "Cookie: NAME=VALUE\r\n"), as HAProxy reads it. Not RDP: not found (count 0);
- * too short yet: the answer may change. */
-static int rdp_cookie(const struct sample *smp, struct ist name, struct ist *val)
-{
-	const struct conn *c = smp->ctx->conn;
-	const char *d, *e;
-
-	if (!c || c->ibuf.data < 2)
-		return c && !c->ibuf.data ? -1 : 0;
-	d = b_head(&c->ibuf);
-	e = d + c->ibuf.data;
-	if ((unsigned char)d[0] != 0x03 || d[1] != 0x00)
-		return 0;
-	if (e - d <= 11 + 7)
-		return -1;
-	d += 11;
-	if (strncasecmp(d, "Cookie:", 7))
-		return 0;
-	for (d += 7; d < e && *d == ' '; d++)
-		;
-	if (name.len) {
-		if ((size_t)(e - d) <= name.len || strncasecmp(d, name.ptr, name.len) ||
-		    d[name.len] != '=')
-			return (size_t)(e - d) <= name.len ? -1 : 0;
-		d += name.len + 1;
-	} else {
-		const char *eq = memchr(d, '=', (size_t)(e - d));
-
-		if (!eq)
-			return -1;
-		d = eq + 1;
-	}
-	for (const char *p = d; p + 1 < e; p++) {
-		if (p[0] == '\r' && p[1] == '\n') {
-			*val = ist2(d, (size_t)(p - d));
-			return 1;
-		}
-	}
-	return -1;
-}
-
-static int smp_fetch_rdp_cookie(const struct arg *args, struct sample *smp,
-				const struct sample_fetch *kw)
-{
-	struct ist name = args && args[0].type == ARGT_STR ? args[0].data.str : ist2("", 0);
-	struct ist v = ist2("", 0);
-	int r = rdp_cookie(smp, name, &v);
-
-	if (r < 0 && !(smp->ctx->opt & SMP_OPT_FINAL))
-		smp->flags |= SMP_F_MAY_CHANGE;
-	if (kw->private) /* _cnt */
-		return r < 0 && !(smp->ctx->opt & SMP_OPT_FINAL) ? 0 : smp_set_int(smp, r > 0);
-	if (r <= 0)
-		return 0;
-	return smp_set_str(smp, v);
 }
 
 /* ---- bodies ---- */
@@ -537,18 +456,7 @@ static const struct sample_fetch http_fetches[] = {
 	{ "res.ver", smp_fetch_ver, 0, { 0 }, NULL, SMP_T_STR, HRS, 1 },
 	{ "resp_ver", smp_fetch_ver, 0, { 0 }, NULL, SMP_T_STR, HRS, 1 },
 	{ "status", smp_fetch_status, 0, { 0 }, NULL, SMP_T_SINT, HRS, 0 },
-	{ "req.proto_http", smp_fetch_proto_http, 0, { 0 }, NULL, SMP_T_BOOL, HRQ, 0 },
-	{ "req_proto_http", smp_fetch_proto_http, 0, { 0 }, NULL, SMP_T_BOOL, HRQ, 0 },
 	{ "http_first_req", smp_fetch_first_req, 0, { 0 }, NULL, SMP_T_BOOL, HRQ | HRS, 0 },
-	{ "req.rdp_cookie", smp_fetch_rdp_cookie, 0, { ARGT_STR }, NULL, SMP_T_STR, SMP_USE_L6REQ, 0 },
-	{ "rdp_cookie", smp_fetch_rdp_cookie, 0, { ARGT_STR }, NULL, SMP_T_STR, SMP_USE_L6REQ, 0 },
-	{ "req.rdp_cookie_cnt", smp_fetch_rdp_cookie, 0, { ARGT_STR }, NULL, SMP_T_SINT,
-	  SMP_USE_L6REQ, 1 },
-	{ "rdp_cookie_cnt", smp_fetch_rdp_cookie, 0, { ARGT_STR }, NULL, SMP_T_SINT,
-	  SMP_USE_L6REQ, 1 },
-	{ "req.len", smp_fetch_len, 0, { 0 }, NULL, SMP_T_SINT, SMP_USE_L6REQ, 0 },
-	{ "req_len", smp_fetch_len, 0, { 0 }, NULL, SMP_T_SINT, SMP_USE_L6REQ, 0 },
-	{ "res.len", smp_fetch_len, 0, { 0 }, NULL, SMP_T_SINT, SMP_USE_L6RES, 1 },
 	{ "req.body", smp_fetch_body, 0, { 0 }, NULL, SMP_T_BIN, HBQ, 0 },
 	{ "req.body_len", smp_fetch_body_len, 0, { 0 }, NULL, SMP_T_SINT, HBQ, 0 },
 	{ "req.body_size", smp_fetch_body_len, 0, { 0 }, NULL, SMP_T_SINT, HBQ, 2 },

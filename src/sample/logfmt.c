@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cfg/cfg.h>
 #include <sample/logfmt.h>
 #include <sample/sample.h>
 
@@ -117,6 +118,18 @@ static int lf_parse_flags(const char **p, uint8_t *flags, char *err, size_t errs
 	return 0;
 }
 
+/* As HAProxy 2.6, a format of an http-* rule using a raw-byte fetch gets a startup warning
+ * quoting the rest of the format from the fetch on (in any mode). */
+static void lf_warn_l6(const struct sample_expr *e, const char *text,
+		       const struct smp_parse_ctx *pc)
+{
+	if (pc && pc->where_name && !strncmp(pc->where_name, "http-", 5) &&
+	    (e->fetch->use & (SMP_USE_L6REQ | SMP_USE_L6RES)))
+		ha_warning("parsing [%s:%d] : L6 sample fetch <%s> ignored in HTTP log-format "
+			   "string.\n",
+			   pc->file, pc->line, text);
+}
+
 static int lf_parse_var(struct lf_expr *lf, const char **p, uint8_t flags,
 			const struct smp_parse_ctx *pc, char *err, size_t errsz)
 {
@@ -139,6 +152,7 @@ static int lf_parse_var(struct lf_expr *lf, const char **p, uint8_t flags,
 		n->expr = e;
 		n->flags = flags;
 		lf->use |= e->fetch->use;
+		lf_warn_l6(e, s + 1, pc);
 		*p = end + 1;
 		return 0;
 	}

@@ -205,7 +205,7 @@ static uint32_t rules_sets_of(const struct proxy *px)
 		rs |= PR_RS_CAPTURE;
 	if (px_ext_uid_hdr(px).len && px_ext_uid_fmt(px)) /* defaults included */
 		rs |= PR_RS_UNIQUE_ID;
-	if (!list_empty(&px->server_rules) || !list_empty(&px->persist_rules))
+	if (!list_empty(&px->server_rules) || !list_empty(&px->persist_rules) || px->rdp_prst[0])
 		rs |= PR_RS_PERSIST;
 	if (px->strm_log)
 		rs |= PR_RS_LOG;

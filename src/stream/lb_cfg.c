@@ -161,16 +161,29 @@ static int lbcfg_hdr(struct cfg_ctx *ctx, struct lb_key *k)
 	return lbcfg_expr(ctx, expr, &k->expr);
 }
 
-/* rdp-cookie[(NAME)]: accepted; mode http carries no RDP cookie, so no key (round robin) */
-static int lbcfg_rdp(struct cfg_ctx *ctx)
+/* rdp-cookie[(NAME)]: the value of the RDP cookie NAME ("mstshash" by default) the client
+ * sends first in mode tcp; without one (and always in mode http), round robin */
+static int lbcfg_rdp(struct cfg_ctx *ctx, struct lb_key *k)
 {
 	const char *a = ctx->args[1] + 10;
+	char expr[300];
+	size_t len = 8;
+	const char *name = "mstshash";
 
 	if (*a && (*a != '(' || a[1] == ')' || !strchr(a, ')'))) {
 		cfg_alert(ctx, "balance rdp-cookie : missing cookie name.");
 		return -1;
 	}
-	return 0;
+	if (*a) {
+		name = a + 1;
+		len = (size_t)(strchr(a, ')') - name);
+	}
+	if (len > 200) {
+		cfg_alert(ctx, "balance rdp-cookie : cookie name too long.");
+		return -1;
+	}
+	snprintf(expr, sizeof(expr), "req.rdp_cookie(%.*s)", (int)len, name);
+	return lbcfg_expr(ctx, expr, &k->expr);
 }
 
 /* The hash-based algorithms; <algo> says which. */
@@ -195,7 +208,7 @@ static int lbcfg_hashed(struct cfg_ctx *ctx, int algo)
 		err = lbcfg_hdr(ctx, k);
 		break;
 	case LB_ALGO_RDP_COOKIE:
-		err = lbcfg_rdp(ctx);
+		err = lbcfg_rdp(ctx, k);
 		break;
 	default:
 		if (ctx->nargs < 3 || !*ctx->args[2]) {

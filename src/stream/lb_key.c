@@ -144,6 +144,11 @@ static bool lb_key_stream_hash(struct stream *s, uint32_t *hash)
 		if (k->flags & LBK_F_DOMAIN_ONLY)
 			key = lb_key_domain(key);
 		break;
+	case LB_ALGO_RDP_COOKIE: /* no cookie (yet): round robin, as HAProxy */
+		if (!sample_cast(&smp, SMP_T_STR) || !smp.data.u.str.len)
+			return false;
+		key = smp.data.u.str;
+		break;
 	default: /* hash EXPR */
 		if (!sample_cast(&smp, SMP_T_BIN))
 			return false;

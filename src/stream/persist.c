@@ -1,10 +1,12 @@
 /* Server choice by rules, before load balancing: "use-server NAME [if|unless COND]",
+ * "persist rdp-cookie[(NAME)]" (the server whose address the client's RDP cookie names),
  * "force-persist if|unless COND" (a server in maintenance may still be used by use-server
  * and stick match rules) and "ignore-persist if|unless COND" (cookie persistence is
  * ignored; as in HAProxy 2.6 it does not concern stick tables, so without cookies it
  * changes nothing). The first persist rule whose condition holds decides, as in HAProxy; then the
  * first use-server rule whose condition holds names the server.
  */
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,11 +14,15 @@
 #include <base/atomic.h>
 #include <backend/backend.h>
 #include <backend/server-t.h>
+#include <backend/server.h>
+#include <base/buf.h>
+#include <conn/connection-t.h>
 #include <cfg/cfg.h>
 #include <proxy/proxy.h>
 #include <proxy/proxy_cfg.h>
 #include <proxy/proxy-t.h>
 #include <sample/acl.h>
+#include <sample/payload.h>
 #include <stream/action.h>
 #include <stream/persist.h>
 #include <stream/stream.h>
@@ -117,6 +123,45 @@ static int kw_persist(struct cfg_ctx *ctx)
 	return 0;
 }
 
+/* persist rdp-cookie[(NAME)]: the cookie named NAME ("msts" by default) */
+static int kw_persist_method(struct cfg_ctx *ctx)
+{
+	const char *a = ctx->nargs > 1 ? ctx->args[1] : "", *name = "msts", *end;
+	size_t len = 4;
+
+	if (!ctx->px)
+		return -1;
+	if (!*a) {
+		cfg_alert(ctx, "missing persist method.");
+		return -1;
+	}
+	if (strncmp(a, "rdp-cookie", 10)) {
+		cfg_alert(ctx, "unknown persist method.");
+		return -1;
+	}
+	if (a[10]) {
+		end = strchr(a + 11, ')');
+		if (a[10] != '(' || !end || end == a + 11) {
+			cfg_alert(ctx, "persist rdp-cookie(name)' requires an rdp cookie name.");
+			return -1;
+		}
+		name = a + 11;
+		len = (size_t)(end - name);
+	}
+	if (ctx->nargs > 2) {
+		cfg_alert(ctx, "'persist' cannot handle unexpected argument '%s'.", ctx->args[2]);
+		return -1;
+	}
+	if (len >= sizeof(ctx->px->rdp_prst)) {
+		cfg_alert(ctx, "persist rdp-cookie: cookie name too long (%zu characters at most).",
+			  sizeof(ctx->px->rdp_prst) - 1);
+		return -1;
+	}
+	memcpy(ctx->px->rdp_prst, name, len);
+	ctx->px->rdp_prst[len] = 0;
+	return 0;
+}
+
 int persist_check_proxy(struct proxy *px)
 {
 	struct server_rule *r;
@@ -157,6 +202,40 @@ void persist_free_proxy(struct proxy *px)
 	}
 }
 
+/* persist rdp-cookie: the client's cookie "ADDR.PORT.*" holds an IPv4 address and port
+ * as the 32- and 16-bit numbers of their bytes in network order (Microsoft's load balancing
+ * cookie); the server listening there is taken if it is up, or under "option persist". */
+static void persist_rdp(struct stream *s)
+{
+	struct proxy *be = s->be;
+	struct ist v = ist2("", 0);
+	unsigned long addr, port;
+	char tmp[32], *p;
+
+	if (!s->front || rdp_cookie_find(b_head(&s->front->ibuf), s->front->ibuf.data,
+					 ist_str(be->rdp_prst), &v) <= 0 ||
+	    !v.len || v.len >= sizeof(tmp))
+		return;
+	memcpy(tmp, v.ptr, v.len);
+	tmp[v.len] = 0;
+	addr = strtoul(tmp, &p, 10);
+	if (*p != '.')
+		return;
+	port = strtoul(p + 1, &p, 10);
+	if (*p != '.')
+		return;
+	for (struct server *srv = be->srv; srv; srv = srv->next) {
+		const struct sockaddr_in *sin = (const struct sockaddr_in *)&srv->addr;
+
+		if (srv->addr.ss_family != AF_INET || sin->sin_addr.s_addr != (uint32_t)addr ||
+		    sin->sin_port != (uint16_t)port)
+			continue;
+		if (srv_is_up(srv) || (be->options & PR_O_PERSIST))
+			backend_take_server(s, srv);
+		return;
+	}
+}
+
 void persist_process(struct stream *s)
 {
 	struct proxy *be = s->be;
@@ -182,10 +261,13 @@ void persist_process(struct stream *s)
 			backend_take_server(s, r->srv);
 		return;
 	}
+	if (be->rdp_prst[0])
+		persist_rdp(s);
 }
 
 static const struct cfg_kw persist_kws[] = {
 	{ "use-server", CFG_SEC_PROXIES, kw_use_server },
+	{ "persist", CFG_SEC_PROXIES, kw_persist_method },
 	{ "force-persist", CFG_SEC_PROXIES, kw_persist },
 	{ "ignore-persist", CFG_SEC_PROXIES, kw_persist },
 	{ NULL, 0, NULL },
