@@ -1312,12 +1312,14 @@ static void stream_wake_cb(struct inbox_item *it)
 	}
 }
 
-static int stream_start(struct conn *front)
+/* A new stream on <front>, started at <start> (ms), or NULL. */
+static inline __attribute__((always_inline)) struct stream *stream_new(struct conn *front,
+									uint64_t start)
 {
 	struct stream *s = pool_alloc(&pool_stream);
 
 	if (!s)
-		return -1;
+		return NULL;
 	/* all but the scratch area, which is written before it is read */
 	memset(s, 0, offsetof(struct stream, scratch));
 	s->front = front;
@@ -1327,14 +1329,24 @@ static int stream_start(struct conn *front)
 	s->req.max_hdr = global.tune_maxhdr;
 	s->rsp.hdr = s->hdrs + stream_hdr_cap;
 	s->rsp.max_hdr = global.tune_maxhdr;
-	/* an empty buffer: a connection closed or timed out without a byte (h1_front) */
-	s->req_start = likely(front->ibuf.data) ? now_ms() : front->idle_start;
+	s->req_start = start;
 	s->tid = (uint16_t)tid;
 	s->tmr.cb = stream_tmr_cb;
 	s->wake.fn = stream_wake_cb;
 	list_init(&s->queue);
-	s->state = SS_REQ_HDRS;
 	front->strm = s;
+	return s;
+}
+
+static int stream_start(struct conn *front)
+{
+	/* an empty buffer: a connection closed or timed out without a byte (h1_front) */
+	struct stream *s = stream_new(front, likely(front->ibuf.data) ? now_ms()
+								     : front->idle_start);
+
+	if (!s)
+		return -1;
+	s->state = SS_REQ_HDRS;
 	stream_process(s);
 	return 0;
 }
@@ -1342,22 +1354,10 @@ static int stream_start(struct conn *front)
 /* A mode tcp front connection: its stream starts at once. */
 static int stream_start_tcp(struct conn *front)
 {
-	struct stream *s = pool_alloc(&pool_stream);
+	struct stream *s = stream_new(front, front->idle_start);
 
 	if (!s)
 		return -1;
-	memset(s, 0, offsetof(struct stream, scratch));
-	s->front = front;
-	s->fe = front->px;
-	s->hdr_cap = stream_hdr_cap;
-	s->req.hdr = s->hdrs;
-	s->rsp.hdr = s->hdrs + stream_hdr_cap;
-	s->req_start = front->idle_start;
-	s->tid = (uint16_t)tid;
-	s->tmr.cb = stream_tmr_cb;
-	s->wake.fn = stream_wake_cb;
-	list_init(&s->queue);
-	front->strm = s;
 	tcp_stream_begin(s);
 	stream_process(s);
 	return 0;
