@@ -15,6 +15,8 @@
  * -3 when no pipe could be had: the caller forwards through its buffer. The caller
  * ensures src->ibuf and dst->obuf are empty and neither side uses TLS. */
 int splice_xfer(struct conn *src, struct conn *dst, struct splice_pipe **pp, struct h1_xfer *x);
+/* Bytes waiting in pipe <p> (NULL: none). */
+uint32_t splice_pending(const struct splice_pipe *p);
 /* Gives back the pipe of a stream that ends (its bytes, if any, are lost with it). */
 void splice_release(struct splice_pipe **pp);
 /* Pipes in use, process-wide ("show info" PipesUsed), and free in the threads' caches. */

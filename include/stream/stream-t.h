@@ -104,6 +104,8 @@ enum stream_state {
 #define SF_L7_RETRY       0x1000000 /* retry-on: the request (SF_REQ_KEPT) may be sent again
 				     * until its response headers are accepted */
 #define SF_TCP_RSP_DONE   0x4000000 /* mode tcp: the tcp-response content rules are over */
+#define SF_TCP_SRV_CLOSE  0x10000000 /* mode tcp: "tcp-response content close": the server
+				      * side ends once its bytes are forwarded */
 #define SF_LOGGED         0x40000000 /* the log line was sent (or skipped) (log/log_strm.c) */
 #define SF_T_SLOW         0x2000000 /* it left a queue or opened a connection: the stats
 				     * record its queue and connect times (stream_count_times) */

@@ -49,8 +49,10 @@ int pp_recv(struct conn *c, const char **why)
 	*why = NULL;
 	if (!(c->flags & CO_FL_CAN_RECV) || (c->flags & (CO_FL_RD_EOF | CO_FL_ERROR)))
 		return 0;
-	if (b_get(b) < 0)
-		return 0; /* no buffer now: the next event tries again */
+	if (b_get(b) < 0) {
+		*why = "Out of memory while reading the PROXY protocol header";
+		return -1;
+	}
 	n = recv(c->h.fd, b->area, b->size, MSG_PEEK);
 	if (n <= 0) {
 		b_release(b);
@@ -65,6 +67,9 @@ int pp_recv(struct conn *c, const char **why)
 	if (len == 0 && (size_t)n >= b->size) {
 		*why = "Received an invalid PROXY protocol header";
 		len = -1; /* longer than anything it may hold */
+	} else if (len == 0 && (c->flags & (CO_FL_RDHUP | CO_FL_HUP))) {
+		*why = "Truncated PROXY protocol header received";
+		len = -1; /* the rest will never come: a peek never sees the FIN */
 	}
 	if (len < 0 && pp.version == 2 && !pp.local && pp.src.ss_family)
 		c->peer = pp.src; /* a v2 header read but refused (its CRC): 2.6 logs its source */

@@ -295,9 +295,10 @@ static int pp_parse_v2(const uint8_t *data, size_t len, struct pp_info *pp, cons
 		pp->local = 1;
 		if (alen == 0 && data[13] != PP2_FAM_UNSPEC)
 			return (int)total;
-	} else if (alen == 0 && data[13] != PP2_FAM_UNSPEC) {
-		*why = PP_E_BAD_PROTO;
-		return -1;
+	} else if (data[13] != PP2_FAM_UNSPEC && data[13] != PP2_FAM_TCP4 &&
+		   data[13] != PP2_FAM_TCP6) {
+		return -1; /* UNIX or datagram: "invalid", as 2.6 says (only LOCAL may carry
+			    * them) */
 	}
 	if (total - PP_V2_HDR < alen)
 		return -1;

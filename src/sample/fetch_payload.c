@@ -76,9 +76,8 @@ static int smp_fetch_len(const struct arg *args, struct sample *smp, const struc
 	if (!c)
 		return 0;
 	/* more bytes may come: an ACL that does not match yet "cannot tell" while a
-	 * tcp-request inspect-delay runs, as in HAProxy */
-	if (!(kw->private & PL_RES))
-		smp->flags |= SMP_F_MAY_CHANGE;
+	 * tcp-request (tcp-response) inspect-delay runs, as in HAProxy */
+	smp->flags |= SMP_F_MAY_CHANGE;
 	return smp_set_int(smp, c->ibuf.data);
 }
 

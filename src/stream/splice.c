@@ -49,7 +49,8 @@ static struct splice_pipe *pipe_get(void)
 		HA_ATOMIC_INC(&pipes_used);
 		return p;
 	}
-	if (HA_ATOMIC_ADD(&pipes_used, 1) > pipe_limit())
+	/* the cached ones count too: maxpipes bounds every pipe the process holds */
+	if (HA_ATOMIC_ADD(&pipes_used, 1) + HA_ATOMIC_LOAD_RLX(&pipes_free) > pipe_limit())
 		goto fail;
 	p = malloc(sizeof(*p));
 	if (!p)
@@ -87,6 +88,11 @@ static void pipe_put(struct splice_pipe *p)
 	pipe_cache = p;
 	pipe_cached++;
 	HA_ATOMIC_INC(&pipes_free);
+}
+
+uint32_t splice_pending(const struct splice_pipe *p)
+{
+	return p ? p->data : 0;
 }
 
 void splice_release(struct splice_pipe **pp)

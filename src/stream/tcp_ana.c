@@ -7,6 +7,7 @@
  * other. Nothing is ever answered by the proxy: an error closes the client connection.
  * Loop thread only.
  */
+#include <sys/socket.h>
 #include <backend/server-t.h>
 #include <base/buf.h>
 #include <base/freq_ctr.h>
@@ -23,11 +24,16 @@
 #include <stream/tcp_ana.h>
 #include <stream/tcp_rules.h>
 
-/* True when the client's data cannot grow any more for the content rules: its buffer is
- * full or the client closed or failed. */
+/* True when the data of <f> cannot grow any more for the content rules: its buffer is
+ * full up to the rewrite reserve (as HAProxy's channel_full) or the peer closed or
+ * failed. */
 static bool tcp_req_complete(const struct conn *f)
 {
-	return (f->flags & (CO_FL_RD_EOF | CO_FL_ERROR)) || (f->ibuf.size && !b_room(&f->ibuf));
+	uint32_t full = global.tune_bufsize > global.tune_maxrewrite
+				? global.tune_bufsize - global.tune_maxrewrite
+				: global.tune_bufsize;
+
+	return (f->flags & (CO_FL_RD_EOF | CO_FL_ERROR | CO_FL_RDHUP)) || f->ibuf.data >= full;
 }
 
 /* Reads what the client sent, as far as the buffer holds it (nothing is consumed before
@@ -96,6 +102,9 @@ int tcp_inspect(struct stream *s, bool expired)
 int tcp_stream_begin(struct stream *s)
 {
 	s->t_hdrs = s->req_start; /* %Th is 0: there are no headers */
+	/* as 2.6 dates it: the wait for the handshakes (PROXY, TLS) shows in %Tw, %Tc is the
+	 * connect alone (a real queue moves it on when the stream leaves it) */
+	s->t_queue = now_ms();
 	s->state = SS_TCP_INSPECT;
 	HA_OWNER_INC(&activity[tid].streams);
 	CNT_INC(s->fe->fe_cnt, cum_tcp);
@@ -146,10 +155,13 @@ static int tcp_rsp_rules(struct stream *s, bool expired)
 static int tcp_side_failed(struct stream *s, bool server)
 {
 	stream_set_term2(s, server ? 'S' : 'C', 'D');
-	if (server) {
+	if (server) { /* an aborted response too (eresp), as 2.6 counts it */
 		CNT_INC(s->be->be_cnt, srv_aborts);
-		if (s->srv)
+		CNT_INC(s->be->be_cnt, failed_resp);
+		if (s->srv) {
 			CNT_INC(s->srv->cnt, srv_aborts);
+			CNT_INC(s->srv->cnt, failed_resp);
+		}
 		return stream_abort(s);
 	}
 	return stream_cli_abort(s);
@@ -199,6 +211,15 @@ int tcp_forward(struct stream *s)
 		if (ret < 0)
 			return ret;
 	}
+	if (unlikely(s->flags & SF_TCP_SRV_CLOSE)) {
+		/* tcp-response content close: nothing more from the server (its bytes read
+		 * already go on, then the client gets our FIN), nothing more to it */
+		s->flags &= ~SF_TCP_SRV_CLOSE;
+		shutdown(b->h.fd, SHUT_RD);
+		b->flags |= CO_FL_CAN_RECV; /* the next read sees the end */
+		s->reqx.done = 1;
+		b->obuf.data = 0;
+	}
 	if (!s->reqx.done) {
 		ret = tcp_xfer(s, 0, f, b, &s->reqx);
 		if (ret == XFER_ERR_DST)
@@ -233,13 +254,22 @@ void tcp_set_timers(struct stream *s)
 	int tms = s->tunnel_timeout ? s->tunnel_timeout : bto->tunnel;
 	int fms = tms ? tms : s->cli_timeout ? s->cli_timeout : fto->client;
 	int bms = tms ? tms : s->srv_timeout ? s->srv_timeout : bto->server;
+	/* a side is given its timeout while we wait on it, not while its bytes are stuck
+	 * because the other side does not take them (as 2.6 stops a full channel's read
+	 * timeout): a slow reader is blamed for it */
+	bool req_stuck =
+		(f->ibuf.data || splice_pending(s->pipe[0])) && !(b->flags & CO_FL_CAN_SEND);
+	bool rsp_stuck =
+		(b->ibuf.data || splice_pending(s->pipe[1])) && !(f->flags & CO_FL_CAN_SEND);
+	bool wait_cli = !req_stuck || rsp_stuck;
+	bool wait_srv = !rsp_stuck || req_stuck;
 
 	if ((f->flags & CO_FL_WR_SHUT) && fto->client_fin)
 		fms = fto->client_fin;
 	if ((b->flags & CO_FL_WR_SHUT) && bto->server_fin)
 		bms = bto->server_fin;
-	timer_set(&f->tmr, fms > 0 ? last + (uint64_t)fms : 0);
-	timer_set(&b->tmr, bms > 0 ? last + (uint64_t)bms : 0);
+	timer_set(&f->tmr, wait_cli && fms > 0 ? last + (uint64_t)fms : 0);
+	timer_set(&b->tmr, wait_srv && bms > 0 ? last + (uint64_t)bms : 0);
 }
 
 int tcp_timeout(struct stream *s, struct conn *c)

@@ -261,6 +261,7 @@ int tcp_res_content_step(struct stream *s, bool final, int *ret)
 		return TCP_RULES_CONT;
 	if (r == ACT_RET_YIELD)
 		return TCP_RULES_WAIT;
+	stream_set_term2(s, 'P', 'D');
 	CNT_INC(s->fe->fe_cnt, denied_resp);
 	CNT_INC(s->be->be_cnt, denied_resp);
 	if (s->srv)
@@ -311,6 +312,8 @@ static enum act_return act_silent_drop(struct act_rule *r, struct proxy *px, str
 static enum act_return act_close(struct act_rule *r, struct proxy *px, struct stream *s, int from)
 {
 	s->flags |= SF_BACK_CLOSE;
+	if (s->be && (s->be->rt_flags & PR_RT_TCP))
+		s->flags |= SF_TCP_SRV_CLOSE; /* mode tcp: the server side ends now */
 	return ACT_RET_STOP;
 }
 
