@@ -207,43 +207,6 @@ static int smp_fetch_proto_http(const struct arg *args, struct sample *smp,
 	return smp_set_bool(smp, true);
 }
 
-int rdp_cookie_find(const char *d, size_t n, struct ist name, struct ist *val)
-{
-	const char *e = d + n;
-
-	if (n < 2)
-		return n ? 0 : -1;
-	if ((unsigned char)d[0] != 0x03 || d[1] != 0x00)
-		return 0;
-	if (e - d <= 11 + 7)
-		return -1;
-	d += 11;
-	if (strncasecmp(d, "Cookie:", 7))
-		return 0;
-	for (d += 7; d < e && *d == ' '; d++)
-		;
-	if (name.len) {
-		if ((size_t)(e - d) <= name.len)
-			return -1;
-		if (strncasecmp(d, name.ptr, name.len) || d[name.len] != '=')
-			return 0;
-		d += name.len + 1;
-	} else {
-		const char *eq = memchr(d, '=', (size_t)(e - d));
-
-		if (!eq)
-			return -1;
-		d = eq + 1;
-	}
-	for (const char *p = d; p + 1 < e; p++) {
-		if (p[0] == '\r' && p[1] == '\n') {
-			*val = ist2(d, (size_t)(p - d));
-			return 1;
-		}
-	}
-	return -1;
-}
-
 /* req.rdp_cookie([name]), req.rdp_cookie_cnt([name]): the first cookie of an RDP
  * connection request at the start of the client's bytes, as HAProxy reads it. Not RDP:
  * not found (count 0); too short yet: the answer may change. */
