@@ -19,6 +19,11 @@ static inline ssize_t sys_recv(int fd, void *buf, size_t len, int flags)
 	return syscall(SYS_recvfrom, fd, buf, len, flags, NULL, NULL);
 }
 
+static inline ssize_t sys_send(int fd, const void *buf, size_t len, int flags)
+{
+	return syscall(SYS_sendto, fd, buf, len, flags, NULL, 0);
+}
+
 static inline ssize_t sys_sendmsg(int fd, const struct msghdr *msg, int flags)
 {
 	return syscall(SYS_sendmsg, fd, msg, flags);

@@ -75,7 +75,7 @@ def test_verifyhost(proxy, nginx_tls, port, tmp_path):
     srv = f"server s1 127.0.0.1:{np} ssl verify required ca-file {certs['ca']}"
     lines = {"good": "verifyhost backend.test", "bad": "verifyhost wrong.test",
              "sni": "sni str(other.test) verifyhost backend.test"}
-    ports = {k: port + i for i, k in enumerate(lines)}
+    ports = {k: (port if i == 0 else free_port()) for i, k in enumerate(lines)}
     body = "".join(f"listen {k}\n    bind 127.0.0.1:{ports[k]}\n    retries 0\n"
                    f"    {srv} {v}\n" for k, v in lines.items())
     proxy(cfg(tmp_path / "s.sock", body), ports=list(ports.values()))

@@ -125,7 +125,10 @@ def test_partial_proxy_header_then_fin(proxy, port, tcpservers, sink):
     t0 = time.monotonic()
     with conn(port) as c:
         c.sendall(b"PROXY TCP4 1.2.3.4 5.6.7.8 11")
-        c.shutdown(socket.SHUT_WR)
+        try:
+            c.shutdown(socket.SHUT_WR)
+        except OSError:
+            pass  # 2.6 reads once and may have closed already (it says "Truncated" too)
         recv_all(c, timeout=10)
     assert time.monotonic() - t0 < 3
     msgs = sink.read(1, 5)
