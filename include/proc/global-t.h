@@ -15,6 +15,8 @@ struct global {
 				   * starts at each accept: no tcp-request connection rules) */
 	int ulimit_n;             /* ulimit-n, 0 = computed */
 	int maxpipes;             /* "maxpipes": splice pipes at once, 0 = maxconn / 4 */
+	bool pp2_never_send_local; /* "pp2-never-send-local": v2 checks send PROXY with the
+				    * check connection's addresses, not LOCAL (check/check_pp.c) */
 	bool nosplice;            /* "nosplice": option splice-* is off everywhere */
 	int tune_pipesize;        /* "tune.pipesize": bytes, 0 = the kernel's default */
 	bool daemon;              /* "daemon" or -D */

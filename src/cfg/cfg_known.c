@@ -25,7 +25,7 @@ struct cfg_known {
 #define WHY_H2     "HTTP/2 is not implemented yet"
 #define WHY_QUIC   "QUIC is not implemented"
 #define WHY_CHECKS "health checks are not implemented yet"
-#define WHY_PP     "the PROXY protocol is not implemented yet"
+#define WHY_PP     "custom PROXY v2 TLVs are not supported yet"
 #define WHY_COMP   "compression is not implemented yet"
 #define WHY_VARS   "variables are not implemented yet"
 #define WHY_DNS    "DNS address family selection is not implemented yet"
@@ -45,7 +45,6 @@ static const struct cfg_known cfg_known_kws[] = {
 	{ G, "tune.ssl.*", WHY_TLS },
 	{ G, "lua-*", WHY_LUA },
 	{ G, "tune.lua.*", WHY_LUA },
-	{ G, "pp2-never-send-local", WHY_PP },
 	{ G, "tune.vars.*", WHY_VARS },
 	{ G, "tune.h2.*", WHY_H2 },
 	{ G, "tune.quic.*", WHY_QUIC },

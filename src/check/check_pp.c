@@ -11,6 +11,7 @@
 #include <check/check.h>
 #include <check/check_pp.h>
 #include <conn/proxy_proto.h>
+#include <proc/global-t.h>
 
 bool chk_pp_wanted(const struct server *s)
 {
@@ -27,13 +28,15 @@ static int chk_pp_build(const struct server *s, int fd, uint8_t *out, size_t roo
 	socklen_t sl = sizeof(src), dl = sizeof(dst);
 	struct pp_out o = { .opts = s->pp_opts };
 
-	if (s->pp_opts & PP_O_V2)
-		return pp_build_v2(out, room, &o);
+	if ((s->pp_opts & PP_O_V2) && !global.pp2_never_send_local)
+		return pp_build_v2(out, room, &o); /* LOCAL, as 2.6 */
 	if (getsockname(fd, (struct sockaddr *)&src, &sl) < 0 ||
 	    getpeername(fd, (struct sockaddr *)&dst, &dl) < 0)
 		return -1;
 	o.src = &src;
 	o.dst = &dst;
+	if (s->pp_opts & PP_O_V2) /* pp2-never-send-local: PROXY with the check's addresses */
+		return pp_build_v2(out, room, &o);
 	return pp_build_v1((char *)out, room, &o);
 }
 

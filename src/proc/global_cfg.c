@@ -204,6 +204,16 @@ static int global_nosplice(struct cfg_ctx *ctx)
 	return 0;
 }
 
+static int global_pp2_never_local(struct cfg_ctx *ctx)
+{
+	if (ctx->nargs > 1) {
+		cfg_alert(ctx, "'%s' takes no argument.", ctx->args[0]);
+		return -1;
+	}
+	global.pp2_never_send_local = true;
+	return 0;
+}
+
 static int global_tune_pipesize(struct cfg_ctx *ctx)
 {
 	long v;
@@ -734,6 +744,7 @@ static const struct cfg_kw global_kws[] = {
 	{ "strict-limits", CFG_SEC_GLOBAL, global_strict_limits },
 	{ "no", CFG_SEC_GLOBAL, global_no },
 	{ "nosplice", CFG_SEC_GLOBAL, global_nosplice },
+	{ "pp2-never-send-local", CFG_SEC_GLOBAL, global_pp2_never_local },
 	{ "nogetaddrinfo", CFG_SEC_GLOBAL, global_noop_flag },
 	{ "insecure-fork-wanted", CFG_SEC_GLOBAL, global_insecure_fork },
 	{ "insecure-setuid-wanted", CFG_SEC_GLOBAL, global_noop_flag },

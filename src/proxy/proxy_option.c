@@ -417,7 +417,8 @@ static const char *const pxopt_later[][2] = {
 	{ "http-restrict-req-hdr-names", "header name restrictions are not implemented yet" },
 	{ "http_proxy", "the HTTP forward-proxy mode is not implemented yet" },
 	{ "http-tunnel", "removed in HAProxy 2.1; use 'option http-keep-alive'" },
-	{ "independent-streams", "independent-streams needs TCP mode, which is not implemented yet" },
+	{ "independent-streams", "timeouts here follow the activity of both directions; "
+				 "independent-streams is not supported yet" },
 	{ "nolinger", "nolinger is not implemented yet" },
 	{ "tcp-smart-accept", "tcp-smart-accept is not implemented yet" },
 	{ "tcp-smart-connect", "tcp-smart-connect is not implemented yet" },

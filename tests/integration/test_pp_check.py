@@ -105,6 +105,21 @@ def test_v2_check_send_proxy_bare(proxy, raw_server):
     assert first_check(srv) == SIG + b"\x20\x00\x00\x00"
 
 
+def test_v2_check_pp2_never_send_local(proxy, raw_server):
+    """global pp2-never-send-local: v2 checks send PROXY with the check connection's own
+    addresses instead of LOCAL."""
+    srv = recorder(raw_server)
+    port = free_port()
+    cfg = make_cfg(port, glob=["pp2-never-send-local"],
+                   listen=["server s1 127.0.0.1:%d check inter 500 send-proxy-v2" % srv.port])
+    proxy(cfg, ports=[port])
+    data = first_check(srv)
+    # PROXY, TCP over IPv4, 12 bytes: 127.0.0.1 -> 127.0.0.1, the check's port -> the server's
+    assert data[:16] == SIG + b"\x21\x11\x00\x0c", data
+    assert data[16:24] == b"\x7f\x00\x00\x01" * 2, data
+    assert struct.unpack(">H", data[26:28])[0] == srv.port, data
+
+
 def test_no_check_send_proxy(proxy, raw_server):
     srv = recorder(raw_server)
     port = free_port()
