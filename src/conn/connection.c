@@ -170,7 +170,8 @@ int conn_recv(struct conn *c)
 
 ssize_t conn_sendv(struct conn *c, struct iovec *iov, int iovcnt, bool more)
 {
-	struct msghdr msg = { .msg_iov = iov, .msg_iovlen = (size_t)iovcnt };
+	int flags = MSG_NOSIGNAL | MSG_DONTWAIT | (more ? MSG_MORE : 0);
+	size_t total;
 	ssize_t ret;
 
 	if (c->flags & (CO_FL_ERROR | CO_FL_WR_ERR | CO_FL_WR_SHUT | CO_FL_XPRT)) {
@@ -182,18 +183,20 @@ ssize_t conn_sendv(struct conn *c, struct iovec *iov, int iovcnt, bool more)
 	}
 	if (!(c->flags & CO_FL_CAN_SEND))
 		return 0;
-	/* one piece: send(), which the kernel takes with less work than sendmsg() */
-	ret = iovcnt == 1 ? sys_send(c->h.fd, iov[0].iov_base, iov[0].iov_len,
-				     MSG_NOSIGNAL | MSG_DONTWAIT | (more ? MSG_MORE : 0))
-			  : sys_sendmsg(c->h.fd, &msg,
-					MSG_NOSIGNAL | MSG_DONTWAIT | (more ? MSG_MORE : 0));
-	if (ret >= 0) {
-		size_t total = 0;
+	if (iovcnt == 1) { /* one piece: send(), which the kernel takes with less work */
+		total = iov[0].iov_len;
+		ret = sys_send(c->h.fd, iov[0].iov_base, total, flags);
+	} else {
+		struct msghdr msg = { .msg_iov = iov, .msg_iovlen = (size_t)iovcnt };
 
-		c->last_act = now_ms();
-		c->bytes_out += (uint64_t)ret;
+		ret = sys_sendmsg(c->h.fd, &msg, flags);
+		total = 0;
 		for (int i = 0; i < iovcnt; i++)
 			total += iov[i].iov_len;
+	}
+	if (ret >= 0) {
+		c->last_act = now_ms();
+		c->bytes_out += (uint64_t)ret;
 		if ((size_t)ret < total)
 			c->flags &= ~CO_FL_CAN_SEND;
 		return ret;
