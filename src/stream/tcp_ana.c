@@ -151,19 +151,28 @@ static int tcp_rsp_rules(struct stream *s, bool expired)
 	return 1;
 }
 
+/* The server side ended the stream; <failed> (an error, a reset, not a timeout): an
+ * aborted response too (eresp), as 2.6 counts it. */
+static int tcp_srv_abort(struct stream *s, bool failed)
+{
+	stream_set_term2(s, failed ? 'S' : 's', 'D');
+	CNT_INC(s->be->be_cnt, srv_aborts);
+	if (failed)
+		CNT_INC(s->be->be_cnt, failed_resp);
+	if (s->srv) {
+		CNT_INC(s->srv->cnt, srv_aborts);
+		if (failed)
+			CNT_INC(s->srv->cnt, failed_resp);
+	}
+	return stream_abort(s);
+}
+
 /* A side failed (an error, a reset): who ended it, counted as HAProxy counts aborts. */
 static int tcp_side_failed(struct stream *s, bool server)
 {
-	stream_set_term2(s, server ? 'S' : 'C', 'D');
-	if (server) { /* an aborted response too (eresp), as 2.6 counts it */
-		CNT_INC(s->be->be_cnt, srv_aborts);
-		CNT_INC(s->be->be_cnt, failed_resp);
-		if (s->srv) {
-			CNT_INC(s->srv->cnt, srv_aborts);
-			CNT_INC(s->srv->cnt, failed_resp);
-		}
-		return stream_abort(s);
-	}
+	if (server)
+		return tcp_srv_abort(s, true);
+	stream_set_term2(s, 'C', 'D');
 	return stream_cli_abort(s);
 }
 
@@ -283,13 +292,8 @@ int tcp_timeout(struct stream *s, struct conn *c)
 	}
 	if (!c) /* the tcp-response inspect-delay is over */
 		return tcp_rsp_rules(s, true);
-	if (c == s->back) {
-		stream_set_term2(s, 's', 'D');
-		CNT_INC(s->be->be_cnt, srv_aborts);
-		if (s->srv)
-			CNT_INC(s->srv->cnt, srv_aborts);
-		return stream_abort(s);
-	}
+	if (c == s->back)
+		return tcp_srv_abort(s, false);
 	stream_set_term2(s, 'c', 'D');
 	return stream_cli_abort(s);
 }

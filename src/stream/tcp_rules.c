@@ -232,21 +232,28 @@ int tcp_req_content(struct stream *s, struct proxy *px, bool final, int *ret)
 	return TCP_RULES_GONE;
 }
 
-int tcp_res_content(struct stream *s, struct proxy *px, int *ret)
+/* A response refused by a tcp-response content rule: counted where HAProxy counts it,
+ * closed with <phase> as the termination phase (0: the one the stream is in). */
+static int tcp_res_denied(struct stream *s, char phase, int *ret)
 {
-	struct act_rule *resume = NULL;
-	enum act_return r;
-
-	r = tcp_run_set(px, offsetof(struct proxy, tcp_res_cont_rules), s, ACT_F_TCP_RES_CNT, true,
-			&resume);
-	if (r == ACT_RET_CONT)
-		return TCP_RULES_CONT;
+	if (phase)
+		stream_set_term2(s, 'P', phase);
 	CNT_INC(s->fe->fe_cnt, denied_resp);
 	CNT_INC(s->be->be_cnt, denied_resp);
 	if (s->srv)
 		CNT_INC(s->srv->cnt, denied_resp);
 	*ret = stream_abort(s);
 	return TCP_RULES_GONE;
+}
+
+int tcp_res_content(struct stream *s, struct proxy *px, int *ret)
+{
+	struct act_rule *resume = NULL;
+
+	if (tcp_run_set(px, offsetof(struct proxy, tcp_res_cont_rules), s, ACT_F_TCP_RES_CNT, true,
+			&resume) == ACT_RET_CONT)
+		return TCP_RULES_CONT;
+	return tcp_res_denied(s, 0, ret);
 }
 
 int tcp_res_content_step(struct stream *s, bool final, int *ret)
@@ -261,13 +268,7 @@ int tcp_res_content_step(struct stream *s, bool final, int *ret)
 		return TCP_RULES_CONT;
 	if (r == ACT_RET_YIELD)
 		return TCP_RULES_WAIT;
-	stream_set_term2(s, 'P', 'D');
-	CNT_INC(s->fe->fe_cnt, denied_resp);
-	CNT_INC(s->be->be_cnt, denied_resp);
-	if (s->srv)
-		CNT_INC(s->srv->cnt, denied_resp);
-	*ret = stream_abort(s);
-	return TCP_RULES_GONE;
+	return tcp_res_denied(s, 'D', ret);
 }
 
 /* ---- actions ---- */
