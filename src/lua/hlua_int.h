@@ -195,6 +195,13 @@ void hlua_core_setup(lua_State *L, int id); /* hlua_core.c: the "core" table */
 void hlua_txn_setup(lua_State *L);	    /* hlua_txn.c: TXN, Fetches, Converters */
 void hlua_http_setup(lua_State *L);	    /* hlua_http.c: HTTP */
 void hlua_ext_setup(lua_State *L);	    /* hlua_ext.c: the other classes */
+/* what hlua_ext_setup() calls, one per file of the same name */
+void hlua_proxy_setup(lua_State *L);
+void hlua_stktable_setup(lua_State *L);
+void hlua_map_setup(lua_State *L);
+void hlua_util_setup(lua_State *L);
+void hlua_socket_setup(lua_State *L);
+void hlua_httpclient_setup(lua_State *L);
 
 /* ---- conversions ---- */
 struct sample;
