@@ -27,6 +27,7 @@
 #include <lauxlib.h>
 #include <base/list.h>
 #include <base/tinfo.h>
+#include <event/loop-t.h>
 
 struct stream;
 struct proxy;
@@ -225,8 +226,10 @@ void hlua_tasks_thread_stop(void);
 
 /* The stream's Lua data (hlua_act.c): created on first use, freed with the stream. */
 struct hlua_strm {
-	struct hlua_ctx act;	   /* the action being run (may be yielded) */
-	struct hlua_txn *txn;	   /* its TXN object, closed when the call ends */
+	struct hlua_ctx act;  /* the action being run (may be yielded) */
+	struct hlua_txn *txn; /* its TXN object, closed when the call ends */
+	struct stream *strm;
+	struct tasklet wake;	   /* resumes the action at the next loop turn */
 	int priv_ref[HLUA_STATES]; /* txn:set_priv per state, LUA_NOREF when none */
 	uint8_t done;		   /* txn:done() was called */
 	uint8_t reply;		   /* txn:done() or a reply filled the output */
