@@ -247,8 +247,11 @@ struct hlua_txn {
 	struct proxy *px;
 	uint8_t from; /* ACT_F_* of the call (0: a fetch or converter) */
 	uint8_t can_reply;
-	uint8_t dir_res; /* the response is the current message */
-	int *done;	 /* set by txn:done() (points into hlua_strm) */
+	uint8_t dir_res;       /* the response is the current message */
+	int *done;	       /* set by txn:done() (points into hlua_strm) */
+	struct hlua_state *st; /* its state, and its anchor there until hlua_txn_close(): */
+	int ref;	       /* the caller writes into it once the call is over, when another
+				* thread may have collected it (shared state) */
 };
 
 /* The sub-objects txn.f, sf, c, sc and http point at their TXN (kept alive by their
