@@ -86,9 +86,9 @@ void ssl_chk_free(SSL *ssl);
 SSL_CTX *ssl_client_ctx_new(bool verify, const char *ca_file, char *err, size_t errlen);
 
 /* A client TLS object over socket <fd> (the caller keeps and closes it) sending <name> as
- * SNI and checking the certificate names it when <ctx> verifies, unless <name> is NULL or
- * an IP address. NULL on failure. Then ssl_chk_handshake/recv/send/free apply. Any
- * thread. */
+ * SNI, and when <ctx> verifies, checking that the certificate names it (an IP address: no
+ * SNI, checked against the certificate's addresses; NULL: no name). NULL on failure. Then
+ * ssl_chk_handshake/recv/send/free apply. Any thread. */
 SSL *ssl_client_new(SSL_CTX *ctx, int fd, const char *name);
 
 /* ---- configuration (ssl_bind_cfg.c, ssl_srv_cfg.c, ssl_global_cfg.c) ---- */

@@ -55,20 +55,28 @@ static bool ssl_client_is_ip(const char *name)
 
 SSL *ssl_client_new(SSL_CTX *ctx, int fd, const char *name)
 {
+	bool verify = SSL_CTX_get_verify_mode(ctx) & SSL_VERIFY_PEER;
 	SSL *ssl = SSL_new(ctx);
+	X509_VERIFY_PARAM *vp;
 
 	if (!ssl)
 		return NULL;
 	if (!SSL_set_fd(ssl, fd))
 		goto out_free;
 	SSL_set_connect_state(ssl);
-	if (!name || !*name || ssl_client_is_ip(name))
-		return ssl; /* no SNI, and so no name to check (as HAProxy) */
+	if (!name || !*name)
+		return ssl;
+	vp = SSL_get0_param(ssl);
+	if (ssl_client_is_ip(name)) {
+		/* no SNI for an address (RFC 6066); verified against the certificate's IP
+		 * addresses (HAProxy 2.6 checks it as a name, which no certificate matches) */
+		if (verify && !X509_VERIFY_PARAM_set1_ip_asc(vp, name))
+			goto out_free;
+		return ssl;
+	}
 	if (!SSL_set_tlsext_host_name(ssl, name))
 		goto out_free;
-	if (SSL_CTX_get_verify_mode(ctx) & SSL_VERIFY_PEER) {
-		X509_VERIFY_PARAM *vp = SSL_get0_param(ssl);
-
+	if (verify) {
 		X509_VERIFY_PARAM_set_hostflags(vp, X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS);
 		if (!X509_VERIFY_PARAM_set1_host(vp, name, 0))
 			goto out_free;
