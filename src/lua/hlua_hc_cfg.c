@@ -2,9 +2,10 @@
  * httpclient.ssl.ca-file, httpclient.resolvers.id, httpclient.resolvers.prefer,
  * httpclient.resolvers.disabled and httpclient.timeout.connect, and the check that builds
  * the client's TLS context and finds its resolvers section. As HAProxy: by default the
- * client verifies servers against the system's CAs and resolves through a section named
- * "default"; when those defaults cannot be had, HTTPS (or name resolution) is just not
- * available, while an explicit setting that fails is a configuration error.
+ * client verifies servers against the system's CAs and resolves through the section
+ * "default" (made from /etc/resolv.conf when not declared); when those defaults cannot be
+ * had, HTTPS (or name resolution) is just not available, while an explicit setting that
+ * fails is a configuration error.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -154,7 +155,7 @@ int hlua_httpclient_check(void)
 	if (!hlua_configured())
 		return 0; /* no script: nothing uses the client */
 	if (!r && !hlua_hc_conf.res_disabled)
-		r = dns_resolvers_find("default");
+		r = dns_resolvers_default(); /* made from /etc/resolv.conf when not declared */
 	if (r && !hlua_hc_conf.res_disabled) {
 		hlua_hc_conf.res = r;
 		r->dreq_used = true; /* its nameservers are opened */

@@ -135,6 +135,9 @@ static int hc_url_parse(const char *url, struct hc_url *u)
 	}
 	u->path = end;
 	u->path_len = strcspn(end, "#");
+	for (const char *c = u->auth; c < u->path + u->path_len; c++)
+		if ((unsigned char)*c <= ' ' || *c == 0x7f)
+			return -1; /* would break the request line or the host header */
 	return 0;
 }
 
@@ -157,7 +160,7 @@ static bool hc_hdr_ok(const char *n, size_t nl, const char *v, size_t vl)
 #define HC_H_UA 0x4
 
 /* Pass 1 over request.headers ({name = {v1, v2...}}): one "name: value\r\n" string per
- * value, lowercase name, in the table at index 3 (content-length and transfer-encoding are
+ * value, lowercase name, in the table at index 4 (content-length and transfer-encoding are
  * left out when a body is sent: the client frames it). Returns HC_H_* of what was given. */
 static int hc_hdr_lines(lua_State *L, bool body)
 {
@@ -205,7 +208,7 @@ static int hc_hdr_lines(lua_State *L, bool body)
 				if (!hc_hdr_ok(name, nl, v, vl))
 					luaL_error(L, "httpclient: invalid header '%s'", name);
 				lua_pushfstring(L, "%s: %s\r\n", name, v);
-				lua_rawseti(L, 3, (lua_Integer)lua_rawlen(L, 3) + 1);
+				lua_rawseti(L, 4, (lua_Integer)lua_rawlen(L, 4) + 1);
 			}
 			lua_pop(L, 1);
 		}
@@ -215,7 +218,7 @@ static int hc_hdr_lines(lua_State *L, bool body)
 	return seen;
 }
 
-/* Serializes the request into the string left at index 3 (index 3 must be free). */
+/* Serializes the request into the string left at index 3 (the stack is cut to 2 first). */
 static void hc_build(lua_State *L, const char *meth, const struct hc_url *u)
 {
 	size_t blen = 0;
@@ -223,13 +226,12 @@ static void hc_build(lua_State *L, const char *meth, const struct hc_url *u)
 	luaL_Buffer b;
 	int seen;
 
-	lua_getfield(L, 2, "body");
-	body = lua_type(L, -1) == LUA_TSTRING || lua_type(L, -1) == LUA_TNUMBER
-		       ? lua_tolstring(L, -1, &blen)
-		       : NULL;
-	lua_pop(L, 1); /* still referenced by the request table */
 	lua_settop(L, 2);
-	lua_newtable(L); /* index 3: the header lines */
+	lua_getfield(L, 2, "body"); /* index 3, kept while its bytes are read */
+	body = lua_type(L, 3) == LUA_TSTRING || lua_type(L, 3) == LUA_TNUMBER
+		       ? lua_tolstring(L, 3, &blen)
+		       : NULL;
+	lua_newtable(L); /* index 4: the header lines */
 	seen = hc_hdr_lines(L, blen > 0);
 	luaL_buffinit(L, &b);
 	luaL_addstring(&b, meth);
@@ -238,8 +240,8 @@ static void hc_build(lua_State *L, const char *meth, const struct hc_url *u)
 		luaL_addchar(&b, '/');
 	luaL_addlstring(&b, u->path, u->path_len);
 	luaL_addstring(&b, " HTTP/1.1\r\n");
-	for (lua_Integer i = 1; i <= (lua_Integer)lua_rawlen(L, 3); i++) {
-		lua_rawgeti(L, 3, i);
+	for (lua_Integer i = 1; i <= (lua_Integer)lua_rawlen(L, 4); i++) {
+		lua_rawgeti(L, 4, i);
 		luaL_addvalue(&b);
 	}
 	if (!(seen & HC_H_HOST)) {
@@ -262,6 +264,7 @@ static void hc_build(lua_State *L, const char *meth, const struct hc_url *u)
 		luaL_addlstring(&b, body, blen);
 	luaL_pushresult(&b);
 	lua_replace(L, 3);
+	lua_settop(L, 3);
 }
 
 /* ---- the exchange ---- */
@@ -602,9 +605,11 @@ static int hc_step(lua_State *L, struct hc_req *r)
 		return 0;
 	case HC_RECV:
 		ret = hc_recv(r);
-		if (ret < 0)
+		if (ret < 0) {
+			hsock_close(r->s);
 			return luaL_error(L, "httpclient: response larger than %u bytes",
 					  HC_MAX_RESP);
+		}
 		if (ret > 0)
 			return 0;
 		if (!hc_expired(r))

@@ -198,22 +198,23 @@ static int l_connect_ssl(lua_State *L)
 /* ---- send ---- */
 
 /* The bytes [*from, *to) of the string at index 2 that send(data, i, j) names, as
- * string.sub would. */
+ * string.sub counts them. */
 static const char *send_range(lua_State *L, size_t *from, size_t *to)
 {
 	size_t len;
 	const char *p = lua_tolstring(L, 2, &len);
 	lua_Integer i = luaL_optinteger(L, 3, 1), j = luaL_optinteger(L, 4, -1);
+	lua_Integer n = (lua_Integer)len;
 
-	if (i < 0)
-		i = (lua_Integer)len + i + 1 > 0 ? (lua_Integer)len + i + 1 : 1;
-	else if (i == 0)
+	if (i == 0 || (i < 0 && i < -n))
 		i = 1;
-	if (j < 0)
-		j = (lua_Integer)len + j + 1;
-	else if (j > (lua_Integer)len)
-		j = (lua_Integer)len;
-	*from = (size_t)(i - 1);
+	else if (i < 0)
+		i = n + i + 1;
+	if (j > n)
+		j = n;
+	else if (j < 0)
+		j = j < -n ? 0 : n + j + 1;
+	*from = i > n ? len : (size_t)(i - 1);
 	*to = j >= i ? (size_t)j : *from;
 	return p;
 }
@@ -458,7 +459,7 @@ static int l_settimeout(lua_State *L)
 	struct lsock *ls = hlua_obj_check(L, 1, CLASS_SOCKET);
 	lua_Number v = luaL_checknumber(L, 2);
 
-	if (v < 0)
+	if (!(v >= 0)) /* NaN too */
 		return luaL_error(L, "settimeout: cannot set negatives values");
 	v *= 1000.0;
 	ls->timeout_ms = v >= 2147483647.0 ? 2147483647u : (uint32_t)v;

@@ -28,6 +28,15 @@ static __thread struct list th_waiting;
 static __thread uint64_t th_gc_want[(HLUA_STATES + 63) / 64];
 static __thread bool th_gc_any;
 
+/* Asks for a full collection of <st> once no context runs on this thread. */
+static void hsock_want_gc(const struct hlua_state *st)
+{
+	if (st && st->id >= 0 && st->id < HLUA_STATES) {
+		th_gc_want[st->id / 64] |= 1ull << (st->id % 64);
+		th_gc_any = true;
+	}
+}
+
 struct hsock *hsock_new(struct hlua_state *st)
 {
 	struct hsock *s = calloc(1, sizeof(*s));
@@ -38,12 +47,8 @@ struct hsock *hsock_new(struct hlua_state *st)
 	s->tid = tid;
 	list_init(&s->wait);
 	tasklet_init(&s->tl, NULL);
-	/* a socket left unreferenced is closed by the next full collection: ask for one once
-	 * the running context ends */
-	if (st && st->id < HLUA_STATES) {
-		th_gc_want[st->id / 64] |= 1ull << (st->id % 64);
-		th_gc_any = true;
-	}
+	/* a socket left unreferenced is closed by the next full collection */
+	hsock_want_gc(st);
 	return s;
 }
 
@@ -98,8 +103,8 @@ int hsock_connect_poll(struct hsock *s)
 		return s->state == HS_CLOSED || s->state == HS_IDLE ? -1 : 1;
 	if (!s->ev_out && !s->ev_err)
 		return 0;
-	if (getsockopt(s->h.fd, SOL_SOCKET, SO_ERROR, &err, &el) < 0 || err || s->ev_err)
-		return -1;
+	if (getsockopt(s->h.fd, SOL_SOCKET, SO_ERROR, &err, &el) < 0 || err || !s->ev_out)
+		return -1; /* refused, unreachable, or a hangup without ever being writable */
 	s->state = HS_READY;
 	return 1;
 }
@@ -271,8 +276,12 @@ void hlua_sock_ctx_end(struct hlua_ctx *ctx)
 	if (th_waiting.next && !list_empty(&th_waiting)) {
 		list_for_each_entry_safe(s, n, &th_waiting, wait)
 		{
-			if (s->waiter == ctx)
-				hsock_unwait(s);
+			if (s->waiter != ctx)
+				continue;
+			/* abandoned while waiting (error, stream gone): a collection closes the
+			 * socket if nothing keeps it */
+			hsock_unwait(s);
+			hsock_want_gc(ctx->st);
 		}
 	}
 	if (!th_gc_any || hlua_cur)
