@@ -418,6 +418,7 @@ void hlua_deinit(void)
 {
 	struct hlua_file *f;
 
+	hlua_sock_teardown();
 	for (int i = 0; i < HLUA_STATES; i++)
 		hlua_state_free(hlua_states[i]);
 	while ((f = per_thread_files)) {

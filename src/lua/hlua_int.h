@@ -337,6 +337,9 @@ void hsock_release(struct hsock *s);
 /* Called by hlua_ctx_end(): no socket waits for <ctx> any more, and the collection asked
  * by hsock_new() runs once no context runs on this thread. */
 void hlua_sock_ctx_end(struct hlua_ctx *ctx);
+/* From hlua_deinit(), once every loop has ended: sockets are freed where they are
+ * collected. */
+void hlua_sock_teardown(void);
 
 /* ---- the HTTP client's settings (hlua_hc_cfg.c) ---- */
 struct dns_resolvers;

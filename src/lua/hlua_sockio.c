@@ -27,6 +27,7 @@
 static __thread struct list th_waiting;
 static __thread uint64_t th_gc_want[(HLUA_STATES + 63) / 64];
 static __thread bool th_gc_any;
+static bool hsock_teardown; /* every loop has ended: any thread may free any socket */
 
 /* Asks for a full collection of <st> once no context runs on this thread. */
 static void hsock_want_gc(const struct hlua_state *st)
@@ -243,7 +244,7 @@ static void hsock_free_cb(struct tasklet *tl)
 static void hsock_release_here(struct hsock *s)
 {
 	hsock_close(s);
-	if (!th_ctx || th_ctx->stopped) {
+	if (!th_ctx || th_ctx->stopped || hsock_teardown) {
 		free(s); /* no loop runs here any more */
 		return;
 	}
@@ -259,7 +260,7 @@ void hsock_release(struct hsock *s)
 {
 	if (!s)
 		return;
-	if (s->tid == tid || !s->registered || !ha_thread_ctx[s->tid]) {
+	if (s->tid == tid || !s->registered || hsock_teardown || !ha_thread_ctx[s->tid]) {
 		hsock_release_here(s);
 		return;
 	}
@@ -301,4 +302,9 @@ void hlua_sock_ctx_end(struct hlua_ctx *ctx)
 		lua_gc(st->L, LUA_GCCOLLECT);
 		hlua_unlock(st);
 	}
+}
+
+void hlua_sock_teardown(void)
+{
+	hsock_teardown = true;
 }
