@@ -286,11 +286,11 @@ static void rcv_add(lua_State *L, const char *p, size_t len)
 	lua_rawseti(L, 4, (lua_Integer)lua_rawlen(L, 4) + 1);
 }
 
-/* Returns what was received: the prefix (index 3) and the chunks, without the CRs of a
- * line; or nil and "connection closed." when nothing came. */
-static int rcv_done(lua_State *L, int mode, bool eof)
+/* Returns what was received: the prefix (index 3) and the chunks, without the CR ending a
+ * complete line (<line>, as HAProxy); or nil and "connection closed." when nothing came. */
+static int rcv_done(lua_State *L, bool line, bool eof)
 {
-	size_t n = lua_rawlen(L, 4);
+	size_t n = lua_rawlen(L, 4), pfx = 0;
 	luaL_Buffer b;
 
 	if (!n && eof) {
@@ -300,26 +300,16 @@ static int rcv_done(lua_State *L, int mode, bool eof)
 	}
 	luaL_buffinit(L, &b);
 	if (lua_type(L, 3) == LUA_TSTRING) {
+		pfx = lua_rawlen(L, 3);
 		lua_pushvalue(L, 3);
 		luaL_addvalue(&b);
 	}
 	for (size_t i = 1; i <= n; i++) {
-		size_t len;
-		const char *p;
-
 		lua_rawgeti(L, 4, (lua_Integer)i);
-		if (mode != RCV_LINE) {
-			luaL_addvalue(&b);
-			continue;
-		}
-		/* the table keeps the string: its bytes stay valid once popped, and the
-		 * buffer finds its own box on top again */
-		p = lua_tolstring(L, -1, &len);
-		lua_pop(L, 1);
-		for (size_t k = 0; k < len; k++)
-			if (p[k] != '\r')
-				luaL_addchar(&b, p[k]);
+		luaL_addvalue(&b);
 	}
+	if (line && luaL_bufflen(&b) > pfx && luaL_buffaddr(&b)[luaL_bufflen(&b) - 1] == '\r')
+		luaL_buffsub(&b, 1);
 	luaL_pushresult(&b);
 	return 1;
 }
@@ -343,7 +333,7 @@ static int k_recv(lua_State *L, int status, lua_KContext kc)
 			if (mode == RCV_LINE && (lf = memchr(p, '\n', take))) {
 				rcv_add(L, p, (size_t)(lf - p));
 				hsock_consume(s, (size_t)(lf - p) + 1);
-				return rcv_done(L, mode, false);
+				return rcv_done(L, true, false);
 			}
 			if (mode == RCV_NUM && (lua_Integer)take > rem)
 				take = (size_t)rem;
@@ -352,9 +342,9 @@ static int k_recv(lua_State *L, int status, lua_KContext kc)
 			rem -= (lua_Integer)take;
 		}
 		if (mode == RCV_NUM && !rem)
-			return rcv_done(L, mode, false);
+			return rcv_done(L, false, false);
 		if (s->eof || s->state != HS_READY)
-			return rcv_done(L, mode, true); /* what came before the end */
+			return rcv_done(L, false, true); /* what came before the end */
 		n = hsock_recv(s);
 		if (n > 0) {
 			ls->deadline = sock_deadline(ls);

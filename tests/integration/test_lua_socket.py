@@ -73,6 +73,31 @@ def test_line_protocol(proxy, port, tcpservers):
                                "nil,connection closed.|127.0.0.1:%d" % srv.port)
 
 
+def lines_server(tcpservers, n):
+    def send_lines(srv, s):
+        s.sendall(b"ab" + b"x" * n + b"yz\r\n" + b"in\rside\r\n" + b"12345" + b"end\r\n")
+        s.shutdown(socket.SHUT_WR)
+
+    return tcpservers(handler=send_lines)
+
+
+def test_lines_cr_bytes_rest(proxy, port, tcpservers):
+    """Only the CR before the LF is removed from a line; then bytes, and the rest up to
+    the close."""
+    srv = lines_server(tcpservers, 10000)
+    start(proxy, port, ["http-request lua.sock_long %d" % srv.port])
+    assert get(port).body.decode() == "1|10004,abx,xyz|in\\rside|12345|end\\r\\n"
+
+
+@pytest.mark.ours
+def test_line_longer_than_buffer(proxy, port, tcpservers):
+    """A line longer than the socket's 16 KiB buffer comes whole (HAProxy 2.6's receive
+    fails on a line longer than its buffer)."""
+    srv = lines_server(tcpservers, 40000)
+    start(proxy, port, ["http-request lua.sock_long %d" % srv.port])
+    assert get(port).body.decode() == "1|40004,abx,xyz|in\\rside|12345|end\\r\\n"
+
+
 def test_refused(proxy, port):
     closed = socket.socket()
     closed.bind(("127.0.0.1", 0))  # bound, not listening: connections are refused
