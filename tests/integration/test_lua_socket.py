@@ -136,6 +136,25 @@ def test_timeout_and_others_served(proxy, port, tcpservers):
     assert 0.25 <= got["dt"] < 3.0
 
 
+def test_client_gone_while_waiting(proxy, port, tcpservers):
+    """Clients that leave while their action waits on a socket: once the calls end (their
+    0.3 s timeout), no descriptor is left."""
+    srv = tcpservers(mode="silent", io_timeout=10.0)
+    px = start(proxy, port, ["http-request lua.sock_timeout %d" % srv.port])
+    get(port)
+    base = nfds(px.pid)
+    for _ in range(10):
+        c = socket.create_connection(("127.0.0.1", port), timeout=5)
+        c.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+        c.close()
+    deadline = time.monotonic() + 5
+    while srv.accepted < 11 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert srv.accepted == 11
+    assert wait_fds(px.pid, base) <= base
+    assert get(port).status == 200
+
+
 def test_connect_ssl(proxy, port, tcpservers, pki):
     ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     ctx.load_cert_chain(pki.p("srv.pem"))
