@@ -28,7 +28,7 @@ static void hlua_strm_free(struct stream *s)
 
 	s->hlua = NULL;
 	tasklet_cancel(&hs->wake);
-	hlua_txn_close(hs->txn); /* a script may have kept it: it must not reach <s> */
+	hlua_txn_close(hs->txn); /* a script that kept it gets an error, not the freed stream */
 	hlua_ctx_end(&hs->act);
 	for (int i = 0; i < hlua_nb_states; i++) {
 		if (hs->priv_ref[i] == LUA_NOREF || !hlua_states[i])
@@ -126,6 +126,8 @@ static enum act_return hlua_action(struct act_rule *r, struct proxy *px, struct 
 		hs->done = 0;
 		if (hlua_ctx_start(ctx, st, ref, fn->name, "function", hlua_set.session_timeout,
 				   !(from & ACT_F_HTTP_AFTER), push_act_args, &a) < 0) {
+			hlua_txn_close(hs->txn);
+			hs->txn = NULL;
 			hlua_report_err(ctx, px);
 			return ACT_RET_CONT;
 		}
@@ -305,6 +307,7 @@ static int run_smp_fn(struct hlua_fn *fn, const struct arg *args, struct sample 
 		return 0;
 	if (hlua_ctx_start(&ctx, st, ref, fn->name, in ? "converter" : "sample-fetch",
 			   hlua_set.session_timeout, false, push_smp_args, &a) < 0) {
+		hlua_txn_close(txn);
 		hlua_report_err(&ctx, px);
 		return 0;
 	}
