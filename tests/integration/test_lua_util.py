@@ -1,14 +1,16 @@
 """The Lua Map and Regex classes, the core helpers (tokenize, concat, parse_addr,
-match_addr, queue) and core.add_acl/del_acl/set_map/del_map, driven from actions through
-real sockets.
+match_addr, queue), core.add_acl/del_acl/set_map/del_map and txn:reply()/txn:done(),
+driven from actions through real sockets.
 
 Owns: what a client receives from actions using them (results rendered by
 `http-request return`), what later requests and `show map`/`show acl` see after a script
-changed a map or an ACL (on several threads), queues between tasks and actions, and the
+changed a map or an ACL (on several threads), txn:done()'s replies from the request,
+response and tcp-request content rules (statuses, headers, bodies, the log line), and the
 errors a script gets. The scripts are tests/integration/lua/util_*.lua.
 """
 
 import pathlib
+import re
 import time
 
 import httpc
@@ -199,6 +201,205 @@ def test_proxy_still_serves_after_script_errors(util):
     for _ in range(3):
         assert body(util["port"], "/see", x_k="b.com") == "m=be2 p=none"
     assert util["proxy"].alive()
+
+
+# ---- txn:reply / txn:done ----
+
+REPLY_CFG = """global
+    lua-load {lua}/util_reply.lua
+""" + DEFAULTS + """    log stdout format raw local0
+frontend fe
+    bind 127.0.0.1:{port}
+    log-format "%ST %tsc %HU"
+    http-request set-var(txn.mode) req.hdr(x-rmode)
+    http-request lua.reply if {{ req.hdr(x-mode) -m found }}
+    http-request return status 200 content-type text/plain lf-string "r=%[var(txn.r)]" if {{ var(txn.r) -m found }}
+    http-response lua.reply if {{ var(txn.mode) -m found }}
+    http-after-response add-header x-after yes
+    default_backend be
+frontend tcpfe
+    bind 127.0.0.1:{tport}
+    log-format "%ST %tsc %HU"
+    tcp-request inspect-delay 1s
+    tcp-request content lua.reply
+    default_backend be
+frontend srv
+    bind 127.0.0.1:{sport}
+    http-request return status 200 content-type text/plain string "from server"
+backend be
+    server s1 127.0.0.1:{sport}
+"""
+
+
+@pytest.fixture
+def reply(proxy):
+    port, tport, sport = free_port(), free_port(), free_port()
+    p = proxy(REPLY_CFG.format(lua=LUA, port=port, tport=tport, sport=sport),
+              ports=[port, tport, sport])
+    return {"port": port, "tport": tport, "proxy": p}
+
+
+def log_lines(p, n, timeout=5.0):
+    """The last n traffic log lines (the proxy logs to its stdout)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        p.out.flush()
+        lines = [l for l in p.out_path.read_text(errors="replace").splitlines()
+                 if re.match(r"-?\d+ \S{4} /", l)]
+        if len(lines) >= n or time.monotonic() > deadline:
+            return lines[-n:]
+        time.sleep(0.05)
+
+
+def raw(port, mode, method="GET", extra=""):
+    req = ("%s / HTTP/1.1\r\nHost: t\r\nx-mode: %s\r\n%sConnection: close\r\n\r\n"
+           % (method, mode, extra)).encode()
+    return httpc.exchange(port, req)
+
+
+def test_done_without_reply_closes(reply):
+    data, closed = raw(reply["port"], "close")
+    assert data == b"" and closed
+    assert log_lines(reply["proxy"], 1)[0].endswith(" LR-- /")
+
+
+def test_done_with_empty_reply(reply):
+    r = get(reply["port"], headers=[("x-mode", "empty")])
+    assert (r.status, r.reason, r.body) == (200, "OK", b"")
+    assert r.header("content-length") == "0"
+    assert r.header("x-after") == "yes"  # http-after-response rules see it
+    assert log_lines(reply["proxy"], 1)[0] == "200 LR-- /"
+
+
+def test_done_with_full_reply(reply):
+    r = get(reply["port"], headers=[("x-mode", "full")])
+    assert (r.status, r.reason, r.body) == (403, "Forbidden", b"denied!")
+    assert r.header_all("x-a") == ["1", "2"]
+    assert r.header("content-type") == "text/x"
+    assert r.header("content-length") == "7"
+    assert log_lines(reply["proxy"], 1)[0] == "403 LR-- /"
+
+
+def test_reply_methods(reply):
+    r = get(reply["port"], headers=[("x-mode", "methods")])
+    assert (r.status, r.reason, r.body) == (404, "Not Found", b"nf")
+    assert r.header_all("x-b") == ["b1", "b2"]
+    assert not r.has("x-c")
+    assert r.header("x-bad-status") == "false"  # set_status(99) is refused
+
+
+@pytest.mark.parametrize("mode,status,reason,body,hdrs", [
+    ("table", 201, "Made", b"t", {}),
+    ("fields", 202, "OK", b"f", {"x-f": "v"}),
+    ("reason", 200, "Fine", b"", {}),
+    ("framing", 200, "OK", b"abcdef", {"content-length": "6", "x-n": "5"}),
+])
+def test_reply_shapes(reply, mode, status, reason, body, hdrs):
+    r = get(reply["port"], headers=[("x-mode", mode)])
+    assert (r.status, r.reason, r.body) == (status, reason, body)
+    for k, v in hdrs.items():
+        assert r.header_all(k) == [v]
+
+
+def test_reply_object_fields(reply):
+    r = get(reply["port"], headers=[("x-mode", "dump")])
+    assert r.body.startswith(b"r=404 ")
+    assert r.body.endswith(b" b x|200 OK nil")
+
+
+def test_done_stops_the_script(reply):
+    r = get(reply["port"], headers=[("x-mode", "stop")])
+    assert (r.status, r.body) == (200, b"1")
+
+
+@pytest.mark.ours
+def test_done_caught_by_pcall_still_answers(reply):
+    """The first reply stands, and the script may not wait any more after it (its reply
+    is in the output buffer): core.msleep() fails, the exchange ends with the reply."""
+    r = get(reply["port"], headers=[("x-mode", "caught")])
+    assert (r.status, r.body) == (202, b"p")
+    assert "cannot yield" in reply["proxy"].stderr()
+
+
+def test_head_reply_has_no_body(reply):
+    data, closed = raw(reply["port"], "full", method="HEAD")
+    assert data.startswith(b"HTTP/1.1 403 Forbidden\r\n")
+    assert b"content-length: 7\r\n" in data and data.endswith(b"\r\n\r\n")
+
+
+def test_done_with_a_string_closes(reply):
+    data, closed = raw(reply["port"], "notable")
+    assert data == b"" and closed
+
+
+@pytest.mark.ours
+def test_done_with_an_invalid_status_closes(reply):
+    """2.6 sends "HTTP/1.1 99 ..." as is: here the exchange ends without an answer."""
+    data, closed = raw(reply["port"], "badstatus")
+    assert data == b"" and closed
+
+
+def test_too_big_reply_is_500(reply):
+    r = get(reply["port"], headers=[("x-mode", "big")])
+    assert r.status == 500
+    assert log_lines(reply["proxy"], 1)[0] == "500 PR-- /"
+
+
+@pytest.mark.parametrize("rmode,status,body", [
+    ("full", 403, b"denied!"),
+    ("empty", 200, b""),
+])
+def test_reply_from_response_rules(reply, rmode, status, body):
+    r = get(reply["port"], headers=[("x-rmode", rmode)])
+    assert (r.status, r.body) == (status, body)
+    assert r.header("x-after") == "yes"
+    assert log_lines(reply["proxy"], 2)[-1] == "%d LH-- /" % status
+
+
+def test_done_without_reply_from_response_rules_closes(reply):
+    req = b"GET / HTTP/1.1\r\nHost: t\r\nx-rmode: close\r\nConnection: close\r\n\r\n"
+    data, closed = httpc.exchange(reply["port"], req)
+    assert data == b"" and closed
+
+
+def test_reply_from_tcp_request_content(reply):
+    r = get(reply["tport"], headers=[("x-mode", "full")])
+    assert (r.status, r.body) == (403, b"denied!")
+    r = get(reply["tport"], headers=[("x-mode", "nothing")])
+    assert (r.status, r.body) == (200, b"from server")
+
+
+@pytest.mark.ours
+def test_reply_keeps_the_reason_it_was_made_with(reply):
+    """txn:reply{reason=} as documented (2.6 replaces it by the status's reason)."""
+    r = get(reply["port"], headers=[("x-mode", "ctor_reason")])
+    assert (r.status, r.reason) == (404, "Gone")
+
+
+@pytest.mark.ours
+def test_reply_header_breaking_the_message_is_an_error(reply):
+    """2.6 sends the CR LF as is (a header injection): here it is a Lua error, the
+    action fails and the request goes on to the server."""
+    r = get(reply["port"], headers=[("x-mode", "badhdr")])
+    assert (r.status, r.body) == (200, b"from server")
+    assert not r.has("x-injected")
+    assert "invalid value for header 'x-ok'" in reply["proxy"].stderr()
+
+
+def test_reply_in_tcp_mode_is_an_error(tmp_path, proxy):
+    port, sport = free_port(), free_port()
+    cfg = ("global\n    lua-load %s/util_reply.lua\n" % LUA + DEFAULTS +
+           "frontend fe\n    mode tcp\n    bind 127.0.0.1:%d\n"
+           "    tcp-request inspect-delay 1s\n"
+           "    tcp-request content set-var(txn.mode) str(full)\n"
+           "    tcp-request content lua.reply\n    default_backend be\n"
+           "backend be\n    mode tcp\n    server s1 127.0.0.1:%d\n"
+           "frontend srv\n    bind 127.0.0.1:%d\n"
+           "    http-request return status 200 content-type text/plain string ok\n" % (port, sport, sport))
+    p = proxy(cfg, ports=[port, sport])
+    r = get(port)
+    assert (r.status, r.body) == (200, b"ok")  # the action failed, the rest went on
+    assert "txn object is not an HTTP transaction" in p.stderr()
 
 
 # ---- queues (HAProxy 2.8+) ----
