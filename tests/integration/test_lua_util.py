@@ -223,20 +223,28 @@ frontend tcpfe
     tcp-request inspect-delay 1s
     tcp-request content lua.reply
     default_backend be
+frontend trfe
+    bind 127.0.0.1:{rport}
+    http-request set-var(txn.mode) req.hdr(x-tr)
+    default_backend betr
 frontend srv
     bind 127.0.0.1:{sport}
     http-request return status 200 content-type text/plain string "from server"
 backend be
+    server s1 127.0.0.1:{sport}
+backend betr
+    tcp-response inspect-delay 1s
+    tcp-response content lua.reply
     server s1 127.0.0.1:{sport}
 """
 
 
 @pytest.fixture
 def reply(proxy):
-    port, tport, sport = free_port(), free_port(), free_port()
-    p = proxy(REPLY_CFG.format(lua=LUA, port=port, tport=tport, sport=sport),
-              ports=[port, tport, sport])
-    return {"port": port, "tport": tport, "proxy": p}
+    port, tport, rport, sport = free_port(), free_port(), free_port(), free_port()
+    p = proxy(REPLY_CFG.format(lua=LUA, port=port, tport=tport, rport=rport, sport=sport),
+              ports=[port, tport, rport, sport])
+    return {"port": port, "tport": tport, "rport": rport, "proxy": p}
 
 
 def log_lines(p, n, timeout=5.0):
@@ -366,6 +374,17 @@ def test_reply_from_tcp_request_content(reply):
     r = get(reply["tport"], headers=[("x-mode", "full")])
     assert (r.status, r.body) == (403, b"denied!")
     r = get(reply["tport"], headers=[("x-mode", "nothing")])
+    assert (r.status, r.body) == (200, b"from server")
+
+
+def test_reply_from_tcp_response_content(reply):
+    r = get(reply["rport"], headers=[("x-tr", "full")])
+    assert (r.status, r.body) == (403, b"denied!")
+    assert r.header_all("x-a") == ["1", "2"]
+    req = b"GET / HTTP/1.1\r\nHost: t\r\nx-tr: close\r\nConnection: close\r\n\r\n"
+    data, closed = httpc.exchange(reply["rport"], req)
+    assert data == b"" and closed
+    r = get(reply["rport"])
     assert (r.status, r.body) == (200, b"from server")
 
 

@@ -57,7 +57,7 @@ cases.stop = function(txn)
   txn:set_var("txn.r", "went on")
 end
 
-core.register_action("reply", { "http-req", "http-res", "tcp-req" }, function(txn)
+core.register_action("reply", { "http-req", "http-res", "tcp-req", "tcp-res" }, function(txn)
   local mode = txn.sf:req_hdr("x-mode")
   if mode == "" then mode = txn:get_var("txn.mode") or "" end
   local f = cases[mode]
