@@ -124,6 +124,7 @@ static enum act_return hlua_action(struct act_rule *r, struct proxy *px, struct 
 			return ACT_RET_CONT;
 		}
 		hs->done = 0;
+		hs->reply = 0;
 		if (hlua_ctx_start(ctx, st, ref, fn->name, "function", hlua_set.session_timeout,
 				   !(from & ACT_F_HTTP_AFTER), push_act_args, &a) < 0) {
 			hlua_txn_close(hs->txn);
@@ -148,10 +149,13 @@ static enum act_return hlua_action(struct act_rule *r, struct proxy *px, struct 
 		return ACT_RET_YIELD;
 	case HLUA_ERR:
 		hlua_report_err(ctx, px);
-		break;
+		/* a txn:done() caught by pcall still ends the exchange */
+		/* fall through */
 	case HLUA_OK:
-		if (hs->done)
-			ret = hs->reply ? ACT_RET_DONE : ACT_RET_ABRT;
+		if (hs->done) /* txn:done(): its reply was written (hlua_reply.c), or none */
+			ret = hs->reply == HLUA_REPLY_SENT     ? ACT_RET_DONE
+			      : hs->reply == HLUA_REPLY_FAILED ? ACT_RET_ERR
+							       : ACT_RET_ABRT;
 		break;
 	}
 	hlua_txn_close(hs->txn);
@@ -161,8 +165,11 @@ static enum act_return hlua_action(struct act_rule *r, struct proxy *px, struct 
 		s->rule_exp = 0;
 		timer_del(&s->tmr);
 	}
-	if (ret == ACT_RET_ABRT && (from & (ACT_F_HTTP_REQ | ACT_F_HTTP_RES)))
+	if ((ret == ACT_RET_ABRT && (from & (ACT_F_HTTP_REQ | ACT_F_HTTP_RES))) ||
+	    ret == ACT_RET_DONE)
 		stream_set_term(s, 'L'); /* HAProxy's txn:done(): the exchange ends here */
+	else if (ret == ACT_RET_ERR)
+		stream_set_term(s, 'P'); /* its reply did not fit: a 500 of the proxy */
 	return ret;
 }
 

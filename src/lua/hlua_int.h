@@ -363,5 +363,17 @@ extern struct hlua_hc_conf hlua_hc_conf;
  * errors (alerted). */
 int hlua_httpclient_check(void);
 void hlua_httpclient_deinit(void);
+/* ---- replies (hlua_reply.c) ---- */
+
+/* hlua_strm->reply after txn:done(reply): */
+#define HLUA_REPLY_SENT 1   /* the reply is in the client's output buffer (ACT_RET_DONE) */
+#define HLUA_REPLY_FAILED 2 /* it did not fit in a buffer: the exchange fails (500) */
+
+/* txn:done()'s reply: renders the Reply (or plain table) at <idx> into the client's output
+ * buffer of <t>'s stream. Returns HLUA_REPLY_SENT, HLUA_REPLY_FAILED, or 0 when there is
+ * no reply to send (not a table, not an HTTP exchange, a status outside 100..599, a
+ * response already started): the exchange then just ends. Raises a Lua error, before
+ * writing anything, for a header name or value that would break the message. */
+int hlua_reply_send(lua_State *L, struct hlua_txn *t, int idx);
 
 #endif

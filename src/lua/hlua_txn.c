@@ -303,8 +303,8 @@ static int txn_get_priv(lua_State *L)
 	return 1;
 }
 
-/* txn:done(): ends the exchange; in an action, what was put in the response (txn:reply,
- * or nothing: the connection closes) is sent. */
+/* txn:done([reply]): ends the exchange; in an action, the reply (txn:reply(), or a table
+ * of the same fields: hlua_reply.c) is sent, or without one the connection closes. */
 static int txn_done(lua_State *L)
 {
 	struct hlua_txn *t = hlua_txn_check(L, 1);
@@ -313,6 +313,10 @@ static int txn_done(lua_State *L)
 
 	if (!t->can_reply || !hs || !ctx)
 		return luaL_error(L, "txn:done() cannot be used here");
+	if (!hs->done) /* a second call (the first caught by pcall) sends nothing more */
+		hs->reply = (uint8_t)hlua_reply_send(L, t, 2);
+	if (hs->reply) /* it waits in the output buffer: the script may not wait any more */
+		ctx->yieldable = 0;
 	hs->done = 1;
 	ctx->done = 1;
 	lua_pushnil(L);

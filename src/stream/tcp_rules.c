@@ -222,6 +222,10 @@ int tcp_req_content(struct stream *s, struct proxy *px, bool final, int *ret)
 		return TCP_RULES_CONT;
 	if (r == ACT_RET_YIELD)
 		return TCP_RULES_WAIT;
+	if (r == ACT_RET_DONE && s->fe->mode == PR_MODE_HTTP) {
+		*ret = stream_reply_done(s); /* a Lua txn:done(reply) wrote its answer */
+		return TCP_RULES_GONE;
+	}
 	/* reject, silent-drop, or an action that failed: closed without an answer */
 	stream_set_term2(s, 'P', 'R');
 	CNT_INC(s->fe->fe_cnt, denied_req);
@@ -250,9 +254,15 @@ int tcp_res_content(struct stream *s, struct proxy *px, int *ret)
 {
 	struct act_rule *resume = NULL;
 
-	if (tcp_run_set(px, offsetof(struct proxy, tcp_res_cont_rules), s, ACT_F_TCP_RES_CNT, true,
-			&resume) == ACT_RET_CONT)
+	enum act_return r = tcp_run_set(px, offsetof(struct proxy, tcp_res_cont_rules), s,
+					ACT_F_TCP_RES_CNT, true, &resume);
+
+	if (r == ACT_RET_CONT)
 		return TCP_RULES_CONT;
+	if (r == ACT_RET_DONE) {
+		*ret = stream_reply_done(s); /* a Lua txn:done(reply) wrote its answer */
+		return TCP_RULES_GONE;
+	}
 	return tcp_res_denied(s, 0, ret);
 }
 
