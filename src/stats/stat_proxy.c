@@ -193,6 +193,7 @@ void stats_fill_fe(struct stat_line *l, const struct proxy *px)
 		ST_comp_rsp, ST_cache_lookups, ST_cache_hits, ST_NCOLS,
 	};
 	struct fe_counters c;
+	int adm;
 	/* a session starts at each accepted connection: both rates are the same */
 	uint32_t rate = freq_ctr_rate(&px->sess_rate, stat_now_ms());
 	uint32_t rate_max = HA_ATOMIC_LOAD_RLX(&px->sess_rate_max);
@@ -217,8 +218,11 @@ void stats_fill_fe(struct stat_line *l, const struct proxy *px)
 	STAT_NUM(l, ST_dreq, c.denied_req);
 	STAT_NUM(l, ST_dresp, c.denied_resp);
 	STAT_NUM(l, ST_ereq, c.failed_req);
+	adm = HA_ATOMIC_LOAD_RLX(&px->adm_state); /* "disable frontend" shows PAUSED, as 2.6 */
 	STAT_STR(l, ST_status,
-		 HA_ATOMIC_LOAD_RLX(&px->adm_state) & PX_ADM_STOPPED ? "STOP" : "OPEN");
+		 (adm & PX_ADM_STOPPED)	 ? "STOP"
+		 : (adm & PX_ADM_PAUSED) ? "PAUSED"
+					 : "OPEN");
 	st_rsp(l, c.rsp);
 	STAT_NUM(l, ST_req_tot, c.cum_req);
 	STAT_NUM(l, ST_req_rate, freq_ctr_rate(&px->req_rate, stat_now_ms()));
