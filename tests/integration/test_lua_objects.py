@@ -13,7 +13,9 @@ differences are marked `ours`.
 
 import os
 import pathlib
+import shutil
 import socket
+import subprocess
 import time
 import urllib.parse
 
@@ -466,3 +468,30 @@ def test_cli_command_cannot_replace_a_builtin(tmp_path):
     assert r.returncode != 0
     assert "'show info' is already a runtime API command" in r.stderr
     assert "dup.cfg:2" in r.stderr
+
+
+def test_cli_command_of_six_words_refused(tmp_path):
+    from conftest import run_haproxy
+    script = tmp_path / "six.lua"
+    script.write_text('core.register_cli({"a", "b", "c", "d", "e", "f"}, "six", '
+                      'function(a) end)\n')
+    cfg = tmp_path / "six.cfg"
+    cfg.write_text(f"global\n    lua-load {script}\nlisten x\n    mode http\n"
+                   f"    bind 127.0.0.1:{free_port()}\n")
+    r = run_haproxy(["-c", "-f", str(cfg)])
+    assert r.returncode != 0
+    assert ("bad argument #1 to 'register_cli' (1st argument must be a table with a "
+            "maximum of 5 entries)") in r.stderr
+
+
+def test_cli_command_through_socat(proxy, backends, tmp_path):
+    if not shutil.which("socat"):
+        pytest.skip("socat not installed")
+    _, _, sock, _ = start(proxy, backends, tmp_path)
+    r = subprocess.run(["socat", "-t", "5", "-", "UNIX-CONNECT:" + sock],
+                       input="obj hello socat\n", capture_output=True, text=True, timeout=10)
+    assert r.stdout == "hello socat\nargs=obj|hello|socat n=3\n"
+    r = subprocess.run(["socat", "-t", "5", "-", "UNIX-CONNECT:" + sock],
+                       input="prompt\nobj slow\nquit\n", capture_output=True, text=True,
+                       timeout=10)
+    assert r.stdout == "\n> first\nsecond\n\n> "
