@@ -133,7 +133,9 @@ static int adm_k(lua_State *L, int status, lua_KContext kctx)
 	if (HA_ATOMIC_LOAD(&ref->job->done))
 		return adm_results(L, ref, ret);
 	if (now_ms() - ref->job->start > ADM_WAIT_MS) {
-		adm_gc(L); /* thread 0 does not answer: go on without the answer */
+		/* thread 0 does not answer (stopping): go on without the answer */
+		adm_unref(ref->job);
+		ref->job = NULL;
 		return ret == HLUA_ADM_NONE ? 0 : (lua_pushnil(L), 1);
 	}
 	return hlua_yield(L, now_ms() + 1, false, adm_k, kctx);

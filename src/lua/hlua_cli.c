@@ -37,6 +37,7 @@ struct hlua_cli_run {
 	struct hlua_cli_cmd *cmd;
 	struct cli_ctx *cctx;
 	struct hlua_cli_app *app; /* the script's applet object, closed at the end */
+	int app_ref;		  /* registry reference keeping <app> alive meanwhile */
 	size_t pl_off;		  /* what getline/receive consumed of the payload */
 	uint8_t want_room;	  /* send() waits for room in the output */
 	uint8_t err_pending;	  /* the error line is still to write */
@@ -227,6 +228,9 @@ static int push_cli_args(lua_State *T, void *arg)
 	luaL_checkstack(T, r->cctx->nargs + 2, "too many words");
 	a = hlua_obj_new(T, CLASS_APPLET_CLI, sizeof(*a));
 	a->run = r;
+	/* the script may drop its last reference: the registry keeps it until the end */
+	lua_pushvalue(T, -1);
+	r->app_ref = luaL_ref(T, LUA_REGISTRYINDEX);
 	r->app = a;
 	for (int i = 0; i < r->cctx->nargs; i++)
 		lua_pushstring(T, r->cctx->args[i]);
@@ -240,8 +244,12 @@ static void cli_run_end(struct cli_ctx *ctx)
 
 	if (!r)
 		return;
-	if (r->app)
+	if (r->app) {
 		r->app->run = NULL;
+		hlua_lock(r->hc.st);
+		luaL_unref(r->hc.st->L, LUA_REGISTRYINDEX, r->app_ref);
+		hlua_unlock(r->hc.st);
+	}
 	hlua_ctx_end(&r->hc);
 	free(r);
 	ctx->p[0] = NULL;
