@@ -32,7 +32,8 @@ def start(proxy, backends, tmp_path, glob=(), load="lua-load", nbthread=1):
     Returns (proxy, ports dict, socket path, backends)."""
     bs = backends(names=["s1", "s2", "s3"])
     sock = str(tmp_path / "stats.sock")
-    ports = {"fe": free_port(), "fe2": free_port(), "fi": free_port(), "q": free_port()}
+    ports = {"fe": free_port(), "fe2": free_port(), "fi": free_port(), "q": free_port(),
+             "fw": free_port()}
     cfg = f"""global
     stats socket {sock} level admin
     nbthread {nbthread}
@@ -59,6 +60,14 @@ frontend fi
     http-request track-sc0 int(42)
     http-request sc-inc-gpc0(0)
     http-request return status 200
+
+frontend fw
+    bind 127.0.0.1:{ports["fw"]}
+    http-request set-var(txn.r) lua.obj_setw(s2,7)
+    http-request return status 200 content-type text/plain lf-string "%[var(txn.r)]"
+
+backend big
+    stick-table type string len 300 size 5000 store gpc0
 
 frontend q
     bind 127.0.0.1:{ports["q"]}
@@ -125,15 +134,15 @@ def served_by(port, n):
 def test_proxies_nil_while_loading_then_listed(proxy, backends, tmp_path):
     _, ports, sock, _ = start(proxy, backends, tmp_path)
     got = kv(ask(ports, "/loadtime"))
-    assert got == {"load": "nil", "init": "be:backend,fe:frontend,fi:frontend,q:frontend"}
+    assert got == {"load": "nil", "init": "be:backend,big:backend,fe:frontend,fi:frontend,"
+                                          "fw:frontend,q:frontend"}
     got = kv(ask(ports, "/proxies"))
     rows = stat_rows(sock)
-    iid = {px: rows[(px, "FRONTEND" if px != "be" else "BACKEND")]["iid"]
-           for px in ("fe", "fi", "q", "be")}
-    fe = "fe:fe:frontend:http:%s,fi:fi:frontend:http:%s,q:q:frontend:http:%s" % (
-        iid["fe"], iid["fi"], iid["q"])
-    be = "be:be:backend:http:%s" % iid["be"]
-    assert got["proxies"] == be + "," + fe
+    fes, bes = ("fe", "fi", "fw", "q"), ("be", "big")
+    iid = {px: rows[(px, "FRONTEND" if px in fes else "BACKEND")]["iid"] for px in fes + bes}
+    fe = ",".join("%s:%s:frontend:http:%s" % (px, px, iid[px]) for px in fes)
+    be = ",".join("%s:%s:backend:http:%s" % (px, px, iid[px]) for px in bes)
+    assert got["proxies"] == ",".join(sorted((fe + "," + be).split(",")))
     assert got["frontends"] == fe
     assert got["backends"] == be
     assert got["servers"] == "s1:s1:1,s2:s2:2,s3:s3:3"
@@ -296,6 +305,18 @@ def test_setters_across_threads(proxy, backends, tmp_path):
         assert stat_rows(sock)[("be", "s1")]["weight"] == str(w)
 
 
+def test_setter_from_a_fetch(proxy, backends, tmp_path):
+    """A fetch cannot wait: the change is applied shortly after (bounded wait)."""
+    _, ports, sock, _ = start(proxy, backends, tmp_path, nbthread=2)
+    for _ in range(4):
+        r = httpc.get(ports["fw"], "/")
+        assert r.status == 200 and r.body == b"ret=nil", r
+    deadline = time.monotonic() + 5
+    while stat_rows(sock)[("be", "s2")]["weight"] != "7":
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+
+
 @pytest.mark.ours  # 2.6 runs them at init, before the threads
 def test_setter_in_init_is_an_error(proxy, tmp_path):
     script = tmp_path / "init.lua"
@@ -347,6 +368,18 @@ def test_stktable_info_lookup_dump(proxy, backends, tmp_path):
     assert ask(ports, "/dump/fi") == "42={gpc0=2}"
     assert kv(ask(ports, "/lookup/fi/42"))["gpc0"] == "2"
     assert kv(ask(ports, "/stinfo/fi"))["type"] == "integer"
+
+
+def test_stktable_dump_of_many_entries(proxy, backends, tmp_path):
+    """3000 entries of 300-byte keys: the dump goes through many batches."""
+    _, ports, sock, _ = start(proxy, backends, tmp_path)
+    n = 3000
+    for first in range(0, n, 40):
+        cmds = ["set table big key %s%04d data.gpc0 %d" % ("k" * 296, i, i % 7)
+                for i in range(first, min(n, first + 40))]
+        assert cli(sock, ";".join(cmds)).strip() == ""
+    got = kv(ask(ports, "/dumpcount/big"))
+    assert got == {"n": str(n), "sum": str(sum(i % 7 for i in range(n))), "longest": "300"}
 
 
 def test_stktable_bad_filters(proxy, backends, tmp_path):

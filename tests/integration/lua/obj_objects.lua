@@ -133,6 +133,15 @@ ops.dump = function(name, col, op, val)
   if not t then return "err=" .. err end
   return lines(t)
 end
+ops.dumpcount = function(name)
+  local n, sum, longest = 0, 0, 0
+  for k, data in pairs(table_of(name):dump()) do
+    n = n + 1
+    sum = sum + data.gpc0
+    if #k > longest then longest = #k end
+  end
+  return "n=" .. n .. "\nsum=" .. sum .. "\nlongest=" .. longest
+end
 ops.badfilter = function(name, kind)
   local filters = {
     notable = "x",
@@ -145,6 +154,11 @@ ops.badfilter = function(name, kind)
   local t, err = table_of(name):dump(filters[kind])
   return "t=" .. tostring(t) .. "\nerr=" .. tostring(err)
 end
+
+-- a setter from a fetch, which cannot wait for the change
+core.register_fetches("obj_setw", function(txn, name, w)
+  return "ret=" .. tostring(srv(name):set_weight(w))
+end)
 
 core.register_action("obj", {"http-req"}, function(txn)
   local args = {}
