@@ -113,6 +113,7 @@ static const char *stat_srv_status(const struct server *srv)
 {
 	static const char *const st[] = { "UP", "DOWN", "NOLB" };
 	int rs = HA_ATOMIC_LOAD_RLX(&srv->run_state);
+	const struct server *ref = srv;
 
 	int adm = HA_ATOMIC_LOAD_RLX(&srv->admin);
 
@@ -122,8 +123,10 @@ static const char *stat_srv_status(const struct server *srv)
 		return "MAINT (resolution)";
 	if (adm & SRV_ADM_FDRAIN) /* runtime API, stats page, agent */
 		return "DRAIN";
-	if (!(srv->flags & SRV_F_CHECK) ||
-	    (rs == SRV_RS_UP && (HA_ATOMIC_LOAD_RLX(&srv->chk_adm) & SRV_CHK_HEALTH_OFF)))
+	while (ref->track) /* a tracking server shows the state its checked one gives it */
+		ref = ref->track;
+	if (!(ref->flags & SRV_F_CHECK) ||
+	    (rs == SRV_RS_UP && (HA_ATOMIC_LOAD_RLX(&ref->chk_adm) & SRV_CHK_HEALTH_OFF)))
 		return "no check"; /* "disable health" (2.6: a DOWN server shows DOWN) */
 	return st[rs >= 0 && rs <= SRV_RS_NOLB ? rs : 0];
 }

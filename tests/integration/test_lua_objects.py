@@ -16,6 +16,7 @@ import pathlib
 import shutil
 import socket
 import subprocess
+import threading
 import time
 import urllib.parse
 
@@ -65,6 +66,10 @@ frontend fw
     bind 127.0.0.1:{ports["fw"]}
     http-request set-var(txn.r) lua.obj_setw(s2,7)
     http-request return status 200 content-type text/plain lf-string "%[var(txn.r)]"
+
+backend chk
+    server c1 127.0.0.1:{bs[0].port} check inter 100 rise 1 fall 1
+    server c2 127.0.0.1:{bs[1].port} track chk/c1
 
 backend big
     stick-table type string len 300 size 5000 store gpc0
@@ -134,11 +139,11 @@ def served_by(port, n):
 def test_proxies_nil_while_loading_then_listed(proxy, backends, tmp_path):
     _, ports, sock, _ = start(proxy, backends, tmp_path)
     got = kv(ask(ports, "/loadtime"))
-    assert got == {"load": "nil", "init": "be:backend,big:backend,fe:frontend,fi:frontend,"
-                                          "fw:frontend,q:frontend"}
+    assert got == {"load": "nil", "init": "be:backend,big:backend,chk:backend,fe:frontend,"
+                                          "fi:frontend,fw:frontend,q:frontend"}
     got = kv(ask(ports, "/proxies"))
     rows = stat_rows(sock)
-    fes, bes = ("fe", "fi", "fw", "q"), ("be", "big")
+    fes, bes = ("fe", "fi", "fw", "q"), ("be", "big", "chk")
     iid = {px: rows[(px, "FRONTEND" if px in fes else "BACKEND")]["iid"] for px in fes + bes}
     fe = ",".join("%s:%s:frontend:http:%s" % (px, px, iid[px]) for px in fes)
     be = ",".join("%s:%s:backend:http:%s" % (px, px, iid[px]) for px in bes)
@@ -315,6 +320,50 @@ def test_setter_from_a_fetch(proxy, backends, tmp_path):
     while stat_rows(sock)[("be", "s2")]["weight"] != "7":
         assert time.monotonic() < deadline
         time.sleep(0.05)
+
+
+def test_check_force_and_disable(proxy, backends, tmp_path):
+    _, ports, sock, _ = start(proxy, backends, tmp_path)
+    deadline = time.monotonic() + 5
+    while stat_rows(sock)[("chk", "c1")]["status"] != "UP":
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    # the checks go on: disable them first so that they do not bring it back
+    assert ask(ports, "/srvop/chk/c1/check_disable") == "ok nil"
+    assert ask(ports, "/srvop/chk/c1/check_force_down") == "ok nil"
+    rows = stat_rows(sock)
+    assert rows[("chk", "c1")]["status"] == "DOWN"
+    assert rows[("chk", "c2")]["status"] == "DOWN"  # it tracks c1
+    assert ask(ports, "/srvop/chk/c1/check_force_up") == "ok nil"
+    assert stat_rows(sock)[("chk", "c1")]["status"] == "no check"
+    assert ask(ports, "/srvop/chk/c1/check_enable") == "ok nil"
+    assert stat_rows(sock)[("chk", "c1")]["status"] == "UP"
+    # an agent that is not configured: nothing happens, nothing fails
+    assert ask(ports, "/srvop/chk/c1/agent_force_down") == "ok nil"
+    assert stat_rows(sock)[("chk", "c1")]["status"] == "UP"
+
+
+@pytest.mark.v32  # tracking() and get_trackers() came after 2.6
+def test_tracking(proxy, backends, tmp_path):
+    _, ports, _, _ = start(proxy, backends, tmp_path)
+    assert kv(ask(ports, "/track/chk/c1")) == {"tracking": "nil", "trackers": "c2"}
+    assert kv(ask(ports, "/track/chk/c2")) == {"tracking": "c1", "trackers": ""}
+
+
+def test_shut_sess(proxy, backends, tmp_path):
+    _, ports, _, _ = start(proxy, backends, tmp_path)
+    ask(ports, "/maint/s2")
+    res = []
+    t = threading.Thread(target=lambda: res.append(httpc.get(ports["fe"], "/?delay=3",
+                                                              timeout=10)))
+    t.start()
+    deadline = time.monotonic() + 5
+    while kv(ask(ports, "/srvstats/s1"))["scur"] != "1":  # the request reached s1
+        assert time.monotonic() < deadline
+        time.sleep(0.02)
+    assert ask(ports, "/srvop/be/s1/shut_sess") == "ok nil"
+    t.join(10)
+    assert res and res[0].status == 502, res
 
 
 @pytest.mark.ours  # 2.6 runs them at init, before the threads

@@ -119,6 +119,24 @@ ops.drain = function(name) srv(name):set_drain() return "ok" end
 ops.pause = function(name) core.frontends[name]:pause() return "ok" end
 ops.resume = function(name) core.frontends[name]:resume() return "ok" end
 
+-- any method of a server of any backend, without arguments
+ops.srvop = function(be, name, method)
+  local s = core.backends[be].servers[name]
+  local r = s[method](s)
+  return "ok " .. tostring(r)
+end
+ops.track = function(be, name)
+  local s = core.backends[be].servers[name]
+  local t = {}
+  for _, x in ipairs(s:get_trackers()) do t[#t + 1] = x.name end
+  return "tracking=" .. tostring(s:tracking() and s:tracking().name) ..
+    "\ntrackers=" .. table.concat(t, ",")
+end
+ops.pxop = function(px, method)
+  local p = core.proxies[px]
+  return "ok " .. tostring(p[method](p))
+end
+
 local function table_of(name) return core.proxies[name].stktable end
 ops.stinfo = function(name) return lines(table_of(name):info()) end
 ops.lookup = function(name, key)
