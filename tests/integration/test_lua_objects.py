@@ -289,7 +289,7 @@ def test_set_maxconn_and_addr(proxy, backends, tmp_path):
     assert got["ret"].strip() == "Invalid addr 'not-an-ip' by 'Lua script'"
 
 
-def test_pause_resume_frontend(proxy, backends, tmp_path):
+def test_pause_resume_stop_frontend(proxy, backends, tmp_path):
     _, ports, sock, _ = start(proxy, backends, tmp_path)
     assert ask(ports, "/pause/fe") == "ok"
     assert stat_rows(sock)[("fe", "FRONTEND")]["status"] == "PAUSED"
@@ -298,6 +298,13 @@ def test_pause_resume_frontend(proxy, backends, tmp_path):
     assert ask(ports, "/resume/fe") == "ok"
     assert stat_rows(sock)[("fe", "FRONTEND")]["status"] == "OPEN"
     assert httpc.get(ports["fe"], "/").status == 200
+    assert ask(ports, "/pxop/be/shut_bcksess") == "ok nil"
+    assert ask(ports, "/pxop/be/pause") == "ok nil"  # a backend: nothing to pause
+    assert ask(ports, "/pxop/fe/stop") == "ok nil"
+    assert stat_rows(sock)[("fe", "FRONTEND")]["status"] == "STOP"
+    with pytest.raises(OSError):
+        socket.create_connection(("127.0.0.1", ports["fe"]), timeout=2).recv(1)
+    assert httpc.get(ports["fi"], "/").status == 200
 
 
 def test_setters_across_threads(proxy, backends, tmp_path):

@@ -134,7 +134,8 @@ ops.track = function(be, name)
 end
 ops.pxop = function(px, method)
   local p = core.proxies[px]
-  return "ok " .. tostring(p[method](p))
+  local r = p[method](p)
+  return "ok " .. tostring(r)
 end
 
 local function table_of(name) return core.proxies[name].stktable end
