@@ -47,8 +47,8 @@ struct cli_ctx {
 	void (*release)(struct cli_ctx *ctx);
 };
 
-/* One command. <usage> and <help> form its line of "help" ("  %-40s: %s"); a NULL usage
- * hides it. The handler returns CLI_DONE or CLI_MORE.
+/* One command. <usage> and <help> form its line of "help" ("  %-40s: %s", or the usage
+ * alone without help, as Lua commands show); a NULL usage hides it. The handler returns CLI_DONE or CLI_MORE.
  */
 struct cli_kw {
 	const char *words[CLI_MAX_WORDS]; /* NULL-terminated unless all are used */

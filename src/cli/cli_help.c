@@ -188,7 +188,9 @@ static int cli_help_list(struct cli_ctx *ctx, const char *header, char **args, i
 	for (; ctx->st == 1 && ctx->n[0] < (uint64_t)cnt; ctx->n[0]++) {
 		const struct cli_kw *kw = sel[ctx->n[0]];
 
-		if (cli_printf(ctx, "  %-40s: %s\n", kw->usage, kw->help) < 0)
+		/* a command without help text (Lua's) shows its usage alone, as 2.6 */
+		if ((kw->help ? cli_printf(ctx, "  %-40s: %s\n", kw->usage, kw->help)
+			      : cli_printf(ctx, "  %s\n", kw->usage)) < 0)
 			return CLI_MORE;
 	}
 	ctx->st = 2;

@@ -397,6 +397,8 @@ int hlua_cfg_check(void)
 
 int hlua_runtime_init(void)
 {
+	if (hlua_proxy_publish_all() < 0)
+		return -1;
 	return hlua_init_run_all();
 }
 

@@ -418,6 +418,10 @@ static int l_register_cli(lua_State *L)
 	}
 	if (!n)
 		return luaL_error(L, "register_cli: the keyword needs at least one word");
+	if (lua_rawgeti(L, 1, 6) != LUA_TNIL) /* as 2.6: not silently cut */
+		return luaL_argerror(L, 1,
+				     "1st argument must be a table with a maximum of 5 entries");
+	lua_pop(L, 1);
 	fn = register_fn(L, HLUA_FN_CLI, name, 3, &created);
 	if (!created)
 		return 0;

@@ -375,5 +375,46 @@ void hlua_httpclient_deinit(void);
  * response already started): the exchange then just ends. Raises a Lua error, before
  * writing anything, for a header name or value that would break the message. */
 int hlua_reply_send(lua_State *L, struct hlua_txn *t, int idx);
+/* ---- proxies, servers, listeners, stick tables and CLI commands (hlua_proxy.c,
+ * hlua_server.c, hlua_stktable.c, hlua_admin.c, hlua_cli.c) ---- */
+struct server;
+struct stktable;
+struct stat_line;
+struct stat_desc;
+
+/* Pushes a new Proxy, Server or StickTable object for <px>, <s> or <t>. */
+void hlua_proxy_push(lua_State *L, struct proxy *px);
+void hlua_server_push(lua_State *L, struct server *s);
+void hlua_stktable_push(lua_State *L, struct stktable *t);
+/* The Server class and the handles of hlua_admin_call (called by hlua_proxy_setup). */
+void hlua_server_setup(lua_State *L);
+void hlua_admin_setup(lua_State *L);
+/* hlua_cli.c: the applet class of Lua CLI commands (called by hlua_proxy_setup). */
+void hlua_cli_setup(lua_State *L);
+
+/* Pushes a table of the non-empty fields of <l> named by <d>[0..n): numbers as
+ * integers, strings as strings. */
+void hlua_push_stat_fields(lua_State *L, const struct stat_line *l, const struct stat_desc *d,
+			   int n);
+
+/* Sets core.proxies, core.frontends and core.backends in every state, once the
+ * configuration is checked (before the init functions run). Returns 0 or -1. */
+int hlua_proxy_publish_all(void);
+
+/* What hlua_admin_call() returns to the script: nothing, nil on success or the
+ * command's message, or the message always (nil when empty). */
+enum hlua_adm_ret {
+	HLUA_ADM_NONE = 0,
+	HLUA_ADM_ERR,
+	HLUA_ADM_MSG,
+};
+
+/* Runs the runtime API command <argv>[0..argc) with the admin level, as the CLI runs it
+ * (on thread 0, waiting for what it posted to other threads), for a Lua C function that
+ * returns what this returns. A yieldable context waits for the end of the command; any
+ * other gets nothing back when the command could not end at once (it still runs). Its
+ * message has "stats socket command" replaced with "Lua script" and no final LF. Raises
+ * an error before the threads run (init functions). */
+int hlua_admin_call(lua_State *L, enum hlua_adm_ret ret, int argc, const char *const *argv);
 
 #endif

@@ -113,6 +113,7 @@ static const char *stat_srv_status(const struct server *srv)
 {
 	static const char *const st[] = { "UP", "DOWN", "NOLB" };
 	int rs = HA_ATOMIC_LOAD_RLX(&srv->run_state);
+	const struct server *ref = srv;
 
 	int adm = HA_ATOMIC_LOAD_RLX(&srv->admin);
 
@@ -122,8 +123,10 @@ static const char *stat_srv_status(const struct server *srv)
 		return "MAINT (resolution)";
 	if (adm & SRV_ADM_FDRAIN) /* runtime API, stats page, agent */
 		return "DRAIN";
-	if (!(srv->flags & SRV_F_CHECK) ||
-	    (rs == SRV_RS_UP && (HA_ATOMIC_LOAD_RLX(&srv->chk_adm) & SRV_CHK_HEALTH_OFF)))
+	while (ref->track) /* a tracking server shows the state its checked one gives it */
+		ref = ref->track;
+	if (!(ref->flags & SRV_F_CHECK) ||
+	    (rs == SRV_RS_UP && (HA_ATOMIC_LOAD_RLX(&ref->chk_adm) & SRV_CHK_HEALTH_OFF)))
 		return "no check"; /* "disable health" (2.6: a DOWN server shows DOWN) */
 	return st[rs >= 0 && rs <= SRV_RS_NOLB ? rs : 0];
 }
@@ -193,6 +196,7 @@ void stats_fill_fe(struct stat_line *l, const struct proxy *px)
 		ST_comp_rsp, ST_cache_lookups, ST_cache_hits, ST_NCOLS,
 	};
 	struct fe_counters c;
+	int adm;
 	/* a session starts at each accepted connection: both rates are the same */
 	uint32_t rate = freq_ctr_rate(&px->sess_rate, stat_now_ms());
 	uint32_t rate_max = HA_ATOMIC_LOAD_RLX(&px->sess_rate_max);
@@ -217,8 +221,11 @@ void stats_fill_fe(struct stat_line *l, const struct proxy *px)
 	STAT_NUM(l, ST_dreq, c.denied_req);
 	STAT_NUM(l, ST_dresp, c.denied_resp);
 	STAT_NUM(l, ST_ereq, c.failed_req);
+	adm = HA_ATOMIC_LOAD_RLX(&px->adm_state); /* "disable frontend" shows PAUSED, as 2.6 */
 	STAT_STR(l, ST_status,
-		 HA_ATOMIC_LOAD_RLX(&px->adm_state) & PX_ADM_STOPPED ? "STOP" : "OPEN");
+		 (adm & PX_ADM_STOPPED)	 ? "STOP"
+		 : (adm & PX_ADM_PAUSED) ? "PAUSED"
+					 : "OPEN");
 	st_rsp(l, c.rsp);
 	STAT_NUM(l, ST_req_tot, c.cum_req);
 	STAT_NUM(l, ST_req_rate, freq_ctr_rate(&px->req_rate, stat_now_ms()));
