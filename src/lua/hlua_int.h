@@ -261,4 +261,8 @@ struct hlua_sub {
 /* The TXN object at <idx> with a live stream, or raises an error. */
 struct hlua_txn *hlua_txn_check(lua_State *L, int idx);
 
+/* ---- configuration: tune.lua.maxmem (hlua.c) ---- */
+/* Counts what the existing states hold into the total that tune.lua.maxmem limits. */
+void hlua_mem_recount(void);
+
 #endif
