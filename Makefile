@@ -1,5 +1,6 @@
 # Build of the haproxy-compatible proxy. Targets: all (./haproxy), run, test, unit, asan,
-# integration, fuzz, fuzz-replay, bench, bench-tcp, bench-tls, install, uninstall, clean.
+# integration, fuzz, fuzz-replay, bench, bench-lua, bench-tcp, bench-tls, install, uninstall,
+# clean.
 # Options: USE_PCRE2, USE_PCRE2_JIT, USE_LUA, USE_ZLIB, USE_LIBCRYPT (1 by default, 0 to
 # drop), CC, CPU, ARCH, DEBUG; USE_OPENSSL must stay 1 (TLS is built in).
 
@@ -208,6 +209,13 @@ bench/lb_pick: $(LIB_OBJS) $(BUILD)/bench/lb_pick.o
 
 bench-pick: bench/lb_pick
 	./bench/lb_pick
+
+# only the Lua rows of make bench (BENCH_LUA=0 make bench skips them there): a trivial
+# http-request lua.NAME action and a hello-world Lua service, instructions per request over
+# no Lua and req/s, ours vs haproxy with the same script.
+.PHONY: bench-lua
+bench-lua: deps haproxy
+	@bench/lua.sh
 
 # only the TLS rows of make bench (BENCH_TLS=0 make bench skips them there)
 .PHONY: bench-tls
