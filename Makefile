@@ -1,5 +1,6 @@
 # Build of the haproxy-compatible proxy. Targets: all (./haproxy), run, test, unit, asan,
-# integration, fuzz, fuzz-replay, bench, bench-tcp, bench-tls, install, uninstall, clean.
+# integration, fuzz, fuzz-replay, bench, bench-lua, bench-tcp, bench-tls, install, uninstall,
+# clean.
 # Options: USE_PCRE2, USE_PCRE2_JIT, USE_LUA, USE_ZLIB, USE_LIBCRYPT (1 by default, 0 to
 # drop), CC, CPU, ARCH, DEBUG; USE_OPENSSL must stay 1 (TLS is built in).
 
@@ -69,11 +70,27 @@ CFLAGS_ALL = $(STD_CFLAGS) $(OPT_CFLAGS) $(WARN_CFLAGS) $(ARCH_CFLAGS) $(INC_CFL
 	-DBUILD_CPU='"$(CPU)"' $(EXTRA_CFLAGS)
 
 SRCS      := $(sort $(wildcard src/*/*.c))
+# Without Lua only src/lua/hlua_none.c is built (it refuses the Lua keywords); with Lua,
+# everything but it.
+ifeq ($(USE_LUA),1)
+SRCS      := $(filter-out src/lua/hlua_none.c,$(SRCS))
+else
+SRCS      := $(filter-out src/lua/%,$(SRCS)) src/lua/hlua_none.c
+endif
 MAIN_SRC  := src/proc/main.c
 LIB_SRCS  := $(filter-out $(MAIN_SRC),$(SRCS))
 UNIT_SRCS := $(sort $(wildcard tests/unit/*.c tests/unit/*/*.c))
 
-BUILD ?= build/default
+# Objects built with a library left out (USE_X=0) go to a tree of their own, so that an
+# object compiled for one set of options is never linked with another; build/options
+# records the set ./haproxy and the unit-test runner were last linked with, so that a
+# change of options relinks them.
+off_if_not_1 = $(if $(filter 1,$(1)),,$(2))
+OFF_LIBS := $(call off_if_not_1,$(USE_PCRE2),-nopcre2)$(call off_if_not_1,$(USE_PCRE2_JIT),-nojit)
+OFF_LIBS := $(OFF_LIBS)$(call off_if_not_1,$(USE_LUA),-nolua)$(call off_if_not_1,$(USE_ZLIB),-nozlib)
+OFF_LIBS := $(OFF_LIBS)$(call off_if_not_1,$(USE_LIBCRYPT),-nocrypt)
+BUILD ?= build/default$(OFF_LIBS)
+OPTS_STAMP := build/options
 LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 MAIN_OBJ  := $(MAIN_SRC:%.c=$(BUILD)/%.o)
 UNIT_OBJS := $(UNIT_SRCS:%.c=$(BUILD)/%.o)
@@ -83,16 +100,22 @@ UNIT_OBJS := $(UNIT_SRCS:%.c=$(BUILD)/%.o)
 
 all: haproxy
 
-haproxy: $(LIB_OBJS) $(MAIN_OBJ)
-	$(CC) $(OPT_CFLAGS) $(ARCH_CFLAGS) $(EXTRA_LDFLAGS) -o $@ $^ $(LIBS)
+haproxy: $(LIB_OBJS) $(MAIN_OBJ) $(OPTS_STAMP)
+	$(CC) $(OPT_CFLAGS) $(ARCH_CFLAGS) $(EXTRA_LDFLAGS) -o $@ $(filter %.o,$^) $(LIBS)
+
+# rewritten (so newer than the binaries) only when the options differ from the last link
+.PHONY: FORCE
+$(OPTS_STAMP): FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(OPTIONS)' | cmp -s - $@ || echo '$(OPTIONS)' >$@
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -MMD -MP -c -o $@ $<
 
 UNIT_BIN ?= tests/unit/run
-$(UNIT_BIN): $(LIB_OBJS) $(UNIT_OBJS)
-	$(CC) $(OPT_CFLAGS) $(EXTRA_LDFLAGS) -o $@ $^ $(LIBS)
+$(UNIT_BIN): $(LIB_OBJS) $(UNIT_OBJS) $(OPTS_STAMP)
+	$(CC) $(OPT_CFLAGS) $(EXTRA_LDFLAGS) -o $@ $(filter %.o,$^) $(LIBS)
 
 -include $(LIB_OBJS:.o=.d) $(MAIN_OBJ:.o=.d) $(UNIT_OBJS:.o=.d) $(BUILD)/bench/lb_pick.d \
 	$(BUILD)/bench/tcpload.d
@@ -186,6 +209,13 @@ bench/lb_pick: $(LIB_OBJS) $(BUILD)/bench/lb_pick.o
 
 bench-pick: bench/lb_pick
 	./bench/lb_pick
+
+# only the Lua rows of make bench (BENCH_LUA=0 make bench skips them there): a trivial
+# http-request lua.NAME action and a hello-world Lua service, instructions per request over
+# no Lua and req/s, ours vs haproxy with the same script.
+.PHONY: bench-lua
+bench-lua: deps haproxy
+	@bench/lua.sh
 
 # only the TLS rows of make bench (BENCH_TLS=0 make bench skips them there)
 .PHONY: bench-tls

@@ -21,7 +21,8 @@
 # RULES_BENCH (1; 0 skips the rules and large-list lookups part), RULES_CG_REQUESTS
 # (5000), PROF_BENCH (1; 0 skips the task profiling off/on part), BENCH_TCP (1; 0 skips
 # the mode tcp rows: bench/tcp.sh, about 1.5 minutes, its own knobs in its header; TCPLOAD
-# names its load generator, set by the Makefile), BENCH_TLS (1; 0 skips
+# names its load generator, set by the Makefile), BENCH_LUA (1; 0 skips the Lua rows:
+# bench/lua.sh, about 3 minutes, its own knobs in its header), BENCH_TLS (1; 0 skips
 # the TLS rows: bench/tls.sh, run last, its own knobs in its header). Results are also
 # written under bench/out/. With 2+ CPUs it then runs nbthread 2, ours
 # vs theirs, and ours with 1 thread vs 2 threads in 1 group vs 2 groups of 1 thread,
@@ -531,6 +532,12 @@ for i, name in enumerate(("burst time (s)", "bytes per idle proxied conn")):
     print("%-30s ours %10.3f  theirs %10.3f  ours/theirs %.3f" % (name, a, b, a / b))
 PYEOF
 	cp "$IDLE_RES" "$OUT/idle-$(date +%Y%m%d-%H%M%S).txt"
+fi
+
+# --- Lua rows: a trivial action and a hello-world service, Ir over no Lua and req/s --------
+if [ "${BENCH_LUA:-1}" != 0 ]; then
+	OURS=$OURS THEIRS=$THEIRS PORT=$PORT PROXY_CPU=$PROXY_CPU CLIENT_CPU=$CLIENT_CPU CONNS=$CONNS \
+		CALLGRIND=$CALLGRIND "$ROOT/bench/lua.sh" || echo "bench: the Lua part failed (see above)"
 fi
 
 # --- mode tcp rows: 1 GiB transfers (with and without splice-auto), 64-byte echoes --------

@@ -1,12 +1,15 @@
 /* Lua scripting (src/lua/): what the rest of the process calls. The states are created
  * and the scripts loaded while the configuration is parsed (lua-load); the rest is
  * driven from here: the check phase, the start of the runtime, each thread's start and
- * stop, and the release at exit.
+ * stop, and the release at exit. Built without Lua (USE_LUA=0), these are no-ops and
+ * src/lua/hlua_none.c refuses the Lua keywords.
  */
 #ifndef LUA_HLUA_H
 #define LUA_HLUA_H
 
 #include <stdbool.h>
+
+#ifdef USE_LUA
 
 /* True when a Lua file was loaded. */
 bool hlua_configured(void);
@@ -22,5 +25,37 @@ int hlua_thread_start(void);
 void hlua_thread_stop(void);
 /* Releases every state (at exit). */
 void hlua_deinit(void);
+
+#else /* !USE_LUA: no script can be loaded, so there is never anything to do */
+
+static inline bool hlua_configured(void)
+{
+	return false;
+}
+
+static inline int hlua_cfg_check(void)
+{
+	return 0;
+}
+
+static inline int hlua_runtime_init(void)
+{
+	return 0;
+}
+
+static inline int hlua_thread_start(void)
+{
+	return 0;
+}
+
+static inline void hlua_thread_stop(void)
+{
+}
+
+static inline void hlua_deinit(void)
+{
+}
+
+#endif /* USE_LUA */
 
 #endif

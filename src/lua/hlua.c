@@ -109,6 +109,19 @@ static void *hlua_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
 	return p;
 }
 
+/* tune.lua.maxmem was given (while the configuration is read, before any thread runs):
+ * the total is kept from now on, starting from what the states loaded so far hold, so
+ * that freeing their memory later cannot take it below zero. */
+void hlua_mem_recount(void)
+{
+	uint64_t sum = 0;
+
+	for (int i = 0; i < HLUA_STATES; i++)
+		if (hlua_states[i])
+			sum += hlua_states[i]->mem;
+	hlua_mem_total = sum;
+}
+
 /* ---- states ---- */
 
 static int hlua_panic(lua_State *L)

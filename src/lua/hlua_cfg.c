@@ -247,12 +247,8 @@ static int kw_tune_maxmem(struct cfg_ctx *ctx)
 		cfg_alert(ctx, "'%s' expects a number of megabytes.", ctx->args[0]);
 		return -1;
 	}
-	if (hlua_states[0] || hlua_states[1])
-		cfg_warn(ctx,
-			 "'%s' is given after a Lua file was loaded: the memory that file "
-			 "took is not counted.",
-			 ctx->args[0]);
 	hlua_set.maxmem = (uint64_t)v * 1048576ull;
+	hlua_mem_recount(); /* what the files loaded before this line took counts too */
 	return 0;
 }
 

@@ -416,5 +416,8 @@ enum hlua_adm_ret {
  * message has "stats socket command" replaced with "Lua script" and no final LF. Raises
  * an error before the threads run (init functions). */
 int hlua_admin_call(lua_State *L, enum hlua_adm_ret ret, int argc, const char *const *argv);
+/* ---- configuration: tune.lua.maxmem (hlua.c) ---- */
+/* Counts what the existing states hold into the total that tune.lua.maxmem limits. */
+void hlua_mem_recount(void);
 
 #endif

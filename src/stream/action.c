@@ -245,7 +245,9 @@ static const struct {
 	const char *name; /* a name ending in '(' or '.' is a prefix */
 	const char *why;
 } act_unsupported[] = {
-	{ "lua.", "Lua scripting is not supported yet" },
+#ifndef USE_LUA /* with Lua, src/lua/ owns every lua.NAME action */
+	{ "lua.", "Lua support is not built in: USE_LUA=0" },
+#endif
 	{ "cache-use", "the cache is not supported yet" },
 	{ "cache-store", "the cache is not supported yet" },
 	{ "send-spoe-group", "SPOE is not supported" },
