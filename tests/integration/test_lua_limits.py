@@ -160,6 +160,20 @@ def test_error_while_loading(tmp_path, kw):
     assert "%s:%d: refusing to load: limit 3" % (script, line_of(script, "error(")) in err, err
 
 
+@pytest.mark.parametrize("rule,name", [
+    ("http-request lua.nosuch", "lua.nosuch"),
+    # a fetch is not an action
+    ("http-request lua.load_args", "lua.load_args"),
+    ("http-request set-header X %[lua.nosuch]", "lua.nosuch"),
+    ("http-request set-header X %[req.hdr(x),lua.nosuch]", "lua.nosuch"),
+])
+def test_unknown_lua_names_are_config_errors(tmp_path, rule, name):
+    rc, err = check(tmp_path, cfg(1, glob=["lua-load %s" % (LUA / "a_load.lua")],
+                                  rules=[rule]))
+    assert rc != 0
+    assert "c.cfg:10" in err and name in err, err
+
+
 def test_all_standard_libraries_by_default(proxy, port):
     proxy(cfg(port, glob=["lua-load %s" % (LUA / "a_libs.lua")],
               rules=[ret("%[lua.libs]")]), ports=[port])
