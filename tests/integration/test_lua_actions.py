@@ -241,8 +241,8 @@ CORE_RULES = [
 @pytest.fixture(scope="module")
 def core(tmp_path_factory):
     """dict(port=, be=, sink=, pid=, logport=) of a proxy over lua/a_core.lua: listen `px`
-    (the CORE_RULES, no traffic log), listen `lg` (traffic log, txn:set_loglevel), backend
-    `spare` (for core.backends)."""
+    (the CORE_RULES), listen `lg` (httplog lines, txn:set_loglevel), backend `spare` (for
+    core.backends). Both listens log to the global logger, the sink."""
     tmp = tmp_path_factory.mktemp("lua_core")
     acl, mp = tmp / "list.acl", tmp / "table.map"
     acl.write_text("/static-entry\n")
@@ -255,7 +255,8 @@ def core(tmp_path_factory):
         ["global", "    lua-load %s" % (LUA / "a_core.lua"),
          "    log 127.0.0.1:%d local0" % sink.port,
          "defaults", "    mode http"] + ["    " + t for t in TIMEOUTS] +
-        ["listen px", "    bind 127.0.0.1:%d" % port] + ["    " + r for r in rules] +
+        ["listen px", "    bind 127.0.0.1:%d" % port, "    log global",
+         "    option dontlognull"] + ["    " + r for r in rules] +
         ["    server s1 127.0.0.1:%d" % be.port,
          "listen lg", "    bind 127.0.0.1:%d" % logport, "    log global",
          "    option httplog", "    option dontlognull",
@@ -276,7 +277,8 @@ def test_core_log_levels(core):
     sink.drain(0.2)
     r = send(core["port"], "/logs")
     assert (r.status, r.body) == (200, b"logged")
-    got = sink.read(5, 3.0)
+    # the request's own traffic log line comes after these
+    got = [m for m in sink.read(6, 3.0) if m[1].startswith("lua-")]
     # local0 (16 * 8) plus the syslog level of each call, in call order
     assert got == [(133, "lua-log notice"), (135, "lua-debug msg"), (134, "lua-info msg"),
                    (132, "lua-warning msg"), (129, "lua-alert msg")]
