@@ -222,6 +222,10 @@ int tcp_req_content(struct stream *s, struct proxy *px, bool final, int *ret)
 		return TCP_RULES_CONT;
 	if (r == ACT_RET_YIELD)
 		return TCP_RULES_WAIT;
+	if (r == ACT_RET_DONE && s->svc) { /* use-service: a TCP service has the connection */
+		*ret = 1;
+		return TCP_RULES_GONE;
+	}
 	/* reject, silent-drop, or an action that failed: closed without an answer */
 	stream_set_term2(s, 'P', 'R');
 	CNT_INC(s->fe->fe_cnt, denied_req);
