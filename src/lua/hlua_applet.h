@@ -40,6 +40,7 @@ struct hlua_applet {
 	int obj_ref;		   /* registry reference anchoring the Lua object */
 	struct timer tmr;	   /* the date an APW_OTHER wait ends */
 	uint8_t tcp;		   /* an AppletTCP (else AppletHTTP) */
+	uint8_t txn_from;	   /* the rule set (ACT_F_*) of the hidden TXN */
 	uint8_t wait;		   /* enum hlua_applet_wait */
 	uint8_t failed;		   /* the first run failed: start answers 500 on its next call */
 	uint8_t in_failed;	   /* the input failed under the script (the client left, or sent an
@@ -76,17 +77,21 @@ int hlua_applet_run(struct hlua_applet *a);
 /* Frees a running service (the service's release). */
 void hlua_applet_release(struct svc_ctx *c);
 
-/* Pushes a new object of class <cls> for <a>, with the hidden TXN of rule set <from> and
- * its f, sf, c, sc in the object's fields table (its user value, where the kind adds its
- * own fields). Protected mode only (it allocates). */
-void hlua_applet_push_obj(lua_State *L, struct hlua_applet *a, const char *cls, int from);
+/* Pushes a new object of class <cls> for <a>, with room for <nfields> fields of its kind
+ * (user values 3.., in the order of the class' field names, set by the caller) and, when
+ * first used, a hidden TXN of rule set <from> behind f, sf, c, sc, the variables and priv.
+ * Protected mode only (it allocates). */
+void hlua_applet_push_obj(lua_State *L, struct hlua_applet *a, const char *cls, int from,
+			  int nfields);
 /* The running service of the applet object at <idx>, or raises an error. */
 struct hlua_applet *hlua_applet_check(lua_State *L, int idx, const char *cls);
 
 /* The methods common to both classes (variables, priv, receive, getline). */
 extern const luaL_Reg hlua_applet_methods[];
-/* Creates class <cls> (once per state) with the common methods and <methods>. */
-void hlua_applet_class(lua_State *L, const char *cls, const luaL_Reg *methods);
+/* Creates class <cls> (once per state) with the common methods, <methods> and the fields
+ * named in the NULL-terminated <fields> (read from the object's user values 3..). */
+void hlua_applet_class(lua_State *L, const char *cls, const luaL_Reg *methods,
+		       const char *const *fields);
 
 /* The continuation of send: the stack holds the applet, the data and the number of its
  * bytes to send; <k> is how many went already. */

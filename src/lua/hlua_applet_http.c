@@ -20,13 +20,17 @@
 
 /* ---- the object ---- */
 
+/* The fields of an AppletHTTP, in the order of its user values. */
+static const char *const http_fields[] = { "method", "path",	"qs", "version",
+					   "length", "headers", NULL };
+
 /* {name = {[0] = v1, [1] = v2...}}, names in lower case, as TXN's req_get_headers; the
  * Connection header is the proxy's (hop-by-hop): 2.6's applets do not see it either */
 static void push_headers(lua_State *L, const struct h1_msg *m)
 {
 	char lname[256];
 
-	lua_newtable(L);
+	lua_createtable(L, 0, m->nhdr);
 	for (uint16_t i = 0; i < m->nhdr; i++) {
 		const struct h1_hdr *h = &m->hdr[i];
 		size_t n = h->n.len < sizeof(lname) ? h->n.len : sizeof(lname) - 1;
@@ -42,7 +46,7 @@ static void push_headers(lua_State *L, const struct h1_msg *m)
 		lname[n] = 0;
 		if (lua_getfield(L, -1, lname) != LUA_TTABLE) {
 			lua_pop(L, 1);
-			lua_newtable(L);
+			lua_createtable(L, 0, 1);
 			lua_pushvalue(L, -1);
 			lua_setfield(L, -3, lname);
 			pos = 0;
@@ -66,22 +70,20 @@ static int push_http(lua_State *T, void *arg)
 	struct ist pq = h1_uri_pathq(m->uri);
 	const char *q = pq.len ? memchr(pq.ptr, '?', pq.len) : NULL;
 
-	hlua_applet_class(T, CLASS_APPLET_HTTP, http_methods);
-	hlua_applet_push_obj(T, a, CLASS_APPLET_HTTP, ACT_F_HTTP_REQ);
-	lua_getiuservalue(T, -1, 1);
+	hlua_applet_class(T, CLASS_APPLET_HTTP, http_methods, http_fields);
+	hlua_applet_push_obj(T, a, CLASS_APPLET_HTTP, ACT_F_HTTP_REQ, 6);
 	lua_pushlstring(T, m->meth.ptr, m->meth.len);
-	lua_setfield(T, -2, "method");
-	lua_pushstring(T, (m->flags & H1_MF_VER_11) ? "HTTP/1.1" : "HTTP/1.0");
-	lua_setfield(T, -2, "version");
+	lua_setiuservalue(T, -2, 3);
 	lua_pushlstring(T, pq.ptr ? pq.ptr : "", q ? (size_t)(q - pq.ptr) : pq.len);
-	lua_setfield(T, -2, "path");
+	lua_setiuservalue(T, -2, 4);
 	lua_pushlstring(T, q ? q + 1 : "", q ? (size_t)(pq.ptr + pq.len - q - 1) : 0);
-	lua_setfield(T, -2, "qs");
+	lua_setiuservalue(T, -2, 5);
+	lua_pushstring(T, (m->flags & H1_MF_VER_11) ? "HTTP/1.1" : "HTTP/1.0");
+	lua_setiuservalue(T, -2, 6);
 	lua_pushinteger(T, (lua_Integer)svc_body_length(a->svc));
-	lua_setfield(T, -2, "length");
+	lua_setiuservalue(T, -2, 7);
 	push_headers(T, m);
-	lua_setfield(T, -2, "headers");
-	lua_pop(T, 1);
+	lua_setiuservalue(T, -2, 8);
 	a->http10 = !(m->flags & H1_MF_VER_11);
 	return 1;
 }

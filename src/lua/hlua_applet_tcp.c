@@ -28,8 +28,8 @@ static const luaL_Reg tcp_methods[] = {
 
 static int push_tcp(lua_State *T, void *arg)
 {
-	hlua_applet_class(T, CLASS_APPLET_TCP, tcp_methods);
-	hlua_applet_push_obj(T, arg, CLASS_APPLET_TCP, ACT_F_TCP_REQ_CNT);
+	hlua_applet_class(T, CLASS_APPLET_TCP, tcp_methods, NULL);
+	hlua_applet_push_obj(T, arg, CLASS_APPLET_TCP, ACT_F_TCP_REQ_CNT, 0);
 	return 1;
 }
 

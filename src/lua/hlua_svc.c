@@ -28,8 +28,11 @@ struct hlua_svc_decl {
 	char *fname; /* "<lua.NAME>", as HAProxy names it in messages */
 };
 
-/* The key of the hidden TXN in an applet's fields table (not reachable by a name). */
-static char applet_txn_key;
+/* The user values of an applet object: its hidden TXN and the script's own fields, both
+ * created on first use (most services need neither), then the fields of its kind. */
+#define UV_TXN 1
+#define UV_OWN 2
+#define UV_FIELDS 3
 
 /* ---- running ---- */
 
@@ -130,12 +133,13 @@ void hlua_applet_release(struct svc_ctx *c)
 		return;
 	c->priv = NULL;
 	timer_del(&a->tmr);
-	hlua_txn_close(a->txn);
-	if (a->back)
-		*a->back = NULL;
-	if (a->obj_ref != LUA_NOREF && a->ctx.st) {
+	if (a->ctx.st) { /* the object is in the state: under its lock */
 		hlua_lock(a->ctx.st);
-		luaL_unref(a->ctx.st->L, LUA_REGISTRYINDEX, a->obj_ref);
+		hlua_txn_close(a->txn);
+		if (a->back)
+			*a->back = NULL;
+		if (a->obj_ref != LUA_NOREF)
+			luaL_unref(a->ctx.st->L, LUA_REGISTRYINDEX, a->obj_ref);
 		hlua_unlock(a->ctx.st);
 	}
 	hlua_ctx_end(&a->ctx);
@@ -195,45 +199,76 @@ struct hlua_applet *hlua_applet_check(lua_State *L, int idx, const char *cls)
 	}
 	if (!o->a)
 		luaL_error(L, "this applet object is no longer valid (its service is over)");
+	/* a script may keep the object in a global of the shared state: only its own call,
+	 * on its own thread, may use it */
+	if (hlua_cur != &o->a->ctx)
+		luaL_error(L, "this applet object belongs to another call");
 	return o->a;
 }
 
-void hlua_applet_push_obj(lua_State *L, struct hlua_applet *a, const char *cls, int from)
+void hlua_applet_push_obj(lua_State *L, struct hlua_applet *a, const char *cls, int from,
+			  int nfields)
 {
-	static const char *const subs[] = { "f", "sf", "c", "sc" };
-	struct applet_obj *o = hlua_obj_new(L, cls, sizeof(*o));
-	struct stream *s = a->svc->strm;
+	struct applet_obj *o = lua_newuserdatauv(L, sizeof(*o), UV_FIELDS + nfields);
 
+	luaL_setmetatable(L, cls);
 	o->a = a;
 	a->back = &o->a;
+	a->txn_from = (uint8_t)from;
 	lua_pushvalue(L, -1);
 	a->obj_ref = luaL_ref(L, LUA_REGISTRYINDEX);
-	lua_newtable(L); /* the fields */
-	a->txn = hlua_txn_push(L, s, a->svc->px, from, false);
-	for (size_t i = 0; i < sizeof(subs) / sizeof(subs[0]); i++) {
-		lua_getfield(L, -1, subs[i]); /* the TXN's own Fetches and Converters */
-		lua_setfield(L, -3, subs[i]);
-	}
-	lua_rawsetp(L, -2, &applet_txn_key);
-	lua_setiuservalue(L, -2, 1);
 }
 
-/* __index: the methods (upvalue), then the fields. */
+/* Pushes the hidden TXN of the applet object at 1, created on first use. */
+static void applet_txn(lua_State *L, struct hlua_applet *a)
+{
+	if (lua_getiuservalue(L, 1, UV_TXN) != LUA_TNIL)
+		return;
+	lua_pop(L, 1);
+	a->txn = hlua_txn_push(L, a->svc->strm, a->svc->px, a->txn_from, false);
+	lua_pushvalue(L, -1);
+	lua_setiuservalue(L, 1, UV_TXN);
+}
+
+/* __index: the methods (upvalue 1), the kind's fields (upvalue 2 maps their names to their
+ * slot; 0 for f, sf, c and sc, which are the TXN's), then the script's own fields. */
 static int applet_index(lua_State *L)
 {
+	lua_Integer slot;
+
+	lua_settop(L, 2);
 	lua_pushvalue(L, 2);
 	if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TNIL)
 		return 1;
-	lua_getiuservalue(L, 1, 1);
+	lua_pushvalue(L, 2);
+	if (lua_rawget(L, lua_upvalueindex(2)) == LUA_TNUMBER) {
+		slot = lua_tointeger(L, -1);
+		if (slot) {
+			lua_getiuservalue(L, 1, (int)slot);
+			return 1;
+		}
+		applet_txn(L, hlua_applet_check(L, 1, NULL));
+		lua_pushvalue(L, 2);
+		lua_gettable(L, -2); /* the TXN's own Fetches or Converters */
+		return 1;
+	}
+	if (lua_getiuservalue(L, 1, UV_OWN) != LUA_TTABLE)
+		return 0;
 	lua_pushvalue(L, 2);
 	lua_rawget(L, -2);
 	return 1;
 }
 
-/* __newindex: a script's own fields go to the fields table. */
+/* __newindex: a script's own fields go to a table of their own. */
 static int applet_newindex(lua_State *L)
 {
-	lua_getiuservalue(L, 1, 1);
+	lua_settop(L, 3);
+	if (lua_getiuservalue(L, 1, UV_OWN) != LUA_TTABLE) {
+		lua_pop(L, 1);
+		lua_newtable(L);
+		lua_pushvalue(L, -1);
+		lua_setiuservalue(L, 1, UV_OWN);
+	}
 	lua_pushvalue(L, 2);
 	lua_pushvalue(L, 3);
 	lua_rawset(L, -3);
@@ -244,18 +279,16 @@ static int applet_newindex(lua_State *L)
 static int applet_fwd(lua_State *L)
 {
 	const char *name = lua_tostring(L, lua_upvalueindex(1));
-	int n;
+	struct hlua_applet *a = hlua_applet_check(L, 1, NULL);
+	int n = lua_gettop(L);
 
-	hlua_applet_check(L, 1, NULL);
-	n = lua_gettop(L);
-	lua_getiuservalue(L, 1, 1);
-	lua_rawgetp(L, n + 1, &applet_txn_key);
-	lua_getfield(L, n + 2, name);
-	lua_pushvalue(L, n + 2);
+	applet_txn(L, a);
+	lua_getfield(L, n + 1, name);
+	lua_pushvalue(L, n + 1);
 	for (int i = 2; i <= n; i++)
 		lua_pushvalue(L, i);
 	lua_call(L, n, LUA_MULTRET);
-	return lua_gettop(L) - (n + 2);
+	return lua_gettop(L) - (n + 1);
 }
 
 /* receive([size]) and getline(): the input read so far waits on the stack, in pieces
@@ -358,8 +391,11 @@ const luaL_Reg hlua_applet_methods[] = {
 static const char *const applet_fwd_names[] = { "set_var", "get_var", "unset_var", "set_priv",
 						"get_priv" };
 
-void hlua_applet_class(lua_State *L, const char *cls, const luaL_Reg *methods)
+void hlua_applet_class(lua_State *L, const char *cls, const luaL_Reg *methods,
+		       const char *const *fields)
 {
+	static const char *const txn_subs[] = { "f", "sf", "c", "sc" };
+
 	if (luaL_getmetatable(L, cls) != LUA_TNIL) {
 		lua_pop(L, 1);
 		return;
@@ -374,7 +410,16 @@ void hlua_applet_class(lua_State *L, const char *cls, const luaL_Reg *methods)
 		lua_pushcclosure(L, applet_fwd, 1);
 		lua_setfield(L, -2, applet_fwd_names[i]);
 	}
-	lua_pushcclosure(L, applet_index, 1);
+	lua_newtable(L); /* field name -> slot */
+	for (int i = 0; fields && fields[i]; i++) {
+		lua_pushinteger(L, UV_FIELDS + i);
+		lua_setfield(L, -2, fields[i]);
+	}
+	for (size_t i = 0; i < sizeof(txn_subs) / sizeof(txn_subs[0]); i++) {
+		lua_pushinteger(L, 0);
+		lua_setfield(L, -2, txn_subs[i]);
+	}
+	lua_pushcclosure(L, applet_index, 2);
 	lua_setfield(L, -2, "__index");
 	lua_pushcfunction(L, applet_newindex);
 	lua_setfield(L, -2, "__newindex");

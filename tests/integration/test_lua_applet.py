@@ -26,7 +26,7 @@ from conftest import HERE, free_port, run_haproxy
 LUA = HERE / "lua"
 HTTP_SVCS = ["hello", "req", "status", "echo", "pieces", "lines", "big", "stream", "clen",
              "short", "err_before", "err_after", "nothing", "send_early", "loop",
-             "loop_after", "hog", "sleep", "sleep_after", "vars", "priv"]
+             "loop_after", "hog", "sleep", "sleep_after", "vars", "priv", "keep", "reuse"]
 
 
 def http_cfg(port, glob=(), defaults=(), fe=(), extra="", load="lua-load"):
@@ -506,6 +506,22 @@ def test_two_threads(proxy, load):
         assert req(port, "/hello").body == b"hello world\n"
         assert req(port, "/echo", method="POST", headers=b"Content-Length: 2\r\n",
                    body=b"hi").body == b"hi"
+
+
+@pytest.mark.ours  # an object kept by a script is not checked by 2.6
+def test_applet_object_kept_in_a_global(proxy):
+    _, port = start_http(proxy)
+    assert req(port, "/keep").body == b"kept"
+    r = req(port, "/reuse")  # the service it belonged to is over
+    assert r.body.startswith(b"false ") and b"no longer valid" in r.body
+    res = {}
+    t = threading.Thread(target=lambda: res.update(r=req(port, "/keep?500")))
+    t.start()
+    time.sleep(0.2)
+    r = req(port, "/reuse")  # the service it belongs to waits: still not ours to use
+    t.join(10)
+    assert r.body.startswith(b"false ") and b"belongs to another call" in r.body
+    assert res["r"].body == b"kept"
 
 
 @pytest.mark.ours  # 2.6 waits for the body for ever (until the client leaves)

@@ -178,3 +178,17 @@ core.register_service("priv", "http", function(applet)
   applet:start_response()
   applet:send(string.format("before=%s priv=%d", tostring(before), p.n + 1))
 end)
+
+-- an applet object kept in a global, and used from another call
+core.register_service("keep", "http", function(applet)
+  kept = applet
+  core.msleep(tonumber(applet.qs) or 0)
+  applet:start_response()
+  applet:send("kept")
+end)
+
+core.register_service("reuse", "http", function(applet)
+  local ok, err = pcall(function() return kept:send("x") end)
+  applet:start_response()
+  applet:send(tostring(ok) .. " " .. tostring(err))
+end)
