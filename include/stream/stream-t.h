@@ -193,6 +193,8 @@ struct stream {
 				      * or NULL */
 	struct svc_ctx *svc;      /* the HTTP service answering (stream/service.h), or NULL;
 				   * released when its body is sent, or by stream_free */
+	const char *svc_name;     /* the service that answered as the log shows it in place
+				   * of the server ("<lua.NAME>"), or NULL */
 	void *hlua;               /* Lua data (lua/hlua_act.c: a running action, txn:set_priv
 				   * values), or NULL; freed by stream_free */
 	/* logging (log/log_strm.c reads them; stream/ records them): ms dates of the steps

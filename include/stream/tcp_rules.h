@@ -13,7 +13,7 @@
 #include <stream/stream-t.h>
 
 /* Results of the content rule runners. */
-#define TCP_RULES_GONE (-1) /* the rules closed the exchange: *ret is the step result */
+#define TCP_RULES_GONE (-1) /* closed, or given to a TCP service: *ret is the step result */
 #define TCP_RULES_WAIT 0    /* the rules wait for more data (s->tcp_next: where) */
 #define TCP_RULES_CONT 1    /* go on with the exchange */
 

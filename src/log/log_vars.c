@@ -650,6 +650,8 @@ static int lv_s(char *out, size_t outsz, const struct smp_ctx *ctx, unsigned fla
 {
 	const struct server *srv = ctx->strm ? ctx->strm->srv : NULL;
 
+	if (!srv && ctx->strm && ctx->strm->svc_name)
+		return lv_str(out, outsz, ctx->strm->svc_name, strlen(ctx->strm->svc_name));
 	if (!srv)
 		return lv_str(out, outsz, "<NOSRV>", 7);
 	return lv_str(out, outsz, srv->id, strlen(srv->id));
@@ -938,7 +940,7 @@ size_t log_httplog_render(const struct smp_ctx *ctx, char *out, size_t outsz)
 	srv = s->srv;
 	flen = strlen(fe->id);
 	blen = strlen(be->id);
-	slen = srv ? strlen(srv->id) : 7;
+	slen = srv ? strlen(srv->id) : s->svc_name ? strlen(s->svc_name) : 7;
 	if (outsz < HL_FIXED_MAX + flen + blen + slen + 1) /* + the '~' of TLS */
 		return SIZE_MAX;
 
@@ -974,7 +976,7 @@ size_t log_httplog_render(const struct smp_ctx *ctx, char *out, size_t outsz)
 	*p++ = ' ';
 	p = hl_id(p, be->id, blen);
 	*p++ = '/';
-	p = hl_id(p, srv ? srv->id : "<NOSRV>", slen);
+	p = hl_id(p, srv ? srv->id : s->svc_name ? s->svc_name : "<NOSRV>", slen);
 	*p++ = ' ';
 	/* the timers of lv_timer(), inline */
 	p = hl_num(p, s->t_hdrs ? (int64_t)(s->t_hdrs - s->req_start) : -1, false);

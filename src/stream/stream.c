@@ -320,7 +320,8 @@ static void stream_reply_conn_hdr(struct stream *s)
 	ob->data = skip + view.data;
 }
 
-int stream_reply_local(struct stream *s)
+/* The local reply state, without touching the reply (see stream_reply_local). */
+static int stream_reply_enter(struct stream *s)
 {
 	s->flags &= ~SF_L7_RETRY; /* no retry after a reply of the proxy */
 	stream_req_consume(s);
@@ -334,8 +335,14 @@ int stream_reply_local(struct stream *s)
 	}
 	if (s->reqx.done)
 		s->flags |= SF_REQ_DONE;
-	stream_reply_conn_hdr(s);
 	s->state = SS_LOCAL_REPLY;
+	return 1;
+}
+
+int stream_reply_local(struct stream *s)
+{
+	stream_reply_enter(s);
+	stream_reply_conn_hdr(s);
 	return 1;
 }
 
@@ -362,6 +369,8 @@ int stream_reply_finish(struct stream *s, int start, int status, bool raw)
 
 int stream_reply_done(struct stream *s)
 {
+	if (unlikely(s->svc != NULL) && s->svc->head_pending)
+		return stream_reply_enter(s); /* service_step writes the head once known */
 	return stream_reply_finish(s, (int)s->reply_off, s->status, false);
 }
 
@@ -1008,7 +1017,7 @@ static int stream_local(struct stream *s)
 	int ret;
 
 	if (unlikely(s->svc != NULL) && (ret = service_step(s)) <= 0) /* its body first */
-		return ret < 0 ? stream_abort(s) : 0;
+		return ret;
 	if (s->flags & SF_FRONT_CLOSE)
 		return stream_end(s); /* the graceful close flushes the reply */
 	if (!(s->flags & SF_REQ_DONE)) {
@@ -1093,8 +1102,10 @@ static void stream_set_timers(struct stream *s)
 		timer_set(&b->tmr, wait_srv ? deadline(last, sms) : 0);
 		break;
 	}
-	case SS_LOCAL_REPLY:
-		timer_set(&f->tmr, deadline(f->last_act, fto->client));
+	case SS_LOCAL_REPLY: /* not while a service waits for itself rather than the client */
+		timer_set(&f->tmr, unlikely(s->svc != NULL) && s->svc->busy && !f->obuf.data
+					   ? 0
+					   : deadline(f->last_act, fto->client));
 		break;
 	case SS_TUNNEL: {
 		uint64_t last = MAX(f->last_act, b->last_act);

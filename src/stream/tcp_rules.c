@@ -222,6 +222,10 @@ int tcp_req_content(struct stream *s, struct proxy *px, bool final, int *ret)
 		return TCP_RULES_CONT;
 	if (r == ACT_RET_YIELD)
 		return TCP_RULES_WAIT;
+	if (r == ACT_RET_DONE && s->svc) { /* use-service: a TCP service has the connection */
+		*ret = 1;
+		return TCP_RULES_GONE;
+	}
 	if (r == ACT_RET_DONE && s->fe->mode == PR_MODE_HTTP) {
 		*ret = stream_reply_done(s); /* a Lua txn:done(reply) wrote its answer */
 		return TCP_RULES_GONE;
