@@ -28,6 +28,7 @@ defaults
     timeout client 10s
     timeout server 10s
 frontend fe
+    option socket-stats
     bind 127.0.0.1:{port} name web
     http-request track-sc0 src table tbl
     http-request sc-inc-gpc0(0) if {{ path /mark }}
@@ -97,6 +98,22 @@ def test_failing_command_is_logged_and_cli_keeps_working(setup):
 def test_proxies_frontends_backends_listeners(setup):
     assert socat(setup.sock, "luab proxies") == (
         "proxies=be,fe,tbl\nfrontends=fe\nbackends=be,tbl\nlisteners=web\n\n")
+
+
+def test_listener_stats(setup):
+    def listener():
+        out = socat(setup.sock, "luab listener")
+        m = re.fullmatch(r"(listener .*) stot=(\d+)\n\n", out)
+        assert m, out
+        return m.group(1), int(m.group(2))
+
+    _, before = listener()  # the start-up probe of the test's fixture counts too
+    for _ in range(3):
+        assert httpc.get(setup.port, "/").status == 200
+    text, after = listener()
+    assert text == ("listener pxname=fe svname=web status=OPEN mode=http addr=127.0.0.1:%d"
+                    % setup.port)
+    assert after - before == 3
 
 
 def stat_rows(sock):

@@ -83,6 +83,12 @@ core.register_cli({ "luab", "proxies" }, "luab proxies : lists proxies", functio
 	say(applet, "listeners=" .. table.concat(names, ","))
 end)
 
+core.register_cli({ "luab", "listener" }, "luab listener : shows fe's listener", function(applet)
+	local st = core.frontends["fe"].listeners["web"]:get_stats()
+	say(applet, "listener pxname=" .. st.pxname .. " svname=" .. st.svname .. " status="
+		.. st.status .. " mode=" .. st.mode .. " addr=" .. st.addr .. " stot=" .. tostring(st.stot))
+end)
+
 core.register_cli({ "luab", "table" }, "luab table : dumps the stick table", function(applet)
 	local t = core.backends["tbl"].stktable
 	say(applet, "info " .. flat(t:info()))
