@@ -67,4 +67,26 @@ static inline bool rwb_end(struct rw_build *b, struct stream *s, struct ist *out
 	return true;
 }
 
+/* Parts of the request line a script may set (stream/http_act_uri.c). */
+enum http_line_part {
+	HTTP_LINE_METHOD = 0,
+	HTTP_LINE_PATH,
+	HTTP_LINE_QUERY,
+	HTTP_LINE_URI,
+	HTTP_LINE_PATHQ,
+};
+
+/* Sets <part> of the request of <s> to <v> (copied into the rewrite buffer), as the
+ * set-method, set-path, set-query, set-uri and set-pathq actions do. 0, or -1 when the
+ * value is invalid or does not fit. */
+int http_req_set_line_part(struct stream *s, int part, struct ist v);
+
+/* Replaces, in the headers <name> of <m>, the values (<value_mode>: each comma-separated
+ * element) that <re> matches by <repl> with its \N references expanded, as the
+ * replace-header and replace-value actions do (stream/http_act_hdr.c). 0, or -1 when a
+ * value cannot be built. */
+struct regex;
+int http_hdr_replace(struct stream *s, struct h1_msg *m, struct ist name, const struct regex *re,
+		     const char *repl, bool value_mode);
+
 #endif

@@ -193,6 +193,8 @@ struct stream {
 				      * or NULL */
 	struct svc_ctx *svc;      /* the HTTP service answering (stream/service.h), or NULL;
 				   * released when its body is sent, or by stream_free */
+	void *hlua;               /* Lua data (lua/hlua_act.c: a running action, txn:set_priv
+				   * values), or NULL; freed by stream_free */
 	/* logging (log/log_strm.c reads them; stream/ records them): ms dates of the steps
 	 * (now_ms, 0 while not reached), retries and the termination state */
 	uint64_t t_hdrs;          /* the request headers were complete */

@@ -134,6 +134,10 @@ int stream_rw_render(struct stream *s, const struct lf_expr *lf, const struct sm
 int act_check_hdr_name(const char *name, bool del, char *err, size_t errsz);
 int act_set_name(struct ist *dst, const char *name, char *err, size_t errsz);
 
+/* Frees s->hlua (set by lua/ when it first attaches data to a stream: stream/ cannot
+ * call the layer above it). */
+extern void (*stream_hlua_free)(struct stream *s);
+
 /* Records who ended the exchange (<who>: C, S, P, L, R, I, D, c, s...) with the phase the
  * stream is in, unless an earlier cause was recorded (the log's termination state). */
 void stream_set_term(struct stream *s, char who);

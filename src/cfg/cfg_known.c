@@ -21,7 +21,6 @@ struct cfg_known {
 #define S CFG_KNOWN_SERVER
 
 #define WHY_TLS    "this TLS setting is not implemented yet"
-#define WHY_LUA    "Lua is not implemented yet"
 #define WHY_H2     "HTTP/2 is not implemented yet"
 #define WHY_QUIC   "QUIC is not implemented"
 #define WHY_CHECKS "health checks are not implemented yet"
@@ -43,8 +42,6 @@ static const struct cfg_known cfg_known_kws[] = {
 	{ G, "issuers-chain-path", WHY_TLS },
 	{ G, "ssl-*", WHY_TLS },
 	{ G, "tune.ssl.*", WHY_TLS },
-	{ G, "lua-*", WHY_LUA },
-	{ G, "tune.lua.*", WHY_LUA },
 	{ G, "tune.vars.*", WHY_VARS },
 	{ G, "tune.h2.*", WHY_H2 },
 	{ G, "tune.quic.*", WHY_QUIC },

@@ -523,11 +523,6 @@ static int global_resetenv(struct cfg_ctx *ctx)
 	return 0;
 }
 
-static int global_refuse_lua(struct cfg_ctx *ctx)
-{
-	return cfg_not_supported(ctx, "Lua is not implemented yet");
-}
-
 /* Keywords that select what this proxy does anyway (no splicing, no fork, no setuid
  * helper, memory trimming left to libc): accepted, no argument.
  */
@@ -749,8 +744,6 @@ static const struct cfg_kw global_kws[] = {
 	{ "insecure-fork-wanted", CFG_SEC_GLOBAL, global_insecure_fork },
 	{ "insecure-setuid-wanted", CFG_SEC_GLOBAL, global_noop_flag },
 	{ "no-memory-trimming", CFG_SEC_GLOBAL, global_noop_flag },
-	{ "lua-load", CFG_SEC_GLOBAL, global_refuse_lua },
-	{ "lua-prepend-path", CFG_SEC_GLOBAL, global_refuse_lua },
 	{ NULL, 0, NULL },
 };
 

@@ -14,6 +14,7 @@
 #include <base/list.h>
 #include <backend/server.h>
 #include <check/agent.h>
+#include <lua/hlua.h>
 #include <check/check_cfg.h>
 #include <backend/srv_state.h>
 #include <dns/dns.h>
@@ -320,7 +321,7 @@ static void main_load_config(void)
 	    ssl_cfg_check_all() > 0 || check_cfg_check_all() > 0 || srv_track_check_all() > 0 ||
 	    agent_check_all() > 0 || program_cfg_check(mworker_mode) > 0 || cfg_errors ||
 	    thread_cfg_check() > 0 || cli_cfg_check() > 0 || logfwd_cfg_check() > 0 ||
-	    ring_cfg_check() > 0) {
+	    ring_cfg_check() > 0 || hlua_cfg_check() > 0) {
 		ha_alert("Fatal errors found in configuration.\n");
 		exit(1);
 	}
@@ -404,7 +405,7 @@ static int main_start(void)
 {
 	int ret;
 
-	if (main_limit_memory() < 0 || runtime_prepare() < 0)
+	if (main_limit_memory() < 0 || runtime_prepare() < 0 || hlua_runtime_init() < 0)
 		return 1;
 	/* a re-executed master keeps its pid, its pidfile and its daemon state */
 	if (global.pidfile && !mworker_reexec() && pidfile_open(global.pidfile) < 0)
@@ -496,6 +497,7 @@ int main(int argc, char **argv)
 	ret = main_start();
 	userlist_deinit_all();
 	http_errors_deinit();
+	hlua_deinit();
 	free(opts.cfg_paths);
 	free(opts.old_pids);
 	return ret;

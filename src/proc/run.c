@@ -25,6 +25,7 @@
 #include <event/loop.h>
 #include <log/log-t.h>
 #include <log/logfwd.h>
+#include <lua/hlua.h>
 #include <log/ring.h>
 #include <mux/h1.h>
 #include <proc/global-t.h>
@@ -257,7 +258,7 @@ static int thread_start_loop(const sigset_t *set)
 			 ring_thread_start() < 0 || logfwd_thread_start() < 0 ||
 			 stats_rates_start() < 0))
 		return -1;
-	if (listeners_enable_thread() < 0)
+	if (listeners_enable_thread() < 0 || hlua_thread_start() < 0)
 		return -1;
 	checks_thread_start();
 	return 0;
@@ -294,6 +295,7 @@ static void *thread_main(void *arg)
 		logfwd_thread_stop();
 		stats_rates_stop();
 	}
+	hlua_thread_stop();
 	h1_release_all();
 	checks_thread_stop();
 	listeners_thread_disable();

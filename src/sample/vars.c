@@ -49,6 +49,7 @@ static uint32_t nb_graveyard;
 /* proc scope */
 static struct vars proc_vars;
 static pthread_rwlock_t proc_lock = PTHREAD_RWLOCK_INITIALIZER;
+static pthread_mutex_t names_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static int scope_of(const char *s, size_t len)
 {
@@ -134,8 +135,14 @@ int vars_parse_desc(const char *text, struct var_desc *d, char *err, size_t errs
 			return -1;
 		}
 	}
+	/* names are added at run time too (Lua's set_var, the CLI), from any thread: one
+	 * writer at a time; readers see complete entries (name_add publishes last) */
+	pthread_mutex_lock(&names_lock);
 	id = name_find(name, nlen);
-	if (id < 0 && (id = name_add(name, nlen)) < 0) {
+	if (id < 0)
+		id = name_add(name, nlen);
+	pthread_mutex_unlock(&names_lock);
+	if (id < 0) {
 		snprintf(err, errsz, "out of memory");
 		return -1;
 	}

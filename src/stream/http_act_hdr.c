@@ -47,8 +47,8 @@ static bool put_expand(struct rw_build *b, const char *fmt, const char *subject,
 }
 
 /* Rewrites value <v> element by element into <b>; *hit tells whether one matched. */
-static void replace_elems(const struct act_rule *r, struct ist v, const char *fmt,
-			  struct rw_build *b, bool *hit)
+static void replace_elems(const struct regex *re, struct ist v, const char *fmt, struct rw_build *b,
+			  bool *hit)
 {
 	const char *p = v.ptr, *e = v.ptr + v.len;
 
@@ -60,7 +60,7 @@ static void replace_elems(const struct act_rule *r, struct ist v, const char *fm
 			s++;
 		while (t > s && (t[-1] == ' ' || t[-1] == '\t'))
 			t--;
-		if (regex_exec_match(r->arg.hdr.re, s, (size_t)(t - s), rm, REGEX_MAX_MATCH)) {
+		if (regex_exec_match(re, s, (size_t)(t - s), rm, REGEX_MAX_MATCH)) {
 			/* a replaced element loses the blanks around it, as in HAProxy */
 			*hit = true;
 			put_expand(b, fmt, s, rm);
@@ -74,14 +74,13 @@ static void replace_elems(const struct act_rule *r, struct ist v, const char *fm
 	}
 }
 
-static enum act_return act_replace_hdr(struct act_rule *r, struct proxy *px, struct stream *s,
-				       int from)
+/* Replaces the values (or value elements) of the headers <name> of <m> that <re> matches
+ * with <fmt> expanded; <fmt> is NULL until the first match, then <get_fmt> gives it.
+ * 0, or -1 when a value cannot be built. */
+static int replace_hdr(struct stream *s, struct h1_msg *m, struct ist name, const struct regex *re,
+		       bool value_mode, const char *(*get_fmt)(void *arg), void *arg)
 {
-	struct h1_msg *m = act_msg(s, from);
-	bool value_mode = r->arg.hdr.match;
-	struct smp_ctx ctx;
-	char *fmt = NULL;
-	int n;
+	const char *fmt = NULL;
 
 	for (uint16_t i = 0; i < m->nhdr; i++) {
 		struct h1_hdr *h = &m->hdr[i];
@@ -90,33 +89,71 @@ static enum act_return act_replace_hdr(struct act_rule *r, struct proxy *px, str
 		struct ist out;
 		bool hit = false;
 
-		if (h->skip || !ist_ieq(h->n, r->arg.hdr.name))
+		if (h->skip || !ist_ieq(h->n, name))
 			continue;
-		if (!value_mode &&
-		    !regex_exec_match(r->arg.hdr.re, h->v.ptr, h->v.len, rm, REGEX_MAX_MATCH))
+		if (!value_mode && !regex_exec_match(re, h->v.ptr, h->v.len, rm, REGEX_MAX_MATCH))
 			continue;
-		if (!fmt) { /* rendered once, at the first header that may change */
-			act_smp_ctx(&ctx, s, px, from);
-			fmt = smp_trash();
-			n = fmt ? lf_render(&r->arg.hdr.fmt, &ctx, fmt, smp_trash_size() - 1) : -1;
-			if (n < 0)
-				return ACT_RET_ERR;
-			fmt[n] = 0;
-		}
+		if (!fmt && !(fmt = get_fmt(arg))) /* once, at the first header that may change */
+			return -1;
 		rwb_begin(&b, s);
 		if (value_mode) {
-			replace_elems(r, h->v, fmt, &b, &hit);
+			replace_elems(re, h->v, fmt, &b, &hit);
 			if (!hit)
 				continue;
 		} else {
 			put_expand(&b, fmt, h->v.ptr, rm);
 		}
 		if (!b.ok || !http_value_is_safe(rwb_tail(&b, 0)) || !rwb_end(&b, s, &out))
-			return ACT_RET_ERR;
+			return -1;
 		h->v = out;
 		h->folded = 0;
 	}
-	return ACT_RET_CONT;
+	return 0;
+}
+
+struct rule_fmt {
+	struct act_rule *r;
+	struct proxy *px;
+	struct stream *s;
+	int from;
+};
+
+/* The rule's format rendered into a scratch chunk, NUL-terminated. */
+static const char *rule_fmt(void *arg)
+{
+	struct rule_fmt *rf = arg;
+	struct smp_ctx ctx;
+	char *fmt = smp_trash();
+	int n;
+
+	act_smp_ctx(&ctx, rf->s, rf->px, rf->from);
+	n = fmt ? lf_render(&rf->r->arg.hdr.fmt, &ctx, fmt, smp_trash_size() - 1) : -1;
+	if (n < 0)
+		return NULL;
+	fmt[n] = 0;
+	return fmt;
+}
+
+static enum act_return act_replace_hdr(struct act_rule *r, struct proxy *px, struct stream *s,
+				       int from)
+{
+	struct rule_fmt rf = { r, px, s, from };
+
+	return replace_hdr(s, act_msg(s, from), r->arg.hdr.name, r->arg.hdr.re, r->arg.hdr.match,
+			   rule_fmt, &rf) < 0
+		       ? ACT_RET_ERR
+		       : ACT_RET_CONT;
+}
+
+static const char *lit_fmt(void *arg)
+{
+	return arg;
+}
+
+int http_hdr_replace(struct stream *s, struct h1_msg *m, struct ist name, const struct regex *re,
+		     const char *repl, bool value_mode)
+{
+	return replace_hdr(s, m, name, re, value_mode, lit_fmt, (void *)repl);
 }
 
 static void act_replace_hdr_release(struct act_rule *r)

@@ -92,36 +92,47 @@ static void req_set_method(struct stream *s, struct ist meth)
 
 /* ---- set-path, set-pathq, set-query, set-uri, set-method ---- */
 
-static enum act_return act_set_uri(struct act_rule *r, struct proxy *px, struct stream *s, int from)
+/* Puts the new value of the part: the literal <lit> when given, else <fmt> rendered. */
+static void put_value(struct rw_build *b, const struct ist *lit, const struct lf_expr *fmt,
+		      const struct smp_ctx *ctx)
+{
+	if (lit)
+		rwb_put(b, *lit);
+	else
+		rwb_render(b, fmt, ctx);
+}
+
+/* Sets <part> of the request line to <lit> or to <fmt> rendered. 0, or -1 when the value
+ * is invalid or does not fit. */
+static int set_uri_part(struct stream *s, int part, const struct ist *lit,
+			const struct lf_expr *fmt, const struct smp_ctx *ctx)
 {
 	struct h1_msg *m = &s->req;
 	struct uri_parts u;
-	struct smp_ctx ctx;
 	struct rw_build b;
 	struct ist out;
 	size_t at;
 
-	act_smp_ctx(&ctx, s, px, from);
 	uri_split(m->uri, &u);
 	rwb_begin(&b, s);
-	switch (r->arg.gen.i[0]) {
+	switch (part) {
 	case URI_PATH:
 	case URI_PATHQ:
 		rwb_put(&b, u.pre);
 		at = b.len;
-		rwb_render(&b, &r->arg.gen.fmt, &ctx);
+		put_value(&b, lit, fmt, ctx);
 		if (!uri_is_safe(rwb_tail(&b, at)))
-			return ACT_RET_ERR;
-		if (r->arg.gen.i[0] == URI_PATH)
+			return -1;
+		if (part == URI_PATH)
 			rwb_put(&b, u.query);
 		break;
 	case URI_QUERY:
 		rwb_put(&b, u.pre);
 		rwb_put(&b, u.path);
 		at = b.len;
-		rwb_render(&b, &r->arg.gen.fmt, &ctx);
+		put_value(&b, lit, fmt, ctx);
 		if (!uri_is_safe(rwb_tail(&b, at)))
-			return ACT_RET_ERR;
+			return -1;
 		if (b.ok && (u.query.len || b.len > at)) { /* '?' first: move the query by one */
 			size_t ql = b.len - at;
 
@@ -133,21 +144,40 @@ static enum act_return act_set_uri(struct act_rule *r, struct proxy *px, struct 
 		}
 		break;
 	case URI_METHOD:
-		rwb_render(&b, &r->arg.gen.fmt, &ctx);
+		put_value(&b, lit, fmt, ctx);
 		if (!b.ok || !meth_is_token(rwb_tail(&b, 0)) || !rwb_end(&b, s, &out))
-			return ACT_RET_ERR;
+			return -1;
 		req_set_method(s, out);
-		return ACT_RET_CONT;
+		return 0;
 	default: /* URI_WHOLE */
-		rwb_render(&b, &r->arg.gen.fmt, &ctx);
+		put_value(&b, lit, fmt, ctx);
 		if (!uri_is_safe(rwb_tail(&b, 0)) || !b.len)
-			return ACT_RET_ERR;
+			return -1;
 		break;
 	}
 	if (!rwb_end(&b, s, &out) || !out.len)
-		return ACT_RET_ERR;
+		return -1;
 	m->uri = out;
-	return ACT_RET_CONT;
+	return 0;
+}
+
+static enum act_return act_set_uri(struct act_rule *r, struct proxy *px, struct stream *s, int from)
+{
+	struct smp_ctx ctx;
+
+	act_smp_ctx(&ctx, s, px, from);
+	return set_uri_part(s, (int)r->arg.gen.i[0], NULL, &r->arg.gen.fmt, &ctx) < 0
+		       ? ACT_RET_ERR
+		       : ACT_RET_CONT;
+}
+
+int http_req_set_line_part(struct stream *s, int part, struct ist v)
+{
+	static const int map[] = { URI_METHOD, URI_PATH, URI_QUERY, URI_WHOLE, URI_PATHQ };
+
+	if (part < 0 || part > HTTP_LINE_PATHQ)
+		return -1;
+	return set_uri_part(s, map[part], &v, NULL, NULL);
 }
 
 /* ---- replace-path, replace-pathq, replace-uri ---- */

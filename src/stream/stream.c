@@ -189,6 +189,8 @@ static void stream_count_conn_failed(struct stream *s, struct server *srv)
 		CNT_INC(srv->cnt, failed_conns);
 }
 
+void (*stream_hlua_free)(struct stream *s);
+
 static void stream_free(struct stream *s)
 {
 	timer_del(&s->tmr);
@@ -200,6 +202,8 @@ static void stream_free(struct stream *s)
 		dns_req_release(s->dreq);
 	if (unlikely(s->svc != NULL)) /* a service aborted before its end */
 		service_release(s);
+	if (unlikely(s->hlua != NULL))
+		stream_hlua_free(s);
 	if (unlikely(!b_is_null(&s->rw)))
 		b_release(&s->rw);
 	if (unlikely(s->vars_txn.head || s->vars_req.head || s->vars_res.head)) {

@@ -109,7 +109,6 @@ def test_keywords_without_machinery_are_accepted(tmp_path, glob):
 @pytest.mark.ours
 @pytest.mark.parametrize("section,line,why", [
     ("global", "tune.h2.max-concurrent-streams 10", "HTTP/2"),
-    ("global", "lua-load-per-thread x.lua", "Lua"),
     ("global", "noepoll", "epoll"),
     ("global", "tune.rcvbuf.client 8192", "socket buffer"),
     ("proxy", "filter compression", "filters"),

@@ -568,7 +568,8 @@ TEST(proxy_cfg_http_rules)
 		"set-header' rule : unknown fetch method 'nosuchfetch'.");
 	PXT_HAS(&r, "t.cfg:17] : error detected in frontend 'fe' while parsing 'http-request "
 		"deny' rule : no such ACL : 'NOSUCHACL'.");
-	PXT_HAS(&r, "t.cfg:18] : 'http-request lua.foo' is not supported yet");
+	PXT_HAS(&r, "t.cfg:18] : error detected in frontend 'fe' while parsing "
+		"'http-request lua.foo' rule : Lua action 'foo' not found.");
 	PXT_HAS(&r, "t.cfg:19] : 'http-request' expects ");
 	PXT_HAS(&r, "t.cfg:20] : error detected in frontend 'fe' while parsing 'http-request "
 		"return' rule : a content type must be defined when non-empty payload is "
