@@ -12,6 +12,11 @@ extern struct dns_resolvers *dns_resolvers_list; /* config order */
 /* The section named <name>, or NULL. */
 struct dns_resolvers *dns_resolvers_find(const char *name);
 
+/* The section "default": the configuration's, else, as HAProxy makes it, one with the
+ * nameservers of /etc/resolv.conf (created on the first call, silently; NULL when there
+ * are none). Check time, single-threaded. */
+struct dns_resolvers *dns_resolvers_default(void);
+
 /* Check time: links every server's "resolvers NAME" to its section ("unable to find
  * required resolvers") and warns about sections without nameservers. Returns the number of
  * errors. Single-threaded. */

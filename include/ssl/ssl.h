@@ -79,6 +79,18 @@ ssize_t ssl_chk_recv(SSL *ssl, void *buf, size_t len);
 ssize_t ssl_chk_send(SSL *ssl, const void *buf, size_t len);
 void ssl_chk_free(SSL *ssl);
 
+/* ---- connections of no server: Lua cosockets, the HTTP client (ssl_client.c) ---- */
+
+/* A client context: verifying the peer against <ca_file> ("@system-ca" or NULL: the
+ * system's CAs) when <verify>, else verifying nothing. Returns it, or NULL with <err>. */
+SSL_CTX *ssl_client_ctx_new(bool verify, const char *ca_file, char *err, size_t errlen);
+
+/* A client TLS object over socket <fd> (the caller keeps and closes it) sending <name> as
+ * SNI, and when <ctx> verifies, checking that the certificate names it (an IP address: no
+ * SNI, checked against the certificate's addresses; NULL: no name). NULL on failure. Then
+ * ssl_chk_handshake/recv/send/free apply. Any thread. */
+SSL *ssl_client_new(SSL_CTX *ctx, int fd, const char *name);
+
 /* ---- configuration (ssl_bind_cfg.c, ssl_srv_cfg.c, ssl_global_cfg.c) ---- */
 
 /* Parses TLS option args[*i] of a bind line / server line, advancing *i past its value.

@@ -51,6 +51,9 @@ enum act_return {
 #define ACT_FL_REWRITE 0x02 /* a failure is a failed rewrite */
 #define ACT_FL_VERDICT 0x04 /* allow, deny, tarpit, accept, reject: once it ends its rule set,
 			     * the stream keeps its file and line (last_rule_file/_line) */
+#define ACT_FL_ASYNC   0x08 /* a yield waits for the action's own event (a Lua action
+			     * sleeping or reading a socket), not for more data: the rule
+			     * runs again even when the data are final */
 
 /* One header added to a reply: "hdr NAME FMT". */
 struct http_reply_hdr {

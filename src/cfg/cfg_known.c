@@ -38,7 +38,7 @@ static const struct cfg_known cfg_known_kws[] = {
 	/* global */
 	{ G, "h1-case-adjust", "header case adjustment is not implemented yet" },
 	{ G, "h1-case-adjust-file", "header case adjustment is not implemented yet" },
-	{ G, "httpclient.*", "the internal HTTP client is not implemented yet" },
+	{ G, "httpclient.retries", "the HTTP client does not retry its connections yet" },
 	{ G, "issuers-chain-path", WHY_TLS },
 	{ G, "ssl-*", WHY_TLS },
 	{ G, "tune.ssl.*", WHY_TLS },

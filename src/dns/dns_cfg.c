@@ -32,10 +32,34 @@ static int dns_oom(struct cfg_ctx *ctx)
 	return -1;
 }
 
-/* resolvers NAME: HAProxy 2.6's defaults. */
+/* A new section <name> with HAProxy 2.6's defaults, appended to the list; NULL when out of
+ * memory. */
+static struct dns_resolvers *dns_section_new(const char *name, const char *file, int line)
+{
+	struct dns_resolvers *r = calloc(1, sizeof(*r)), **tail;
+
+	if (!r || !(r->id = strdup(name)) || !(r->file = strdup(file))) {
+		if (r)
+			free(r->id);
+		free(r);
+		return NULL;
+	}
+	r->line = line;
+	r->payload = 512;
+	r->retries = 3;
+	r->t_resolve = r->t_retry = 1000;
+	r->hold_valid = 10000;
+	r->hold_nx = r->hold_timeout = r->hold_refused = r->hold_other = 30000;
+	for (tail = &dns_resolvers_list; *tail; tail = &(*tail)->next)
+		;
+	*tail = r;
+	return r;
+}
+
+/* resolvers NAME */
 static int dns_begin(struct cfg_ctx *ctx)
 {
-	struct dns_resolvers *r, **tail;
+	struct dns_resolvers *r;
 
 	dns_cur = NULL;
 	if (ctx->nargs < 2 || !*ctx->args[1]) {
@@ -50,22 +74,9 @@ static int dns_begin(struct cfg_ctx *ctx)
 			  r->id, r->file, r->line);
 		return -1;
 	}
-	r = calloc(1, sizeof(*r));
-	if (!r || !(r->id = strdup(ctx->args[1])) || !(r->file = strdup(ctx->file))) {
-		if (r)
-			free(r->id);
-		free(r);
+	r = dns_section_new(ctx->args[1], ctx->file, ctx->line);
+	if (!r)
 		return dns_oom(ctx);
-	}
-	r->line = ctx->line;
-	r->payload = 512;
-	r->retries = 3;
-	r->t_resolve = r->t_retry = 1000;
-	r->hold_valid = 10000;
-	r->hold_nx = r->hold_timeout = r->hold_refused = r->hold_other = 30000;
-	for (tail = &dns_resolvers_list; *tail; tail = &(*tail)->next)
-		;
-	*tail = r;
 	dns_cur = r;
 	return 0;
 }
@@ -77,10 +88,34 @@ __attribute__((constructor)) static void dns_register_section(void)
 	cfg_register_section(&dns_section);
 }
 
+/* Appends nameserver <id> at <res> to <r>. Returns 0, or -1 when out of memory. */
+static int dns_ns_append(struct dns_resolvers *r, const char *id, const struct addr_res *res,
+			 bool tcp, const char *file, int line)
+{
+	struct dns_nameserver *ns = calloc(1, sizeof(*ns)), **tail;
+
+	if (!ns || !(ns->id = strdup(id)) || !(ns->file = strdup(file))) {
+		if (ns)
+			free(ns->id);
+		free(ns);
+		return -1;
+	}
+	ns->line = line;
+	ns->tcp_mode = tcp;
+	ns->addr = res->ss;
+	ns->addrlen = res->len;
+	ns->res = r;
+	ns->h.fd = -1;
+	for (tail = &r->ns; *tail; tail = &(*tail)->next)
+		;
+	*tail = ns;
+	return 0;
+}
+
 /* Adds nameserver <id> at <str> ("IP:PORT", "udp@IP:PORT"). Returns 0 or -1. */
 static int dns_add_ns(struct cfg_ctx *ctx, const char *id, const char *str)
 {
-	struct dns_nameserver *ns, **tail;
+	struct dns_nameserver *ns;
 	struct addr_res res;
 	char err[320];
 
@@ -106,22 +141,8 @@ static int dns_add_ns(struct cfg_ctx *ctx, const char *id, const char *str)
 		cfg_alert(ctx, "'nameserver %s' : invalid address: '%s'.", id, str);
 		return -1;
 	}
-	ns = calloc(1, sizeof(*ns));
-	if (!ns || !(ns->id = strdup(id)) || !(ns->file = strdup(ctx->file))) {
-		if (ns)
-			free(ns->id);
-		free(ns);
+	if (dns_ns_append(dns_cur, id, &res, tcp, ctx->file, ctx->line) < 0)
 		return dns_oom(ctx);
-	}
-	ns->line = ctx->line;
-	ns->tcp_mode = tcp;
-	ns->addr = res.ss;
-	ns->addrlen = res.len;
-	ns->res = dns_cur;
-	ns->h.fd = -1;
-	for (tail = &dns_cur->ns; *tail; tail = &(*tail)->next)
-		;
-	*tail = ns;
 	return 0;
 }
 
@@ -162,6 +183,38 @@ static int dns_kw_resolv_conf(struct cfg_ctx *ctx)
 	}
 	fclose(f);
 	return rc;
+}
+
+struct dns_resolvers *dns_resolvers_default(void)
+{
+	struct dns_resolvers *r = dns_resolvers_find("default");
+	char line[512], id[32], addr[300], err[128];
+	struct addr_res res;
+	int n = 0;
+	FILE *f;
+
+	if (r)
+		return r;
+	f = fopen("/etc/resolv.conf", "r");
+	if (!f)
+		return NULL;
+	while (fgets(line, sizeof(line), f)) {
+		char ip[256];
+
+		if (sscanf(line, " nameserver %255s", ip) != 1)
+			continue;
+		snprintf(addr, sizeof(addr), strchr(ip, ':') ? "[%s]:53" : "%s:53", ip);
+		if (addr_parse(addr, 0, &res, err, sizeof(err)) != ADDR_OK ||
+		    (res.ss.ss_family != AF_INET && res.ss.ss_family != AF_INET6))
+			continue; /* silently, as HAProxy's own section */
+		if (!r && !(r = dns_section_new("default", "/etc/resolv.conf", 0)))
+			break;
+		snprintf(id, sizeof(id), "resolv.conf.%d", ++n);
+		if (dns_ns_append(r, id, &res, false, "/etc/resolv.conf", 0) < 0)
+			break;
+	}
+	fclose(f);
+	return r;
 }
 
 static int dns_kw_int(struct cfg_ctx *ctx)

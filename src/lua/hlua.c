@@ -406,6 +406,7 @@ void hlua_ctx_end(struct hlua_ctx *ctx)
 	hlua_unlock(ctx->st);
 	ctx->T = NULL;
 	ctx->tref = LUA_NOREF;
+	hlua_sock_ctx_end(ctx); /* hlua_sockio.c: its sockets forget it */
 }
 
 /* Every tune.lua.forced-yield instructions: enforces the run-time limits, and yields a

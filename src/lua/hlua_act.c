@@ -27,6 +27,8 @@ static void hlua_strm_free(struct stream *s)
 	struct hlua_strm *hs = s->hlua;
 
 	s->hlua = NULL;
+	tasklet_cancel(&hs->wake);
+	hlua_txn_close(hs->txn); /* a script that kept it gets an error, not the freed stream */
 	hlua_ctx_end(&hs->act);
 	for (int i = 0; i < hlua_nb_states; i++) {
 		if (hs->priv_ref[i] == LUA_NOREF || !hlua_states[i])
@@ -36,6 +38,21 @@ static void hlua_strm_free(struct stream *s)
 		hlua_unlock(hlua_states[i]);
 	}
 	pool_free(&pool_hlua_strm, hs);
+}
+
+/* The wake of a yielded action: a tasklet runs its stream at the next loop turn, after
+ * the I/O and timers of this one (a timer due now would run again in the same turn: a
+ * script yielding by force would keep the thread). The rule then runs again. */
+static void act_resume(struct tasklet *tl)
+{
+	stream_run(container_of(tl, struct hlua_strm, wake)->strm);
+}
+
+static void act_wake(struct hlua_ctx *ctx)
+{
+	struct hlua_strm *hs = ((struct stream *)ctx->owner)->hlua;
+
+	tasklet_wakeup(&hs->wake);
 }
 
 struct hlua_strm *hlua_strm_get(struct stream *s)
@@ -49,6 +66,8 @@ struct hlua_strm *hlua_strm_get(struct stream *s)
 		return NULL;
 	memset(hs, 0, sizeof(*hs));
 	hs->act.tref = LUA_NOREF;
+	hs->strm = s;
+	tasklet_init(&hs->wake, act_resume);
 	for (int i = 0; i < HLUA_STATES; i++)
 		hs->priv_ref[i] = LUA_NOREF;
 	s->hlua = hs;
@@ -79,15 +98,6 @@ static int push_act_args(lua_State *T, void *arg)
 	return n;
 }
 
-/* The wake of a yielded action: its stream's timer, now (the rule runs again). */
-static void act_wake(struct hlua_ctx *ctx)
-{
-	struct stream *s = ctx->owner;
-
-	s->rule_exp = now_ms();
-	timer_set(&s->tmr, s->rule_exp);
-}
-
 /* rule->arg.gen.p[0]: the function; p[1]: the NULL-terminated words after the name */
 static enum act_return hlua_action(struct act_rule *r, struct proxy *px, struct stream *s, int from)
 {
@@ -116,6 +126,8 @@ static enum act_return hlua_action(struct act_rule *r, struct proxy *px, struct 
 		hs->done = 0;
 		if (hlua_ctx_start(ctx, st, ref, fn->name, "function", hlua_set.session_timeout,
 				   !(from & ACT_F_HTTP_AFTER), push_act_args, &a) < 0) {
+			hlua_txn_close(hs->txn);
+			hs->txn = NULL;
 			hlua_report_err(ctx, px);
 			return ACT_RET_CONT;
 		}
@@ -195,6 +207,7 @@ static int parse_lua_action(char **args, int *pos, int nargs, const struct act_p
 	r->arg.gen.p[1] = words;
 	r->action = hlua_action;
 	r->release = hlua_action_release;
+	r->flags |= ACT_FL_ASYNC;
 	for (int i = 0; i < n; i++) {
 		words[i] = strdup(args[first + i]);
 		if (!words[i]) {
@@ -294,6 +307,7 @@ static int run_smp_fn(struct hlua_fn *fn, const struct arg *args, struct sample 
 		return 0;
 	if (hlua_ctx_start(&ctx, st, ref, fn->name, in ? "converter" : "sample-fetch",
 			   hlua_set.session_timeout, false, push_smp_args, &a) < 0) {
+		hlua_txn_close(txn);
 		hlua_report_err(&ctx, px);
 		return 0;
 	}

@@ -371,11 +371,11 @@ bool hlua_configured(void)
 
 int hlua_cfg_check(void)
 {
-	int errors = 0, n = global.nbthread > 0 ? global.nbthread : 1;
+	int errors = hlua_httpclient_check(), n = global.nbthread > 0 ? global.nbthread : 1;
 	char err[1024];
 
 	if (!hlua_per_thread_used)
-		return 0;
+		return errors;
 	for (int t = 1; t < n && t < MAX_THREADS; t++) {
 		struct hlua_state *st = hlua_states[t + 1];
 
@@ -418,6 +418,7 @@ void hlua_deinit(void)
 {
 	struct hlua_file *f;
 
+	hlua_sock_teardown();
 	for (int i = 0; i < HLUA_STATES; i++)
 		hlua_state_free(hlua_states[i]);
 	while ((f = per_thread_files)) {
@@ -430,6 +431,7 @@ void hlua_deinit(void)
 		free(f);
 	}
 	per_thread_tail = &per_thread_files;
+	hlua_httpclient_deinit();
 	for (int i = 0; i < 2; i++) {
 		free(hlua_set.prepend_path[i]);
 		hlua_set.prepend_path[i] = NULL;

@@ -27,6 +27,7 @@
 #include <lauxlib.h>
 #include <base/list.h>
 #include <base/tinfo.h>
+#include <event/loop-t.h>
 
 struct stream;
 struct proxy;
@@ -225,8 +226,10 @@ void hlua_tasks_thread_stop(void);
 
 /* The stream's Lua data (hlua_act.c): created on first use, freed with the stream. */
 struct hlua_strm {
-	struct hlua_ctx act;	   /* the action being run (may be yielded) */
-	struct hlua_txn *txn;	   /* its TXN object, closed when the call ends */
+	struct hlua_ctx act;  /* the action being run (may be yielded) */
+	struct hlua_txn *txn; /* its TXN object, closed when the call ends */
+	struct stream *strm;
+	struct tasklet wake;	   /* resumes the action at the next loop turn */
 	int priv_ref[HLUA_STATES]; /* txn:set_priv per state, LUA_NOREF when none */
 	uint8_t done;		   /* txn:done() was called */
 	uint8_t reply;		   /* txn:done() or a reply filled the output */
@@ -247,8 +250,11 @@ struct hlua_txn {
 	struct proxy *px;
 	uint8_t from; /* ACT_F_* of the call (0: a fetch or converter) */
 	uint8_t can_reply;
-	uint8_t dir_res; /* the response is the current message */
-	int *done;	 /* set by txn:done() (points into hlua_strm) */
+	uint8_t dir_res;       /* the response is the current message */
+	int *done;	       /* set by txn:done() (points into hlua_strm) */
+	struct hlua_state *st; /* its state, and its anchor there until hlua_txn_close(): */
+	int ref;	       /* the caller writes into it once the call is over, when another
+				* thread may have collected it (shared state) */
 };
 
 /* The sub-objects txn.f, sf, c, sc and http point at their TXN (kept alive by their
@@ -260,5 +266,102 @@ struct hlua_sub {
 
 /* The TXN object at <idx> with a live stream, or raises an error. */
 struct hlua_txn *hlua_txn_check(lua_State *L, int idx);
+
+/* ---- sockets: cosockets and the HTTP client (hlua_sockio.c) ----
+ * An outgoing connection of a script. It belongs to the thread whose poller holds it: only
+ * that thread uses it (the Lua methods refuse others). Functions below run on that thread;
+ * hsock_release() runs on any. I/O returns bytes, 0 at the end of the input, HSOCK_AGAIN
+ * when it would block (try again after hsock_wait), or -1 on failure. */
+#include <sys/socket.h>
+#include <event/inbox.h>
+
+#define HSOCK_BUFSZ 16384 /* input buffer of a socket */
+#define HSOCK_AGAIN (-2)
+
+enum hsock_state {
+	HS_IDLE = 0,   /* created, not connected */
+	HS_CONNECTING, /* connect() in progress */
+	HS_TLS,	       /* connected, TLS handshake in progress */
+	HS_READY,      /* usable */
+	HS_CLOSED,     /* closed, or failed: nothing more */
+};
+
+struct ssl_ctx_st;
+struct ssl_st;
+
+struct hsock {
+	struct fd_handler h;	 /* the socket in its thread's poller; fd -1 when none */
+	struct tasklet tl;	 /* its release after the current batch of events */
+	struct inbox_item it;	 /* its release handed to its thread by another one */
+	struct list wait;	 /* in the thread's list while <waiter> is set */
+	struct hlua_ctx *waiter; /* the context yielded on it: woken by its events */
+	unsigned int tid;	 /* the thread that connected it */
+	uint8_t state;		 /* enum hsock_state */
+	uint8_t registered;	 /* it was in a poller once */
+	uint8_t ev_out, ev_err;	 /* EPOLLOUT / EPOLLERR|HUP seen (connect completion) */
+	uint8_t eof;		 /* nothing more to read: closed by the peer, or failed */
+	struct ssl_st *ssl;	 /* TLS over the socket, or NULL */
+	struct sockaddr_storage peer;
+	socklen_t peer_len;
+	char *ibuf;	      /* HSOCK_BUFSZ bytes once anything was read */
+	uint32_t ihead, ilen; /* bytes received, not consumed: ibuf[ihead, ihead + ilen) */
+};
+
+/* A new idle socket created by a script of <st> (NULL on allocation failure). Once the
+ * running context ends, <st> gets a full collection that closes the sockets nothing
+ * references any more, as HAProxy does. */
+struct hsock *hsock_new(struct hlua_state *st);
+/* Starts connecting to <ss>: 0, or -1 (errno set; the socket stays idle). */
+int hsock_connect(struct hsock *s, const struct sockaddr_storage *ss, socklen_t len);
+/* 1 connected, 0 still connecting, -1 failed. */
+int hsock_connect_poll(struct hsock *s);
+/* Starts TLS over the connected socket, <name> as SNI and name to verify (see
+ * ssl_client_new): 0 or -1. hsock_tls_poll(): 1 done, 0 again later, -1 failed. */
+int hsock_tls_start(struct hsock *s, struct ssl_ctx_st *ctx, const char *name);
+int hsock_tls_poll(struct hsock *s);
+/* Reads what fits into the input buffer: bytes added, 0 at the end, HSOCK_AGAIN (nothing
+ * now, or the buffer is full), -1. */
+ssize_t hsock_recv(struct hsock *s);
+/* Drops <n> bytes from the head of the input buffer. */
+void hsock_consume(struct hsock *s, size_t n);
+/* Sends from <p>: bytes sent (maybe fewer), HSOCK_AGAIN, -1. */
+ssize_t hsock_send(struct hsock *s, const char *p, size_t len);
+/* True when the running context may wait on <s>: a yieldable one, on its thread. */
+bool hsock_usable(lua_State *L, const struct hsock *s);
+/* Yields the running context until an event of <s> or <deadline> (0: none); <k> is
+ * called on resume and must call hsock_unwait() first. Never returns. */
+int hsock_wait(lua_State *L, struct hsock *s, uint64_t deadline, lua_KFunction k,
+	       lua_KContext kctx);
+void hsock_unwait(struct hsock *s);
+/* Closes the connection (the memory stays). */
+void hsock_close(struct hsock *s);
+/* Closes and frees <s> (a Lua __gc: any thread). */
+void hsock_release(struct hsock *s);
+/* Called by hlua_ctx_end(): no socket waits for <ctx> any more, and the collection asked
+ * by hsock_new() runs once no context runs on this thread. */
+void hlua_sock_ctx_end(struct hlua_ctx *ctx);
+/* From hlua_deinit(), once every loop has ended: sockets are freed where they are
+ * collected. */
+void hlua_sock_teardown(void);
+
+/* ---- the HTTP client's settings (hlua_hc_cfg.c) ---- */
+struct dns_resolvers;
+
+struct hlua_hc_conf {
+	int verify;		   /* httpclient.ssl.verify: -1 not given (required), 0, 1 */
+	char *ca_file;		   /* httpclient.ssl.ca-file, NULL: the system's CAs */
+	char *res_id;		   /* httpclient.resolvers.id, NULL: "default" if it exists */
+	int prefer;		   /* httpclient.resolvers.prefer: AF_INET or AF_INET6 */
+	bool res_disabled;	   /* httpclient.resolvers.disabled on */
+	int timeout_connect;	   /* httpclient.timeout.connect, ms (5000) */
+	struct ssl_ctx_st *ctx;	   /* built at the check; NULL: no HTTPS */
+	struct dns_resolvers *res; /* found at the check; NULL: host names fail */
+};
+extern struct hlua_hc_conf hlua_hc_conf;
+
+/* Check phase (from hlua_cfg_check): builds what the settings name. Returns the number of
+ * errors (alerted). */
+int hlua_httpclient_check(void);
+void hlua_httpclient_deinit(void);
 
 #endif

@@ -118,7 +118,11 @@ struct hlua_txn *hlua_txn_push(lua_State *L, struct stream *s, struct proxy *px,
 			       bool can_reply)
 {
 	struct hlua_txn *t = hlua_obj_new(L, CLASS_TXN, sizeof(*t));
+	void *st = NULL;
 
+	lua_getallocf(L, &st); /* the state is the allocator's data (hlua.c) */
+	t->st = st;
+	t->ref = LUA_NOREF;
 	t->s = s;
 	t->px = px;
 	t->from = (uint8_t)from;
@@ -126,13 +130,22 @@ struct hlua_txn *hlua_txn_push(lua_State *L, struct stream *s, struct proxy *px,
 	t->dir_res = !!(from & (ACT_F_HTTP_RES | ACT_F_HTTP_AFTER | ACT_F_TCP_RES_CNT));
 	lua_newtable(L); /* cache of the sub-objects */
 	lua_setiuservalue(L, -2, 1);
+	lua_pushvalue(L, -1);
+	t->ref = luaL_ref(L, LUA_REGISTRYINDEX);
 	return t;
 }
 
 void hlua_txn_close(struct hlua_txn *t)
 {
-	if (t)
-		t->s = NULL;
+	struct hlua_state *st;
+
+	if (!t)
+		return;
+	st = t->st;
+	hlua_lock(st);
+	t->s = NULL;
+	luaL_unref(st->L, LUA_REGISTRYINDEX, t->ref); /* may be collected from now on */
+	hlua_unlock(st);
 }
 
 static void txn_smp_ctx(const struct hlua_txn *t, struct smp_ctx *ctx)

@@ -96,8 +96,8 @@ static enum act_return tcp_run_list(struct list *list, struct proxy *px, struct 
 		if (ret == ACT_RET_STOP)
 			return ACT_RET_CONT; /* accept: this rule set is over */
 		if (ret == ACT_RET_YIELD)
-			*resume = final ? NULL : r;
-		if (ret == ACT_RET_YIELD && final)
+			*resume = final && !(r->flags & ACT_FL_ASYNC) ? NULL : r;
+		if (ret == ACT_RET_YIELD && final && !(r->flags & ACT_FL_ASYNC))
 			continue; /* nothing more will come: the action did what it could */
 		return ret;
 	}
