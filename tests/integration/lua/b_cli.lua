@@ -48,7 +48,8 @@ core.register_cli({ "luab", "srv" }, "luab srv : shows s1 and its backend", func
 		.. " stot=" .. tostring(ps.stot))
 end)
 
-core.register_cli({ "luab", "weight" }, "luab weight <w> : sets s1's weight", function(applet, _, _, w)
+core.register_cli({ "luab", "weight" }, "luab weight <w> : sets s1's weight",
+	function(applet, _, _, w)
 	local s1 = core.backends["be"].servers["s1"]
 	local err = s1:set_weight(w)
 	say(applet, "error=" .. tostring(err) .. " weight=" .. tostring(s1:get_weight()))
@@ -110,7 +111,8 @@ core.register_cli({ "luab", "map" }, "luab map <key> : looks a key up", function
 	say(applet, "lookup=" .. tostring(words:lookup(key)) .. " slookup=" .. words:slookup(key))
 end)
 
-core.register_cli({ "luab", "regex" }, "luab regex <subject> : runs regexes", function(applet, _, _, s)
+core.register_cli({ "luab", "regex" }, "luab regex <subject> : runs regexes",
+	function(applet, _, _, s)
 	local ok, re = Regex.new("^/api/(v[0-9]+)/(.*)$", true)
 	say(applet, "new=" .. tostring(ok))
 	say(applet, "exec=" .. tostring(re:exec(s)))
