@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Checks examples/*.cfg with `haproxy -c`: quickstart.cfg must be valid; any other example
-# must be valid or refused only by "not supported yet" alerts that name file:line.
+# Checks examples/*.cfg and examples/lua/*.cfg with `haproxy -c` from the top of the tree
+# (their relative paths start there): quickstart.cfg must be valid; any other example must
+# be valid or refused only by "not supported yet" alerts that name file:line.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rc=0
-for f in examples/*.cfg; do
+for f in examples/*.cfg examples/lua/*.cfg; do
 	if out=$(./haproxy -c -f "$f" 2>&1); then
 		echo "examples-check: $f: valid"
 		continue
