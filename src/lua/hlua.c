@@ -150,8 +150,8 @@ const char *const hlua_lib_names[10] = { "base", "package", "coroutine", "table"
 static void hlua_open_libs(lua_State *L)
 {
 	for (size_t i = 0; i < sizeof(hlua_libs) / sizeof(hlua_libs[0]); i++) {
-		if (i && !(hlua_set.openlibs & (1u << i)))
-			continue; /* base is always there: the API needs it */
+		if (i != 0 && i != 2 && !(hlua_set.openlibs & (1u << i)))
+			continue; /* base and coroutine are always there: the API needs them */
 		luaL_requiref(L, hlua_libs[i].name, hlua_libs[i].open, 1);
 		lua_pop(L, 1);
 	}
@@ -472,8 +472,7 @@ void hlua_report_err(const struct hlua_ctx *ctx, struct proxy *px)
 {
 	if (!global.quiet)
 		ha_alert("Lua %s '%s': %s.\n", ctx->what, ctx->fname, ctx->err);
-	if (px)
-		log_sendf(px, 3 /* err */, "Lua %s '%s': %s.", ctx->what, ctx->fname, ctx->err);
+	log_sendf(px, 3 /* err */, "Lua %s '%s': %s.", ctx->what, ctx->fname, ctx->err);
 }
 
 /* ---- classes ---- */

@@ -52,6 +52,7 @@ static void act_wake(struct hlua_ctx *ctx)
 {
 	struct hlua_strm *hs = ((struct stream *)ctx->owner)->hlua;
 
+	hs->woken = 1;
 	tasklet_wakeup(&hs->wake);
 }
 
@@ -137,9 +138,10 @@ static enum act_return hlua_action(struct act_rule *r, struct proxy *px, struct 
 		ctx->px = px;
 	} else if (s->flags & SF_RULE_EXPIRED) {
 		s->flags &= ~SF_RULE_EXPIRED; /* the date it waited for came */
-	} else if (ctx->wake_ms && ctx->wake_ms > now_ms()) {
-		return ACT_RET_YIELD; /* woken by client data: not its time yet */
+	} else if (!hs->woken && (!ctx->wake_ms || ctx->wake_ms > now_ms())) {
+		return ACT_RET_YIELD; /* run for client data: not what it waits for */
 	}
+	hs->woken = 0;
 	switch (hlua_ctx_run(ctx)) {
 	case HLUA_YIELD:
 		if (ctx->wake_ms) {
@@ -239,14 +241,20 @@ ACT_REGISTER_KEYWORDS(hlua_act_kws);
 /* ---- fetches and converters ---- */
 
 /* Converts the function's result at the top of <T> into <smp>, strings copied into a
- * scratch chunk (the Lua string goes away with the coroutine). 1, or 0 for nil. */
+ * scratch chunk (the Lua string goes away with the coroutine). 1, or 0 when a string does
+ * not fit. */
 static int result_to_sample(lua_State *T, struct sample *smp)
 {
 	struct sample tmp;
 	char *buf;
 
-	if (lua_gettop(T) < 1 || hlua_to_sample(T, -1, &tmp) < 0)
-		return 0;
+	if (lua_gettop(T) < 1 || hlua_to_sample(T, -1, &tmp) < 0) {
+		/* nil, a table, a function...: the boolean false, as HAProxy gives */
+		smp->data.type = SMP_T_BOOL;
+		smp->data.u.sint = 0;
+		smp->flags &= ~SMP_F_CONST;
+		return 1;
+	}
 	smp->data = tmp.data;
 	smp->flags &= ~SMP_F_CONST;
 	if (tmp.data.type != SMP_T_STR)

@@ -261,7 +261,6 @@ static void cli_run_end(struct cli_ctx *ctx)
 static void cli_run_failed(struct hlua_cli_run *r)
 {
 	hlua_report_err(&r->hc, NULL);
-	log_sendf(NULL, 3 /* err */, "Lua cli '%s': %s.", r->hc.fname, r->hc.err);
 	r->err_pending = 1;
 }
 

@@ -231,6 +231,7 @@ struct hlua_strm {
 	struct stream *strm;
 	struct tasklet wake;	   /* resumes the action at the next loop turn */
 	int priv_ref[HLUA_STATES]; /* txn:set_priv per state, LUA_NOREF when none */
+	uint8_t woken;		   /* its context asked to be resumed (act_wake) */
 	uint8_t done;		   /* txn:done() was called */
 	uint8_t reply;		   /* txn:done() or a reply filled the output */
 	int loglevel;		   /* txn:set_loglevel: level + 1, 0 when unchanged */

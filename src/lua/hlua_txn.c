@@ -31,6 +31,8 @@ void hlua_push_sample(lua_State *L, const struct sample *smp, bool as_str)
 	case SMP_T_BOOL:
 		if (as_str)
 			lua_pushstring(L, smp->data.u.sint ? "1" : "0");
+		else if (!hlua_set.bool_smp_conv) /* pre-3.1-bug: HAProxy 2.6's integer */
+			lua_pushinteger(L, smp->data.u.sint != 0);
 		else
 			lua_pushboolean(L, smp->data.u.sint != 0);
 		break;
@@ -72,7 +74,7 @@ int hlua_to_sample(lua_State *L, int idx, struct sample *smp)
 	smp->flags = 0;
 	switch (lua_type(L, idx)) {
 	case LUA_TBOOLEAN:
-		smp->data.type = hlua_set.bool_smp_conv ? SMP_T_BOOL : SMP_T_SINT;
+		smp->data.type = SMP_T_BOOL;
 		smp->data.u.sint = lua_toboolean(L, idx);
 		return 0;
 	case LUA_TNUMBER:
