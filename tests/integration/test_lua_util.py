@@ -361,7 +361,11 @@ def test_reply_from_response_rules(reply, rmode, status, body):
     r = get(reply["port"], headers=[("x-rmode", rmode)])
     assert (r.status, r.body) == (status, body)
     assert r.header("x-after") == "yes"
-    assert log_lines(reply["proxy"], 2)[-1] == "%d LH-- /" % status
+    want = "%d LH-- /" % status
+    deadline = time.monotonic() + 5.0
+    while want not in log_lines(reply["proxy"], 4, timeout=0) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert want in log_lines(reply["proxy"], 4, timeout=0)
 
 
 def test_done_without_reply_from_response_rules_closes(reply):
