@@ -253,12 +253,21 @@ static int hlua_start_cb(lua_State *L)
 {
 	struct hlua_start_args *a = lua_touserdata(L, 1);
 	struct hlua_ctx *ctx = a->ctx;
-	lua_State *T = lua_newthread(L);
+	struct hlua_state *st = ctx->st;
+	lua_State *T;
 	int n;
 
+	if (st->nspare) {
+		st->nspare--;
+		T = st->spare[st->nspare];
+		ctx->T = T;
+		ctx->tref = st->spare_ref[st->nspare];
+	} else {
+		T = lua_newthread(L);
+		ctx->T = T;
+		ctx->tref = luaL_ref(L, LUA_REGISTRYINDEX); /* pops the thread */
+	}
 	*(struct hlua_ctx **)lua_getextraspace(T) = ctx;
-	ctx->T = T;
-	ctx->tref = luaL_ref(L, LUA_REGISTRYINDEX); /* pops the thread */
 	luaL_checkstack(T, LUA_MINSTACK, NULL);
 	lua_rawgeti(T, LUA_REGISTRYINDEX, a->ref);
 	n = a->push ? a->push(T, a->arg) : 0;
@@ -415,7 +424,13 @@ void hlua_ctx_end(struct hlua_ctx *ctx)
 	hlua_lock(ctx->st);
 	lua_settop(ctx->T, 0);
 	*(struct hlua_ctx **)lua_getextraspace(ctx->T) = NULL;
-	luaL_unref(ctx->st->L, LUA_REGISTRYINDEX, ctx->tref);
+	if (ctx->st->nspare < HLUA_SPARE_THREADS && lua_resetthread(ctx->T) == LUA_OK) {
+		ctx->st->spare[ctx->st->nspare] = ctx->T;
+		ctx->st->spare_ref[ctx->st->nspare] = ctx->tref;
+		ctx->st->nspare++;
+	} else {
+		luaL_unref(ctx->st->L, LUA_REGISTRYINDEX, ctx->tref);
+	}
 	hlua_unlock(ctx->st);
 	ctx->T = NULL;
 	ctx->tref = LUA_NOREF;

@@ -55,10 +55,15 @@ extern struct hlua_settings hlua_set;
 
 #define HLUA_LIB_ALL 0xffffffffu
 
+#define HLUA_SPARE_THREADS 16
+
 struct hlua_state {
 	lua_State *L;
 	int id;	      /* 0 shared, tid + 1 per thread */
 	uint64_t mem; /* bytes allocated by this state */
+	int nspare;   /* coroutines kept for the next calls */
+	lua_State *spare[HLUA_SPARE_THREADS];
+	int spare_ref[HLUA_SPARE_THREADS];
 };
 extern struct hlua_state *hlua_states[HLUA_STATES];
 extern int hlua_nb_states;	  /* highest per-thread state id in use + 1 */
