@@ -478,6 +478,20 @@ static struct arg *build_args(lua_State *L, int first, const char *kw, uint8_t a
 	return args;
 }
 
+/* Pushes the result of a fetch or converter (<smp> NULL: none; "" for the string-safe
+ * objects, else nil), then frees <args>. Returns 1 (one result). */
+static int push_result(lua_State *L, const struct sample *smp, bool as_str, struct arg *args)
+{
+	if (smp)
+		hlua_push_sample(L, smp, as_str);
+	else if (as_str)
+		lua_pushstring(L, "");
+	else
+		lua_pushnil(L);
+	arg_free_list(args);
+	return 1;
+}
+
 /* The upvalue: the fetch. Arguments: the Fetches object, then the keyword's. */
 static int fetch_call(lua_State *L)
 {
@@ -494,14 +508,7 @@ static int fetch_call(lua_State *L)
 	smp.ctx = &ctx;
 	ok = f->fn(args, &smp, f);
 	/* the sample may point into the arguments: push before freeing them */
-	if (ok)
-		hlua_push_sample(L, &smp, sub->as_str);
-	else if (sub->as_str)
-		lua_pushstring(L, "");
-	else
-		lua_pushnil(L);
-	arg_free_list(args);
-	return 1;
+	return push_result(L, ok ? &smp : NULL, sub->as_str, args);
 }
 
 /* __index of Fetches: "req_hdr" finds req.hdr (dots are underscores in Lua). */
@@ -560,14 +567,7 @@ static int conv_call(lua_State *L)
 	/* a converter writes into its input: give it a copy of a Lua string */
 	ok = ok && smp_make_rw(&smp);
 	ok = ok && c->fn(args, &smp, c->private);
-	if (ok)
-		hlua_push_sample(L, &smp, sub->as_str);
-	else if (sub->as_str)
-		lua_pushstring(L, "");
-	else
-		lua_pushnil(L);
-	arg_free_list(args);
-	return 1;
+	return push_result(L, ok ? &smp : NULL, sub->as_str, args);
 }
 
 static int conv_index(lua_State *L)
