@@ -20,7 +20,7 @@ import time
 import httpc
 import pytest
 from backend import ConnClosed, Reader
-from conftest import HERE, make_cfg
+from conftest import IS_REF, HERE, make_cfg
 from tcpserv import tcpservers  # noqa: F401  (fixture)
 
 LUA = HERE / "lua"
@@ -132,7 +132,9 @@ def test_timeout_and_others_served(proxy, port, tcpservers):
     assert not th.is_alive()
     assert other.status == 200 and other_dt < 0.25
     assert got["r"].status == 200
-    assert got["r"].body.decode() == "1|1|nil,connection closed.|-1"
+    # 2.6's send on the closed socket sometimes still answers 1 (a race in its applet)
+    assert got["r"].body.decode() in (["1|1|nil,connection closed.|-1"] +
+                                      (["1|1|nil,connection closed.|1"] if IS_REF else []))
     assert 0.25 <= got["dt"] < 3.0
 
 
