@@ -127,7 +127,8 @@ static enum act_return hlua_action(struct act_rule *r, struct proxy *px, struct 
 		hs->done = 0;
 		hs->reply = 0;
 		if (hlua_ctx_start(ctx, st, ref, fn->name, "function", hlua_set.session_timeout,
-				   !(from & ACT_F_HTTP_AFTER), push_act_args, &a) < 0) {
+				   !(from & ACT_F_HTTP_AFTER) && !(s->flags & SF_AFTER_LOCAL),
+				   push_act_args, &a) < 0) {
 			hlua_txn_close(hs->txn);
 			hs->txn = NULL;
 			hlua_report_err(ctx, px);

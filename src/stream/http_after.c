@@ -1,5 +1,5 @@
 /* http-after-response on the replies the proxy makes itself (error pages, return, deny,
- * redirects, auth): the reply, written as bytes into the front output buffer, is parsed
+ * redirects, auth, services; on a service's response the http-response rules run first): the reply, written as bytes into the front output buffer, is parsed
  * back with the H1 parser into the stream's response table, the backend's then the
  * frontend's rules run on it, and the table is serialized again with the reply's body.
  * A failure there gives the 500 page (rules run on it once more; raw if they fail again).
@@ -53,6 +53,33 @@ static bool has_after_rules(const struct proxy *px)
 	return px && (px->rule_sets & PR_RS_HTTP_AFTER);
 }
 
+/* True when <px> or its defaults section has http-response rules. */
+static bool has_res_rules(const struct proxy *px)
+{
+	return px && (px->rule_sets & PR_RS_HTTP_RES);
+}
+
+/* The http-response rules of <px> (its defaults section's first) on a service's response:
+ * HAProxy runs them on what its applets answer (not on the other replies of the proxy).
+ * They cannot wait here: a rule that would is an error. */
+static enum act_return run_res(struct stream *s, struct proxy *px)
+{
+	struct act_rule *last = NULL;
+	enum act_return r = ACT_RET_CONT;
+
+	if (!has_res_rules(px))
+		return ACT_RET_CONT;
+	if (px->defpx && !list_empty(&px->defpx->http_res_rules))
+		r = act_rules_run(&px->defpx->http_res_rules, px, s, ACT_F_HTTP_RES, &last);
+	if (r == ACT_RET_CONT && !(last && last->action))
+		r = act_rules_run(&px->http_res_rules, px, s, ACT_F_HTTP_RES, &last);
+	if (r == ACT_RET_YIELD) { /* forget the rule: nothing resumes it here */
+		s->resume_rule = NULL;
+		r = ACT_RET_ERR;
+	}
+	return r;
+}
+
 /* Runs the after-response rules of <px> (its defaults section's first). */
 static enum act_return run_after(struct stream *s, struct proxy *px)
 {
@@ -75,7 +102,14 @@ static int after_local_once(struct stream *s, uint32_t start)
 	if (http_local_parse(s, start) < 0)
 		return -1;
 	s->flags |= SF_AFTER_LOCAL;
-	r = run_after(s, be);
+	r = ACT_RET_CONT;
+	if (s->svc) { /* a service's response: the http-response rules first */
+		r = run_res(s, be);
+		if (r == ACT_RET_CONT && s->fe != be)
+			r = run_res(s, s->fe);
+	}
+	if (r == ACT_RET_CONT)
+		r = run_after(s, be);
 	if (r == ACT_RET_CONT && s->fe != be)
 		r = run_after(s, s->fe);
 	s->flags &= ~SF_AFTER_LOCAL;
@@ -89,7 +123,8 @@ int http_after_local(struct stream *s, uint32_t start)
 {
 	struct buf *ob = &s->front->obuf;
 
-	if (!s->req.hdr_len || (!has_after_rules(s->be) && !has_after_rules(s->fe)))
+	if (!s->req.hdr_len || (!has_after_rules(s->be) && !has_after_rules(s->fe) &&
+				(!s->svc || (!has_res_rules(s->be) && !has_res_rules(s->fe)))))
 		return 0;
 	if (after_local_once(s, start) == 0)
 		return 0;

@@ -555,3 +555,20 @@ def test_short_body_closes(proxy):
     _, port = start_http(proxy)
     data, closed = httpc.exchange(port, b"GET /short HTTP/1.1\r\nHost: t\r\n\r\n")
     assert closed and data.endswith(b"\r\n\r\nshort")
+
+
+def test_response_rules_run_on_a_service_response(proxy):
+    """As HAProxy, a service's response goes through the http-response rules, then
+    http-after-response; a plain `return` only through the latter."""
+    _, port = start_http(proxy,
+                         fe=["http-response set-header x-res r",
+                             "http-response del-header x-drop",
+                             "http-after-response set-header x-after a",
+                             "http-request return status 200 content-type text/plain "
+                             "string ret if { path /ret }"])
+    r = req(port, "/hello")
+    assert r.status == 200
+    assert (r.header("x-res"), r.header("x-after")) == ("r", "a")
+    r = req(port, "/ret")
+    assert r.body == b"ret"
+    assert (r.header("x-res"), r.header("x-after")) == (None, "a")
