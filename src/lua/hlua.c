@@ -36,6 +36,9 @@ int hlua_nb_states;
 bool hlua_per_thread_used;
 struct list hlua_fns = LIST_HEAD_INIT(hlua_fns);
 __thread struct hlua_ctx *hlua_cur;
+/* When this thread last entered a state (for the hook's burst limit outside calls). */
+__thread uint64_t hlua_enter_ns;
+extern struct hlua_state *hlua_loading; /* hlua_cfg.c: the state whose files load */
 char hlua_done_key;
 
 /* The shared state is entered by any thread: one recursive lock serialises it, as
@@ -58,6 +61,7 @@ void hlua_lock(struct hlua_state *st)
 {
 	if (st->id == 0)
 		pthread_mutex_lock(&hlua_shared_lock);
+	hlua_enter_ns = hlua_now_ns();
 }
 
 void hlua_unlock(struct hlua_state *st)
@@ -179,6 +183,67 @@ static void hlua_prepend_paths(lua_State *L)
 	lua_pop(L, 1);
 }
 
+static void hlua_hook(lua_State *L, lua_Debug *ar);
+
+/* A script's __gc, run in a coroutine of its own: Lua runs finalizers with the hooks off,
+ * so one that never returns would keep its thread for ever; in a coroutine the hook runs
+ * again and ends it at the burst limit (its error is dropped, as Lua drops a finalizer's
+ * errors). Upvalue 1: the script's function. */
+static int hlua_gc_trampoline(lua_State *L)
+{
+	lua_State *co;
+	int nres;
+
+	if (!lua_checkstack(L, 3))
+		return 0;
+	co = lua_newthread(L);
+	*(struct hlua_ctx **)lua_getextraspace(co) = NULL;
+	lua_sethook(co, hlua_hook, LUA_MASKCOUNT, (int)hlua_set.forced_yield);
+	lua_pushvalue(L, lua_upvalueindex(1));
+	lua_pushvalue(L, 1);
+	lua_xmove(L, co, 2);
+	if (!hlua_cur)
+		hlua_enter_ns = hlua_now_ns(); /* the burst limit counts from here */
+	if (lua_resume(co, L, 1, &nres) == LUA_YIELD)
+		lua_pop(co, nres); /* a finalizer that yields is simply not resumed */
+	lua_pop(L, 1);
+	return 0;
+}
+
+/* setmetatable(t, mt): a function __gc of <mt> runs through hlua_gc_trampoline. Upvalue
+ * 1: Lua's setmetatable. */
+static int hlua_setmetatable(lua_State *L)
+{
+	if (lua_type(L, 2) == LUA_TTABLE && lua_getfield(L, 2, "__gc") == LUA_TFUNCTION &&
+	    lua_tocfunction(L, -1) != hlua_gc_trampoline) {
+		lua_pushcclosure(L, hlua_gc_trampoline, 1);
+		lua_setfield(L, 2, "__gc");
+	} else {
+		lua_pop(L, 1);
+	}
+	lua_pushvalue(L, lua_upvalueindex(1));
+	lua_insert(L, 1);
+	lua_call(L, lua_gettop(L) - 1, 1);
+	return 1;
+}
+
+/* Protected: the libraries and the API of a new state (the integer id at 1). */
+static int hlua_setup_cb(lua_State *L)
+{
+	int id = (int)lua_tointeger(L, 1);
+
+	hlua_open_libs(L);
+	lua_getglobal(L, "setmetatable");
+	lua_pushcclosure(L, hlua_setmetatable, 1);
+	lua_setglobal(L, "setmetatable");
+	hlua_prepend_paths(L);
+	hlua_core_setup(L, id);
+	hlua_txn_setup(L);
+	hlua_http_setup(L);
+	hlua_ext_setup(L);
+	return 0;
+}
+
 /* Creates state <id> with the libraries and the API. Returns it, or NULL. */
 struct hlua_state *hlua_state_new(int id)
 {
@@ -193,12 +258,21 @@ struct hlua_state *hlua_state_new(int id)
 		return NULL;
 	}
 	lua_atpanic(st->L, hlua_panic);
-	hlua_open_libs(st->L);
-	hlua_prepend_paths(st->L);
-	hlua_core_setup(st->L, id);
-	hlua_txn_setup(st->L);
-	hlua_http_setup(st->L);
-	hlua_ext_setup(st->L);
+	/* coroutines a script creates copy the main thread's extra space: no context */
+	*(struct hlua_ctx **)lua_getextraspace(st->L) = NULL;
+	lua_pushcfunction(st->L, hlua_setup_cb);
+	lua_pushinteger(st->L, id);
+	if (lua_pcall(st->L, 1, 0, 0) != LUA_OK) { /* tune.lua.maxmem too small... */
+		ha_alert("Lua: cannot prepare a state: %s.\n", lua_type(st->L, -1) == LUA_TSTRING
+								       ? lua_tostring(st->L, -1)
+								       : "not enough memory");
+		lua_close(st->L);
+		free(st);
+		return NULL;
+	}
+	/* the main thread runs the finalizers of collections started there: the hook bounds
+	 * them too (a __gc that never returns) */
+	lua_sethook(st->L, hlua_hook, LUA_MASKCOUNT, (int)hlua_set.forced_yield);
 	hlua_states[id] = st;
 	if (id >= hlua_nb_states)
 		hlua_nb_states = id + 1;
@@ -322,7 +396,10 @@ int hlua_ctx_start(struct hlua_ctx *ctx, struct hlua_state *st, int ref, const c
 
 struct hlua_ctx *hlua_ctx_of(lua_State *L)
 {
-	return *(struct hlua_ctx **)lua_getextraspace(L);
+	struct hlua_ctx *ctx = *(struct hlua_ctx **)lua_getextraspace(L);
+
+	/* a coroutine the script created has none: it runs for the innermost context */
+	return ctx ? ctx : hlua_cur;
 }
 
 /* Appends to <out> the first Lua frames of <T> ("from FILE:LINE: in function ..."),
@@ -378,6 +455,7 @@ enum hlua_ret hlua_ctx_run(struct hlua_ctx *ctx)
 	struct hlua_ctx *prev = hlua_cur;
 	lua_State *T = ctx->T;
 	int nres = 0, status, nargs;
+	enum hlua_ret ret = HLUA_ERR;
 	uint64_t end;
 
 	hlua_lock(ctx->st);
@@ -391,25 +469,25 @@ enum hlua_ret hlua_ctx_run(struct hlua_ctx *ctx)
 	end = hlua_now_ns();
 	ctx->run_ns += end - ctx->burst_ns;
 	hlua_cur = prev;
-	hlua_unlock(ctx->st);
+	/* the stack of T is only touched under the lock: another thread running in the
+	 * shared state may collect or allocate meanwhile */
 	if (status == LUA_YIELD) {
 		lua_pop(T, nres); /* what a yield passes is of no use here */
-		return HLUA_YIELD;
-	}
-	if (status == LUA_OK)
-		return HLUA_OK;
-	if (ctx->done && lua_touserdata(T, -1) == &hlua_done_key) {
+		ret = HLUA_YIELD;
+	} else if (status == LUA_OK) {
+		ret = HLUA_OK;
+	} else if (ctx->done && lua_touserdata(T, -1) == &hlua_done_key) {
 		/* core.done(value): the function's result is that value */
 		lua_settop(T, 0);
-		hlua_lock(ctx->st);
 		lua_rawgetp(T, LUA_REGISTRYINDEX, &hlua_done_key);
 		lua_pushnil(T);
 		lua_rawsetp(T, LUA_REGISTRYINDEX, &hlua_done_key);
-		hlua_unlock(ctx->st);
-		return HLUA_OK;
+		ret = HLUA_OK;
+	} else {
+		hlua_set_err(ctx, status);
 	}
-	hlua_set_err(ctx, status);
-	return HLUA_ERR;
+	hlua_unlock(ctx->st);
+	return ret;
 }
 
 int hlua_ctx_nres(const struct hlua_ctx *ctx)
@@ -444,8 +522,14 @@ static void hlua_hook(lua_State *L, lua_Debug *ar)
 	struct hlua_ctx *ctx = hlua_ctx_of(L);
 	uint64_t now, burst;
 
-	if (!ctx)
+	if (!ctx) {
+		/* a finalizer run by a collection outside any call (creating a coroutine,
+		 * a collection asked by C code): only the burst limit, not while loading */
+		if (!hlua_loading && hlua_enter_ns && hlua_set.burst_timeout &&
+		    hlua_now_ns() - hlua_enter_ns > (uint64_t)hlua_set.burst_timeout * 1000000ull)
+			luaL_error(L, "burst timeout");
 		return;
+	}
 	if (ctx->dead) {
 		lua_sethook(L, hlua_hook, LUA_MASKCOUNT, 1); /* even inside a pcall */
 		luaL_error(L, "execution timeout");
@@ -457,14 +541,15 @@ static void hlua_hook(lua_State *L, lua_Debug *ar)
 		lua_sethook(L, hlua_hook, LUA_MASKCOUNT, 1);
 		luaL_error(L, "execution timeout");
 	}
-	if (ctx->yieldable && lua_isyieldable(L)) {
+	if (ctx->yieldable && L == ctx->T && lua_isyieldable(L)) {
 		ctx->wake_ms = 0;
 		if (ctx->wake)
 			ctx->wake(ctx); /* next turn */
 		lua_yield(L, 0);
 		return;
 	}
-	if (hlua_set.burst_timeout && burst > (uint64_t)hlua_set.burst_timeout * 1000000ull) {
+	if (hlua_set.burst_timeout && burst > (uint64_t)hlua_set.burst_timeout * 1000000ull &&
+	    (!ctx->yieldable || L != ctx->T)) {
 		ctx->dead = 3;
 		lua_sethook(L, hlua_hook, LUA_MASKCOUNT, 1);
 		luaL_error(L, "burst timeout");
@@ -477,6 +562,8 @@ int hlua_yield(lua_State *L, uint64_t wake_ms, bool next_turn, lua_KFunction k, 
 
 	if (!ctx || !ctx->yieldable || !lua_isyieldable(L))
 		return luaL_error(L, "cannot yield from this context");
+	if (L != ctx->T) /* a script's own coroutine: back to the script that resumed it */
+		return lua_yieldk(L, 0, kctx, k);
 	ctx->wake_ms = wake_ms;
 	if (next_turn && ctx->wake)
 		ctx->wake(ctx);

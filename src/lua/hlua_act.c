@@ -126,9 +126,12 @@ static enum act_return hlua_action(struct act_rule *r, struct proxy *px, struct 
 		}
 		hs->done = 0;
 		hs->reply = 0;
-		if (hlua_ctx_start(ctx, st, ref, fn->name, "function", hlua_set.session_timeout,
-				   !(from & ACT_F_HTTP_AFTER) && !(s->flags & SF_AFTER_LOCAL),
-				   push_act_args, &a) < 0) {
+		if (hlua_ctx_start(
+			    ctx, st, ref, fn->name, "function", hlua_set.session_timeout,
+			    !(from & ACT_F_HTTP_AFTER) && !(s->flags & SF_AFTER_LOCAL) &&
+				    /* an HTTP response's tcp-response rules cannot wait */
+				    !(from == ACT_F_TCP_RES_CNT && s->fe->mode == PR_MODE_HTTP),
+			    push_act_args, &a) < 0) {
 			hlua_txn_close(hs->txn);
 			hs->txn = NULL;
 			hlua_report_err(ctx, px);
@@ -332,7 +335,9 @@ static int run_smp_fn(struct hlua_fn *fn, const struct arg *args, struct sample 
 	ctx.wake = NULL;
 	switch (hlua_ctx_run(&ctx)) {
 	case HLUA_OK:
+		hlua_lock(st); /* T's stack: see hlua_ctx_run */
 		ok = result_to_sample(ctx.T, smp);
+		hlua_unlock(st);
 		break;
 	case HLUA_YIELD: /* cannot happen: the context is not yieldable */
 		snprintf(ctx.err, sizeof(ctx.err), "[state-id %d] yield not allowed", st->id);

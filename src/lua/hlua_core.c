@@ -117,6 +117,13 @@ static int sleep_ms(lua_State *L, long long ms)
 {
 	if (ms < 0)
 		ms = 0;
+	if (!th_ctx) { /* before the loops run (init functions, file bodies): it blocks, as
+			* in HAProxy, nothing is served yet */
+		struct timespec ts = { (time_t)(ms / 1000), (long)(ms % 1000) * 1000000L };
+
+		nanosleep(&ts, NULL);
+		return 0;
+	}
 	return hlua_yield(L, now_ms() + (uint64_t)ms + (ms ? 0 : 1), false, k_return0, 0);
 }
 

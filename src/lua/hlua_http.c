@@ -19,9 +19,7 @@ static struct hlua_txn *http_txn(lua_State *L)
 {
 	struct hlua_sub *sub = luaL_checkudata(L, 1, CLASS_HTTP);
 
-	if (!sub->t->s)
-		luaL_error(L, "this txn object is no longer valid (its call is over)");
-	return sub->t;
+	return hlua_txn_live(L, sub->t);
 }
 
 /* The request (res false) or the response of the exchange; raises an error when the

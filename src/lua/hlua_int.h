@@ -256,12 +256,18 @@ struct hlua_txn {
 	struct proxy *px;
 	uint8_t from; /* ACT_F_* of the call (0: a fetch or converter) */
 	uint8_t can_reply;
-	uint8_t dir_res;       /* the response is the current message */
-	int *done;	       /* set by txn:done() (points into hlua_strm) */
-	struct hlua_state *st; /* its state, and its anchor there until hlua_txn_close(): */
-	int ref;	       /* the caller writes into it once the call is over, when another
-				* thread may have collected it (shared state) */
+	uint8_t dir_res;	/* the response is the current message */
+	int *done;		/* set by txn:done() (points into hlua_strm) */
+	struct hlua_state *st;	/* its state, and its anchor there until hlua_txn_close(): */
+	int ref;		/* the caller writes into it once the call is over, when another
+				 * thread may have collected it (shared state) */
+	struct hlua_ctx *owner; /* the call it was made for: only that call may use it (a
+				 * global of the shared state is seen by other requests) */
 };
+
+/* The TXN of a sub-object or TXN <t> if the running call may use it, else raises an
+ * error (its call is over, or it belongs to another call). */
+struct hlua_txn *hlua_txn_live(lua_State *L, struct hlua_txn *t);
 
 /* The sub-objects txn.f, sf, c, sc and http point at their TXN (kept alive by their
  * user value) and are cached in its user value table. */

@@ -77,14 +77,31 @@ int hlua_to_sample(lua_State *L, int idx, struct sample *smp)
 		smp->data.type = SMP_T_BOOL;
 		smp->data.u.sint = lua_toboolean(L, idx);
 		return 0;
-	case LUA_TNUMBER:
-		if (lua_isinteger(L, idx)) {
+	case LUA_TNUMBER: {
+		lua_Number n;
+		char *t;
+		int k;
+
+		k = 0;
+		if (lua_isinteger(L, idx) || ((void)lua_tointegerx(L, idx, &k), k)) {
+			/* an integral float (8/2) is the integer, as HAProxy gives it */
 			smp->data.type = SMP_T_SINT;
 			smp->data.u.sint = lua_tointeger(L, idx);
 			return 0;
 		}
-		/* a float: its text, as HAProxy gives it */
-		/* fall through */
+		/* another float: its text, written here (lua_tolstring would allocate) */
+		n = lua_tonumber(L, idx);
+		t = smp_trash();
+		if (!t)
+			return -1;
+		k = snprintf(t, smp_trash_size(), LUA_NUMBER_FMT, (LUAI_UACNUMBER)n);
+		if (k < 0 || (size_t)k >= smp_trash_size())
+			return -1;
+		smp->flags = SMP_F_CONST;
+		smp->data.type = SMP_T_STR;
+		smp->data.u.str = ist2(t, (size_t)k);
+		return 0;
+	}
 	case LUA_TSTRING:
 		s = lua_tolstring(L, idx, &len);
 		smp->flags = SMP_F_CONST; /* the Lua string's bytes */
@@ -98,22 +115,25 @@ int hlua_to_sample(lua_State *L, int idx, struct sample *smp)
 
 /* ---- TXN ---- */
 
-struct hlua_txn *hlua_txn_check(lua_State *L, int idx)
+struct hlua_txn *hlua_txn_live(lua_State *L, struct hlua_txn *t)
 {
-	struct hlua_txn *t = luaL_checkudata(L, idx, CLASS_TXN);
-
 	if (!t->s)
 		luaL_error(L, "this txn object is no longer valid (its call is over)");
+	if (t->owner && hlua_ctx_of(L) != t->owner)
+		luaL_error(L, "this txn object belongs to another call");
 	return t;
+}
+
+struct hlua_txn *hlua_txn_check(lua_State *L, int idx)
+{
+	return hlua_txn_live(L, luaL_checkudata(L, idx, CLASS_TXN));
 }
 
 static struct hlua_txn *sub_txn(lua_State *L, int idx, const char *cls)
 {
 	struct hlua_sub *sub = luaL_checkudata(L, idx, cls);
 
-	if (!sub->t->s)
-		luaL_error(L, "this txn object is no longer valid (its call is over)");
-	return sub->t;
+	return hlua_txn_live(L, sub->t);
 }
 
 struct hlua_txn *hlua_txn_push(lua_State *L, struct stream *s, struct proxy *px, int from,
@@ -125,6 +145,7 @@ struct hlua_txn *hlua_txn_push(lua_State *L, struct stream *s, struct proxy *px,
 	lua_getallocf(L, &st); /* the state is the allocator's data (hlua.c) */
 	t->st = st;
 	t->ref = LUA_NOREF;
+	t->owner = hlua_ctx_of(L); /* set before the push (hlua_start_cb) */
 	t->s = s;
 	t->px = px;
 	t->from = (uint8_t)from;

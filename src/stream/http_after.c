@@ -1,7 +1,8 @@
 /* http-after-response on the replies the proxy makes itself (error pages, return, deny,
- * redirects, auth, services; on a service's response the http-response rules run first): the reply, written as bytes into the front output buffer, is parsed
- * back with the H1 parser into the stream's response table, the backend's then the
- * frontend's rules run on it, and the table is serialized again with the reply's body.
+ * redirects, auth, services; on a service's response the http-response rules run first):
+ * the reply, written as bytes into the front output buffer, is parsed back with the H1
+ * parser into the stream's response table, the backend's then the frontend's rules run on
+ * it, and the table is serialized again with the reply's body.
  * A failure there gives the 500 page (rules run on it once more; raw if they fail again).
  */
 #include <string.h>

@@ -133,6 +133,8 @@ static enum act_return tcp_run_set(struct proxy *px, size_t ofs, struct stream *
 /* The stand-in stream's own state goes: its variables and rewrite room. */
 static void tcp_sess_strm_done(struct stream *s)
 {
+	if (s->hlua) /* a Lua fetch kept data on it (txn:set_priv) */
+		stream_hlua_free(s);
 	vars_prune(&s->vars_txn);
 	vars_prune(&s->vars_req);
 	vars_prune(&s->vars_res);
