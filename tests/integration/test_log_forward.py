@@ -332,9 +332,15 @@ def test_privileged_ports_then_user(proxy, sinks):
              "log-forward lf", "    dgram-bind 127.0.0.1:%d" % low,
              "    bind 127.0.0.1:%d" % low, "    log 127.0.0.1:%d local0" % sinks[0].port]
     p = proxy("\n".join(lines) + "\n", ports=[low])
-    with open("/proc/%d/status" % p.pid) as f:
-        uid = [l.split()[1] for l in f if l.startswith("Uid:")][0]
-    assert uid == str(pwd.getpwnam("nobody").pw_uid)
+    want = str(pwd.getpwnam("nobody").pw_uid)
+    deadline = time.monotonic() + 3.0
+    while True:  # the port answers a moment before the process drops root
+        with open("/proc/%d/status" % p.pid) as f:
+            uid = [l.split()[1] for l in f if l.startswith("Uid:")][0]
+        if uid == want or time.monotonic() > deadline:
+            break
+        time.sleep(0.02)
+    assert uid == want
     tx = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     tx.sendto(b"<14>over udp", ("127.0.0.1", low))
     tx.close()
