@@ -462,6 +462,7 @@ enum hlua_ret hlua_ctx_run(struct hlua_ctx *ctx)
 	nargs = ctx->started ? 0 : ctx->nargs;
 	ctx->started = 1;
 	ctx->wake_ms = 0;
+	ctx->forced = 0;
 	hlua_cur = ctx;
 	lua_sethook(T, hlua_hook, LUA_MASKCOUNT, ctx->dead ? 1 : (int)hlua_set.forced_yield);
 	ctx->burst_ns = hlua_now_ns();
@@ -543,6 +544,7 @@ static void hlua_hook(lua_State *L, lua_Debug *ar)
 	}
 	if (ctx->yieldable && L == ctx->T && lua_isyieldable(L)) {
 		ctx->wake_ms = 0;
+		ctx->forced = 1;
 		if (ctx->wake)
 			ctx->wake(ctx); /* next turn */
 		lua_yield(L, 0);

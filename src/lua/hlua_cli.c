@@ -309,10 +309,22 @@ static int hlua_cli_handler(struct cli_ctx *ctx)
 	if (!r && !(r = cli_run_start(ctx)))
 		return CLI_DONE;
 	if (!r->err_pending) {
+		enum hlua_ret ret;
+		uint64_t until;
+
 		if (r->hc.wake_ms && r->hc.wake_ms > now_ms())
-			return CLI_YIELD; /* sleeping */
-		r->want_room = 0;
-		switch (hlua_ctx_run(&r->hc)) {
+			return CLI_YIELD;	 /* sleeping */
+		until = hlua_now_ns() + 1000000; /* 1 ms of this turn at most */
+
+		/* the CLI calls a yielded command again 1 ms later: forced yields (nothing
+		 * awaited) go on at once for up to 1 ms, so a long command is not slowed down
+		 * by that timer, and the thread still serves the rest every millisecond */
+		do {
+			r->want_room = 0;
+			ret = hlua_ctx_run(&r->hc);
+		} while (ret == HLUA_YIELD && r->hc.forced && !r->want_room &&
+			 hlua_now_ns() < until);
+		switch (ret) {
 		case HLUA_YIELD:
 			return r->want_room ? CLI_MORE : CLI_YIELD;
 		case HLUA_OK:

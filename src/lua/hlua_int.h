@@ -133,6 +133,7 @@ struct hlua_ctx {
 	uint8_t dead; /* a limit was hit: every hook call fails the script */
 	uint8_t started;
 	uint8_t nargs;	   /* arguments pushed for the first resume */
+	uint8_t forced;	   /* the last yield was a forced one (the hook): nothing awaited */
 	uint8_t done;	   /* core.done() ended it: HLUA_OK with its value on T */
 	hlua_wake_fn wake; /* resumes the context before its date (owner's thread) */
 	void *owner;	   /* stream, task, applet... (for wake) */

@@ -500,7 +500,7 @@ def test_cli_command_error(proxy, backends, tmp_path):
 @pytest.mark.ours
 def test_cli_command_runaway_loop_times_out(proxy, backends, tmp_path):
     p, ports, sock, _ = start(proxy, backends, tmp_path,
-                              glob=["tune.lua.session-timeout 100"])
+                              glob=["tune.lua.session-timeout 500"])
     s = socket.socket(socket.AF_UNIX)
     s.settimeout(10)
     s.connect(sock)
