@@ -532,40 +532,70 @@ static int fetch_call(lua_State *L)
 	return push_result(L, ok ? &smp : NULL, sub->as_str, args);
 }
 
-/* __index of Fetches: "req_hdr" finds req.hdr (dots are underscores in Lua). */
-static int fetch_index(lua_State *L)
+/* The keyword named <k> in Lua, where dots are underscores: "req_hdr" is req.hdr,
+ * "ssl_fc" stays ssl_fc. Tries the name as given, every '_' as '.', then each single
+ * '_' as '.'. NULL when none exists. */
+static const void *find_kw(const char *k, const void *(*find)(const char *kw, size_t len))
 {
-	const char *k = luaL_checkstring(L, 2);
-	char name[128];
-	const struct sample_fetch *f;
 	size_t n = strlen(k);
+	const void *kw = find(k, n);
+	char name[128];
 
-	if (n >= sizeof(name)) {
+	if (kw || n >= sizeof(name))
+		return kw;
+	for (size_t i = 0; i <= n; i++)
+		name[i] = k[i] == '_' ? '.' : k[i];
+	kw = find(name, n);
+	for (size_t i = 0; !kw && i < n; i++) {
+		if (k[i] != '_')
+			continue;
+		memcpy(name, k, n + 1);
+		name[i] = '.';
+		kw = find(name, n);
+	}
+	return kw;
+}
+
+static const void *find_fetch(const char *kw, size_t len)
+{
+	return sample_find_fetch(kw, len);
+}
+
+static const void *find_conv(const char *kw, size_t len)
+{
+	return sample_find_conv(kw, len);
+}
+
+/* __index of Fetches and Converters: the keyword's C closure, made once per name and
+ * kept in the class's method table (upvalue 1), so later calls find it there. */
+static int kw_index(lua_State *L, const void *(*find)(const char *, size_t), lua_CFunction call)
+{
+	const void *kw;
+
+	lua_settop(L, 2);
+	lua_pushvalue(L, 2);
+	if (lua_type(L, 2) == LUA_TSTRING && lua_rawget(L, lua_upvalueindex(1)) != LUA_TNIL)
+		return 1; /* made by an earlier call */
+	lua_settop(L, 2);
+	kw = find_kw(luaL_checkstring(L, 2), find);
+	if (!kw) {
 		lua_pushnil(L);
 		return 1;
 	}
-	f = sample_find_fetch(k, n);
-	if (!f) {
-		for (size_t i = 0; i <= n; i++)
-			name[i] = k[i] == '_' ? '.' : k[i];
-		/* try every '_' as '.', then none: "req_hdr" -> "req.hdr", "ssl_fc" stays */
-		f = sample_find_fetch(name, n);
-		for (size_t i = 0; !f && i < n; i++) {
-			if (k[i] != '_')
-				continue;
-			memcpy(name, k, n + 1);
-			name[i] = '.';
-			f = sample_find_fetch(name, n);
-		}
-	}
-	if (!f) {
-		lua_pushnil(L);
-		return 1;
-	}
-	lua_pushlightuserdata(L, (void *)f);
-	lua_pushcclosure(L, fetch_call, 1);
+	lua_pushlightuserdata(L, (void *)kw);
+	lua_pushcclosure(L, call, 1);
+	lua_pushvalue(L, 2);
+	lua_pushvalue(L, -2);
+	lua_rawset(L, lua_upvalueindex(1));
 	return 1;
 }
+
+static int fetch_index(lua_State *L)
+{
+	return kw_index(L, find_fetch, fetch_call);
+}
+
+static int conv_call(lua_State *L);
 
 /* ---- Converters ---- */
 
@@ -593,23 +623,7 @@ static int conv_call(lua_State *L)
 
 static int conv_index(lua_State *L)
 {
-	const char *k = luaL_checkstring(L, 2);
-	const struct sample_conv *c = sample_find_conv(k, strlen(k));
-	char name[128];
-	size_t n = strlen(k);
-
-	if (!c && n < sizeof(name)) {
-		for (size_t i = 0; i <= n; i++)
-			name[i] = k[i] == '_' ? '.' : k[i];
-		c = sample_find_conv(name, n);
-	}
-	if (!c) {
-		lua_pushnil(L);
-		return 1;
-	}
-	lua_pushlightuserdata(L, (void *)c);
-	lua_pushcclosure(L, conv_call, 1);
-	return 1;
+	return kw_index(L, find_conv, conv_call);
 }
 
 void hlua_txn_setup(lua_State *L)
