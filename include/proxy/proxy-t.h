@@ -205,6 +205,11 @@ struct proxy {
 				   * defpx (set at check time: an empty set costs nothing) */
 	void *rules_ext;          /* stream/: what the rule layers add (captures, stick rules,
 				   * unique-id...), freed by proxy_ext_free_hook */
+	struct list filters;      /* struct flt_conf ("filter" lines and implicit ones, in
+				   * order: stream/filter.c), owned */
+	uint8_t flt_on;           /* it has filters (set at check time: one test per message
+				   * when none) */
+	uint8_t flt_explicit;     /* a "filter" line was given (implicit ones need none) */
 	struct stktable *table;   /* its "stick-table", or NULL (stream/stktable_cfg.c) */
 	struct list server_rules; /* "use-server" (struct server_rule, stream/persist.c) */
 	struct list persist_rules; /* "force-persist", "ignore-persist" (struct persist_rule) */

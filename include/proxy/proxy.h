@@ -44,5 +44,6 @@ extern void (*proxy_stats_free_hook)(struct proxy *px);
 /* log/log_strm.c: frees a proxy's log formats and options (px->log_conf, strm_log) */
 extern void (*proxy_strm_log_free_hook)(struct proxy *px);
 extern void (*proxy_no_log_hook)(struct proxy *px); /* "no log" */
+extern void (*proxy_flt_free_hook)(struct proxy *px); /* the filters (stream/filter.c) */
 
 #endif

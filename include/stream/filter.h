@@ -48,10 +48,10 @@ struct flt_conf;
 struct flt_inst;
 
 struct flt_out {
-	char *p;       /* where to write */
-	size_t room;   /* bytes available at <p> */
-	size_t len;    /* set: bytes written */
-	bool more;     /* set with <end>: output remains (called again with more room) */
+	char *p;     /* where to write */
+	size_t room; /* bytes available at <p> */
+	size_t len;  /* set: bytes written */
+	bool more;   /* set with <end>: output remains (called again with more room) */
 };
 
 struct flt_kind {
@@ -82,27 +82,27 @@ struct flt_kind {
 /* One filter of a proxy ("filter" line, or declared implicitly). */
 struct flt_conf {
 	const struct flt_kind *kind;
-	void *conf;          /* the kind's configuration (owned: conf_free) */
-	char *file;          /* where it was declared (owned), NULL when implicit */
+	void *conf; /* the kind's configuration (owned: conf_free) */
+	char *file; /* where it was declared (owned), NULL when implicit */
 	int line;
-	struct list list;    /* member of the proxy's filter list, declaration order */
+	struct list list; /* member of the proxy's filter list, declaration order */
 };
 
 /* A filter on one stream. */
 struct flt_inst {
 	const struct flt_kind *kind;
 	struct flt_conf *fc;
-	struct proxy *px;    /* the proxy that declared it */
-	void *ctx;           /* the kind's state for this stream, NULL until it sets one */
-	uint8_t on[2];       /* it sees the body of the request [0] / response [1] */
+	struct proxy *px; /* the proxy that declared it */
+	void *ctx;	  /* the kind's state for this stream, NULL until it sets one */
+	uint8_t on[2];	  /* it sees the body of the request [0] / response [1] */
 };
 
 /* Registers a filter kind (constructor time). */
 void flt_register(struct flt_kind *k);
-#define FLT_REGISTER(k)                                              \
+#define FLT_REGISTER(k)                                             \
 	__attribute__((constructor)) static void k##_register(void) \
-	{                                                            \
-		flt_register(&k);                                    \
+	{                                                           \
+		flt_register(&k);                                   \
 	}
 const struct flt_kind *flt_kind_find(const char *name);
 
@@ -118,6 +118,10 @@ bool flt_px_explicit(struct proxy *px);
 /* True when a filter before <fi> transforms the body of message <dir> of <s>. */
 bool flt_xform_before(const struct stream *s, const struct flt_inst *fi, int dir);
 
+/* Check time (after the rules are parsed): the kinds' implicit declarations and checks
+ * for every proxy. Returns the number of errors printed. */
+int flt_check_all(void);
+
 /* Stream side. */
 /* The instance of <fc> on <s>, created with the stream's other instances on first use
  * (NULL when out of memory, or when <fc> is not a filter of the stream's proxies). */
@@ -125,6 +129,9 @@ struct flt_inst *flt_inst_get(struct stream *s, struct flt_conf *fc);
 /* The head of message <dir> of <s> is final: runs the heads of the stream's filters.
  * Returns 0 (possibly with filters on the body), or -1 (error). */
 int flt_head(struct stream *s, int dir);
+/* The body of message <dir> does not go through the filters after all (a service reads
+ * the request's): the filters that took it are ended as for a cut message. */
+void flt_body_drop(struct stream *s, int dir);
 /* True when filters see the body of message <dir> (flt_xfer then moves it). */
 bool flt_body_on(const struct stream *s, int dir);
 /* Moves the body of message <dir> from <src> to <dst> through the filters, framed for

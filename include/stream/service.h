@@ -102,6 +102,11 @@ struct svc_ctx {
 	uint8_t busy;	      /* set by the service while it waits for itself (a timer, a
 			       * task), not for the client: no client timeout runs then */
 	uint8_t done;	      /* the body (and its last chunk) is in the output */
+	uint8_t filtered;     /* response filters see the body: it goes through flt_push,
+			       * which frames it (service_filters) */
+	uint8_t fend;	      /* filtered: the service gave its last bytes (in <fpend>) */
+	struct buf fpend;     /* filtered: what the service gave that the filters have not
+			       * taken yet */
 	int st;		      /* service cursors: 0 on the first dump */
 	const void *p[2];
 	uint64_t n[2];
@@ -132,6 +137,12 @@ int service_attach(struct stream *s, const struct http_service *svc, struct prox
  * is finished and released (the local reply ends as usual), 0 to wait, -1 when the
  * stream is gone (aborted, or ended). */
 int service_step(struct stream *s);
+
+/* The response head of the stream's service is final (its rules ran): the response
+ * filters see it (the head at <start> in the front output buffer is rewritten when they
+ * edit it) and, when one takes the body, the service's body goes through them. Returns
+ * 0, or -1 on error. */
+int service_filters(struct stream *s, uint32_t start);
 
 /* Frees the service of <s> (stream end or abort). */
 void service_release(struct stream *s);

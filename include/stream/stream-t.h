@@ -123,6 +123,7 @@ enum ana_stage {
 struct dns_req;
 struct svc_ctx;
 struct splice_pipe;
+struct flt_strm;
 
 struct stream {
 	struct conn *front;
@@ -195,6 +196,8 @@ struct stream {
 				   * released when its body is sent, or by stream_free */
 	const char *svc_name;     /* the service that answered as the log shows it in place
 				   * of the server ("<lua.NAME>"), or NULL */
+	struct flt_strm *flt;     /* the filters' instances (stream/filter.c), NULL until a
+				   * proxy with filters needs them; freed by stream_free */
 	void *hlua;               /* Lua data (lua/hlua_act.c: a running action, txn:set_priv
 				   * values), or NULL; freed by stream_free */
 	/* logging (log/log_strm.c reads them; stream/ records them): ms dates of the steps

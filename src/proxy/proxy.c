@@ -242,6 +242,7 @@ struct proxy *proxy_new(const char *name, uint32_t cap, const char *file, int li
 	list_init(&px->http_req_rules);
 	list_init(&px->http_res_rules);
 	list_init(&px->http_after_rules);
+	list_init(&px->filters);
 	list_init(&px->tcp_req_conn_rules);
 	list_init(&px->tcp_req_sess_rules);
 	list_init(&px->tcp_req_cont_rules);
@@ -321,6 +322,7 @@ void (*proxy_log_free_hook)(struct proxy *px);
 void (*proxy_stats_free_hook)(struct proxy *px);
 void (*proxy_strm_log_free_hook)(struct proxy *px);
 void (*proxy_no_log_hook)(struct proxy *px);
+void (*proxy_flt_free_hook)(struct proxy *px);
 
 /* Frees <px> and everything it owns. lb_ctx belongs to the LB code and must have been
  * released by it before.
@@ -340,6 +342,8 @@ static void proxy_free(struct proxy *px)
 		proxy_rules_free_hook(px);
 	if (proxy_check_free_hook)
 		proxy_check_free_hook(px);
+	if (proxy_flt_free_hook) /* stream/filter.c */
+		proxy_flt_free_hook(px);
 	if (proxy_dns_free_hook)
 		proxy_dns_free_hook(px);
 	if (proxy_log_free_hook)

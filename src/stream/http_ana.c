@@ -25,6 +25,7 @@
 #include <sample/logfmt.h>
 #include <proxy/proxy.h>
 #include <stream/action.h>
+#include <stream/filter.h>
 #include <stream/cookie.h>
 #include <stream/err_capture.h>
 #include <stream/http_capture.h>
@@ -576,6 +577,9 @@ static int ana_rsp_rules(struct stream *s)
 	}
 	if (unlikely(s->be->ck) && !(s->flags & SF_CK_RSP_DONE) && !rsp_cookie(s, &ret))
 		return ret;
+	/* the filters see the head last, as HAProxy's do (compression edits it) */
+	if (unlikely(s->fe->flt_on | s->be->flt_on) && flt_head(s, FLT_RSP) < 0)
+		return stream_server_error(s, 500);
 	if (h1_write_response(&f->obuf, m, rsp_conn_hdr(s, tunnel)) < 0)
 		return stream_server_error(s, 502);
 	b_del(&b->ibuf, m->hdr_len);

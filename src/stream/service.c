@@ -16,10 +16,12 @@
 #include <http/h1.h>
 #include <http/h1_dechunk.h>
 #include <http/status.h>
+#include <mux/h1.h>
 #include <proc/global-t.h>
 #include <proxy/proxy-t.h>
 #include <stats/counters.h>
 #include <stream/action.h>
+#include <stream/filter.h>
 #include <stream/service.h>
 #include <stream/stream.h>
 
@@ -86,6 +88,7 @@ void service_release(struct stream *s)
 	if (!c)
 		return;
 	tasklet_cancel(&c->resume);
+	b_release(&c->fpend);
 	if (c->svc->release)
 		c->svc->release(c);
 	s->svc = NULL;
@@ -202,6 +205,13 @@ static int service_head(struct stream *s, const struct http_service *svc, struct
 
 int service_attach(struct stream *s, const struct http_service *svc, struct proxy *px, void *conf)
 {
+	/* the filters see the request head (compression reads Accept-Encoding), not its
+	 * body, which the service reads as it is */
+	if (unlikely(s->fe->flt_on | (s->be && s->be->flt_on)) && !svc->tcp) {
+		if (flt_head(s, FLT_REQ) < 0)
+			return stream_reply_error(s, 500, false);
+		flt_body_drop(s, FLT_REQ);
+	}
 	if (service_head(s, svc, px, conf) < 0)
 		return stream_reply_error(s, 500, false);
 	stream_set_term(s, 'L');
@@ -253,6 +263,61 @@ static int service_fill(struct svc_ctx *c, struct buf *ob)
 		c->done = 1;
 	}
 	return ret == SVC_WAIT && !out.data ? 1 : 0;
+}
+
+/* service_fill for a body the response filters see: the service fills <fpend>, the
+ * filters take from it and write into <ob>, framed. Returns as service_fill. */
+static int service_fill_filtered(struct stream *s, struct svc_ctx *c, struct buf *ob)
+{
+	int ret = SVC_MORE;
+	long took;
+
+	if (!c->fpend.data && !c->fend) {
+		if (b_get(&c->fpend) < 0)
+			return -1;
+		c->fpend.head = 0;
+		ret = c->svc->dump(c, &c->fpend);
+		if (ret == SVC_ERR || (ret == SVC_MORE && !c->fpend.data))
+			return -1;
+		c->fend = ret == SVC_DONE;
+		if (ret == SVC_WAIT && !c->fpend.data)
+			return 1;
+	}
+	took = flt_push(s, b_head(&c->fpend), c->fpend.data, c->fend, ob);
+	if (took < 0)
+		return -1;
+	b_del(&c->fpend, (uint32_t)took);
+	if (!flt_body_on(s, FLT_RSP)) {
+		c->done = 1;
+		b_release(&c->fpend);
+		return 0;
+	}
+	return took ? 0 : 2;
+}
+
+int service_filters(struct stream *s, uint32_t start)
+{
+	struct svc_ctx *c = s->svc;
+	enum xfer_mode mode;
+
+	if (likely(!(s->fe->flt_on | (s->be && s->be->flt_on))) || c->svc->tcp)
+		return 0;
+	if (http_local_parse(s, start) < 0)
+		return -1;
+	if (c->done)
+		mode = XFER_NONE;
+	else if (c->framed)
+		mode = (s->rsp.flags & H1_MF_CLEN) ? XFER_CLEN : XFER_EOF;
+	else
+		mode = c->chunked ? XFER_CHUNKED : XFER_EOF;
+	h1_xfer_init(&s->rspx, mode, s->rsp.body_len);
+	if (flt_head(s, FLT_RSP) < 0 || http_local_rebuild(s, start) < 0)
+		return -1;
+	if (flt_body_on(s, FLT_RSP)) {
+		c->filtered = 1;
+		c->chunked = 0; /* the filters frame it */
+	}
+	return 0;
 }
 
 /* The service failed in the middle of its body: what it wrote goes out if the socket
@@ -311,7 +376,8 @@ int service_step(struct stream *s)
 		}
 		if (b_get(&f->obuf) < 0)
 			return stream_abort(s);
-		ret = service_fill(c, &f->obuf);
+		ret = unlikely(c->filtered) ? service_fill_filtered(s, c, &f->obuf)
+					    : service_fill(c, &f->obuf);
 		if (ret < 0)
 			return service_failed(s);
 		if (ret == 1) {

@@ -28,6 +28,7 @@
 #include <stream/http_capture.h>
 #include <stream/http_err.h>
 #include <stream/http_reply.h>
+#include <stream/filter.h>
 #include <stream/l7_body.h>
 #include <stream/persist.h>
 #include <stream/pp_send.h>
@@ -204,6 +205,8 @@ static void stream_free(struct stream *s)
 		service_release(s);
 	if (unlikely(s->hlua != NULL))
 		stream_hlua_free(s);
+	if (unlikely(s->flt != NULL))
+		flt_stream_free(s);
 	if (unlikely(!b_is_null(&s->rw)))
 		b_release(&s->rw);
 	if (unlikely(s->vars_txn.head || s->vars_req.head || s->vars_res.head)) {
@@ -363,6 +366,8 @@ int stream_reply_finish(struct stream *s, int start, int status, bool raw)
 {
 	s->status = status;
 	if (!raw && http_after_local(s, (uint32_t)start) < 0)
+		return stream_abort(s);
+	if (unlikely(s->svc != NULL) && service_filters(s, (uint32_t)start) < 0)
 		return stream_abort(s);
 	return stream_reply_local(s);
 }
@@ -575,6 +580,17 @@ void stream_req_consume(struct stream *s)
 	b_del(&s->front->ibuf, s->req.hdr_len + s->l7_body); /* l7_body: retry-on */
 }
 
+/* The filters see the request head before it is serialized. A body they see cannot be
+ * sent again: the request is neither kept for a resend nor retried (retry-on). */
+static int stream_req_filters(struct stream *s)
+{
+	if (flt_head(s, FLT_REQ) < 0)
+		return -1;
+	if (flt_body_on(s, FLT_REQ))
+		s->flags &= ~SF_L7_RETRY;
+	return 0;
+}
+
 /* The back connection is usable: serialize the request headers into it. */
 static int stream_established(struct stream *s)
 {
@@ -587,6 +603,8 @@ static int stream_established(struct stream *s)
 			return stream_server_error(s, 500);
 	}
 	timer_set(&b->tmr, 0);
+	if (unlikely(s->fe->flt_on | s->be->flt_on) && stream_req_filters(s) < 0)
+		return stream_server_error(s, 500);
 	if (h1_write_request(&b->obuf, &s->req, req_conn_hdr(s)) < 0)
 		return stream_server_error(s, 500);
 	b->nb_req++;
@@ -960,7 +978,9 @@ static int stream_exchange(struct stream *s)
 	int progress = 0, ret;
 
 	if (!(s->flags & (SF_REQ_DONE | SF_REQ_ABORTED))) {
-		ret = h1_xfer(f, b, &s->reqx);
+		ret = unlikely(s->flt != NULL) && flt_body_on(s, FLT_REQ)
+			      ? flt_xfer(s, FLT_REQ, f, b, &s->reqx)
+			      : h1_xfer(f, b, &s->reqx);
 		if (ret == XFER_ERR_FRAMING && !(s->flags & SF_RSP_HDRS_SENT)) {
 			stream_drop_back(s);
 			return stream_reply_mux_error(s, 400);
@@ -992,7 +1012,9 @@ static int stream_exchange(struct stream *s)
 		progress |= ret;
 	}
 	if ((s->flags & SF_RSP_HDRS_SENT) && !(s->flags & SF_RSP_DONE)) {
-		ret = h1_xfer(b, f, &s->rspx);
+		ret = unlikely(s->flt != NULL) && flt_body_on(s, FLT_RSP)
+			      ? flt_xfer(s, FLT_RSP, b, f, &s->rspx)
+			      : h1_xfer(b, f, &s->rspx);
 		if (ret == XFER_ERR_DST)
 			return stream_cli_abort(s);
 		if (ret < 0)

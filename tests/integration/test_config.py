@@ -111,7 +111,7 @@ def test_keywords_without_machinery_are_accepted(tmp_path, glob):
     ("global", "tune.h2.max-concurrent-streams 10", "HTTP/2"),
     ("global", "noepoll", "epoll"),
     ("global", "tune.rcvbuf.client 8192", "socket buffer"),
-    ("proxy", "filter compression", "filters"),
+    ("proxy", "filter trace", "trace filter"),
     ("proxy", "option forwarded", "Forwarded"),
     ("proxy", "use-fcgi-app php", "FastCGI"),
     ("bind", "ca-verify-file x.pem", "TLS"),
