@@ -62,6 +62,8 @@ enum pr_mode {
 #define PR_O_SPLICE_RSP    0x02000000 /* option splice-response */
 #define PR_O_SPLICE_AUTO   0x04000000 /* option splice-auto: each direction once it filled a
 				       * buffer (a large transfer) */
+#define PR_O_FILTER        0x00001000 /* it has filters (set at check time as PR_RS_FILTER:
+				       * the request path tests the options) */
 #define PR_O_SOCK_STATS    0x40000000 /* option socket-stats: one "show stat" line per listener */
 #define PR_O_TRANSP        0x00000800 /* option transparent: servers unused, connect to the client's
 				       * original destination (or "dispatch"), backend/be_transp.c */
@@ -110,6 +112,7 @@ enum pr_mode {
 #define PR_RS_LOG        0x80 /* the frontend logs streams (strm_log): request line kept,
 				* logasap (log/log_strm.c) */
 #define PR_RS_STATS      0x100 /* the stats page is served here (stats/stats_page.c) */
+#define PR_RS_FILTER     0x200 /* it has filters (stream/filter.c: set after the others) */
 
 #define PR_O_HTTP_MODE_MASK (PR_O_HTTP_KAL | PR_O_HTTP_SCL | PR_O_HTTP_CLO)
 

@@ -137,6 +137,7 @@ static void flt_end_body(struct stream *s, struct flt_strm *fs, int dir, bool co
 	if (b->fin)
 		return;
 	b->fin = 1;
+	s->flags &= ~(dir == FLT_RSP ? SF_FLT_RSP : SF_FLT_REQ);
 	for (int i = 0; i < fs->n; i++) {
 		struct flt_inst *fi = &fs->f[i];
 
@@ -193,6 +194,7 @@ int flt_head(struct stream *s, int dir)
 		return 0;
 	}
 	b->chunked_out = !!(flt_msg(s, dir)->flags & H1_MF_CHNK);
+	s->flags |= dir == FLT_RSP ? SF_FLT_RSP : SF_FLT_REQ;
 	return 0;
 }
 

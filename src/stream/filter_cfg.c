@@ -159,6 +159,10 @@ int flt_check_all(void)
 		list_for_each_entry(fc, &px->filters, list) if (fc->kind->check) errs +=
 			fc->kind->check(px, fc);
 		px->flt_on = !list_empty(&px->filters);
+		if (px->flt_on) { /* one more bit in what the plain path tests already */
+			px->rule_sets |= PR_RS_FILTER;
+			px->options |= PR_O_FILTER;
+		}
 	}
 	return errs;
 }

@@ -156,6 +156,22 @@ static __attribute__((noinline)) int add_addr_headers(struct stream *s, uint32_t
 }
 
 /* The rule list of <from> in <px>. */
+/* The last changes to the request head before it goes to a server: the address headers,
+ * then the filters (after every rule, as HAProxy's filters see it). A body a filter
+ * rewrites cannot be sent again: no retry-on for it. Returns 0 or -1. */
+static __attribute__((noinline)) int req_last_edits(struct stream *s, uint32_t opts)
+{
+	if ((opts & (PR_O_FWDFOR | PR_O_ORIGTO)) && add_addr_headers(s, opts) < 0)
+		return -1;
+	if (opts & PR_O_FILTER) {
+		if (flt_head(s, FLT_REQ) < 0)
+			return -1;
+		if (s->flags & SF_FLT_REQ)
+			s->flags &= ~SF_L7_RETRY;
+	}
+	return 0;
+}
+
 static struct list *rules_of(struct proxy *px, int from)
 {
 	return from == ACT_F_HTTP_REQ ? &px->http_req_rules :
@@ -285,7 +301,8 @@ static inline __attribute__((always_inline)) int ana_request_be(struct stream *s
 	if (opts & (PR_O_HTTP_SCL | PR_O_HTTP_CLO))
 		s->flags |= SF_BACK_CLOSE;
 	if ((unlikely(fe->rule_sets & PR_RS_UNIQUE_ID) && http_unique_id_header(s) < 0) ||
-	    (unlikely(opts & (PR_O_FWDFOR | PR_O_ORIGTO)) && add_addr_headers(s, opts) < 0)) {
+	    (unlikely(opts & (PR_O_FWDFOR | PR_O_ORIGTO | PR_O_FILTER)) &&
+	     req_last_edits(s, opts) < 0)) {
 		stream_count_rewrite_failed(s);
 		return stream_reply_error(s, 500, false);
 	}
@@ -556,11 +573,12 @@ static int ana_rsp_rules(struct stream *s)
 	struct h1_msg *m = &s->rsp;
 	struct conn *f = s->front, *b = s->back;
 	bool tunnel = s->rspx.mode == XFER_TUNNEL;
+	uint32_t rs = s->fe->rule_sets | s->be->rule_sets;
 	int ret;
 
 	s->flags &= ~SF_RSP_RULE_WAIT;
 	s->ana_stage = ANA_RSP_RULES;
-	if (likely(!((s->fe->rule_sets | s->be->rule_sets) & (PR_RS_HTTP_RES | PR_RS_HTTP_AFTER))))
+	if (likely(!(rs & (PR_RS_HTTP_RES | PR_RS_HTTP_AFTER))))
 		s->rsp_set = sizeof(sets) / sizeof(sets[0]); /* no rule costs nothing */
 	for (; s->rsp_set < sizeof(sets) / sizeof(sets[0]); s->rsp_set++) {
 		struct proxy *px = sets[s->rsp_set].be ? s->be : s->fe;
@@ -578,7 +596,7 @@ static int ana_rsp_rules(struct stream *s)
 	if (unlikely(s->be->ck) && !(s->flags & SF_CK_RSP_DONE) && !rsp_cookie(s, &ret))
 		return ret;
 	/* the filters see the head last, as HAProxy's do (compression edits it) */
-	if (unlikely(s->fe->flt_on | s->be->flt_on) && flt_head(s, FLT_RSP) < 0)
+	if (unlikely(rs & PR_RS_FILTER) && flt_head(s, FLT_RSP) < 0)
 		return stream_server_error(s, 500);
 	if (h1_write_response(&f->obuf, m, rsp_conn_hdr(s, tunnel)) < 0)
 		return stream_server_error(s, 502);

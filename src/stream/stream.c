@@ -580,17 +580,6 @@ void stream_req_consume(struct stream *s)
 	b_del(&s->front->ibuf, s->req.hdr_len + s->l7_body); /* l7_body: retry-on */
 }
 
-/* The filters see the request head before it is serialized. A body they see cannot be
- * sent again: the request is neither kept for a resend nor retried (retry-on). */
-static int stream_req_filters(struct stream *s)
-{
-	if (flt_head(s, FLT_REQ) < 0)
-		return -1;
-	if (flt_body_on(s, FLT_REQ))
-		s->flags &= ~SF_L7_RETRY;
-	return 0;
-}
-
 /* The back connection is usable: serialize the request headers into it. */
 static int stream_established(struct stream *s)
 {
@@ -603,8 +592,6 @@ static int stream_established(struct stream *s)
 			return stream_server_error(s, 500);
 	}
 	timer_set(&b->tmr, 0);
-	if (unlikely(s->fe->flt_on | s->be->flt_on) && stream_req_filters(s) < 0)
-		return stream_server_error(s, 500);
 	if (h1_write_request(&b->obuf, &s->req, req_conn_hdr(s)) < 0)
 		return stream_server_error(s, 500);
 	b->nb_req++;
@@ -978,7 +965,7 @@ static int stream_exchange(struct stream *s)
 	int progress = 0, ret;
 
 	if (!(s->flags & (SF_REQ_DONE | SF_REQ_ABORTED))) {
-		ret = unlikely(s->flt != NULL) && flt_body_on(s, FLT_REQ)
+		ret = unlikely(s->flags & SF_FLT_REQ)
 			      ? flt_xfer(s, FLT_REQ, f, b, &s->reqx)
 			      : h1_xfer(f, b, &s->reqx);
 		if (ret == XFER_ERR_FRAMING && !(s->flags & SF_RSP_HDRS_SENT)) {
@@ -1012,7 +999,7 @@ static int stream_exchange(struct stream *s)
 		progress |= ret;
 	}
 	if ((s->flags & SF_RSP_HDRS_SENT) && !(s->flags & SF_RSP_DONE)) {
-		ret = unlikely(s->flt != NULL) && flt_body_on(s, FLT_RSP)
+		ret = unlikely(s->flags & SF_FLT_RSP)
 			      ? flt_xfer(s, FLT_RSP, b, f, &s->rspx)
 			      : h1_xfer(b, f, &s->rspx);
 		if (ret == XFER_ERR_DST)
