@@ -19,6 +19,9 @@
  *     out->room bytes at out->p, setting out->len. Returns the bytes consumed, or -1 (the
  *     message is cut: a 502/abort as for a broken server). With <end> set, no more input
  *     comes after in[0..len): it flushes, and sets out->more while output remains.
+ *     Called with <len> 0 and no <end> when the source has nothing more for now: the
+ *     filter may write what it holds back (a compressor flushes, so that a slow or
+ *     streaming body is not kept waiting).
  *   - end: once, when the body is complete (<complete> true) or the message is cut; not
  *     called when head returned 0 or -1.
  *   - release: once per stream, frees fi->ctx (head, end or neither may have run).

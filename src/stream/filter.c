@@ -358,8 +358,13 @@ int flt_xfer(struct stream *s, int dir, struct conn *src, struct conn *dst, stru
 		if (!len && !end) {
 			if (conn_recv(src) > 0)
 				continue;
-			if (!(src->flags & (CO_FL_RD_EOF | CO_FL_ERROR)))
+			if (!(src->flags & (CO_FL_RD_EOF | CO_FL_ERROR))) {
+				/* the source pauses: the transformer may flush what it holds */
+				if (b->xf >= 0 && b_get(ob) == 0 &&
+				    flt_pass(s, fs, dir, NULL, 0, false, ob, &fin) < 0)
+					return XFER_ERR_SRC;
 				break; /* wait for more */
+			}
 			if (x->mode != XFER_EOF || ib->data)
 				return XFER_ERR_SRC; /* closed before the end of the body */
 			end = true;
