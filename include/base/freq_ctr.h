@@ -30,6 +30,27 @@ static inline void freq_ctr_inc(struct freq_ctr *f, uint64_t now_ms)
 		HA_ATOMIC_STORE_RLX(&f->prev, (old >> 32) + 1 == sec ? (uint32_t)old : 0);
 }
 
+/* Counts <n> events at <now_ms> at once (bytes through a compressor, say); the count of a
+ * second stops at 2^32 - 1. */
+static inline void freq_ctr_add(struct freq_ctr *f, uint64_t now_ms, uint32_t n)
+{
+	uint64_t sec = now_ms / 1000, old = HA_ATOMIC_LOAD_RLX(&f->cur), nv;
+
+	do {
+		uint64_t osec = old >> 32;
+		uint32_t cnt = (uint32_t)old;
+
+		if (osec == sec)
+			nv = (sec << 32) | (cnt > UINT32_MAX - n ? UINT32_MAX : cnt + n);
+		else if (osec < sec)
+			nv = (sec << 32) | n;
+		else
+			return; /* another thread's clock is a little ahead: count it there */
+	} while (!HA_ATOMIC_CAS(&f->cur, &old, nv));
+	if ((old >> 32) != sec)
+		HA_ATOMIC_STORE_RLX(&f->prev, (old >> 32) + 1 == sec ? (uint32_t)old : 0);
+}
+
 /* Events of the current second and of the previous one, as seen at <now_ms>. */
 static inline void freq_ctr_read(const struct freq_ctr *f, uint64_t now_ms, uint32_t *cur,
 				 uint32_t *prev)

@@ -23,6 +23,7 @@ struct lb_key;
 struct acl_cond;
 struct lf_expr;
 struct stktable;
+struct comp_px;
 
 #define PR_CAP_FE   0x01  /* has a frontend side (frontend, listen) */
 #define PR_CAP_BE   0x02  /* has a backend side (backend, listen) */
@@ -213,6 +214,8 @@ struct proxy {
 	uint8_t flt_on;           /* it has filters (set at check time: one test per message
 				   * when none) */
 	uint8_t flt_explicit;     /* a "filter" line was given (implicit ones need none) */
+	struct comp_px *comp;     /* "compression" settings (comp/comp_cfg.c), or NULL; owned,
+				   * freed by proxy_comp_free_hook */
 	struct stktable *table;   /* its "stick-table", or NULL (stream/stktable_cfg.c) */
 	struct list server_rules; /* "use-server" (struct server_rule, stream/persist.c) */
 	struct list persist_rules; /* "force-persist", "ignore-persist" (struct persist_rule) */

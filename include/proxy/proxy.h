@@ -45,5 +45,6 @@ extern void (*proxy_stats_free_hook)(struct proxy *px);
 extern void (*proxy_strm_log_free_hook)(struct proxy *px);
 extern void (*proxy_no_log_hook)(struct proxy *px); /* "no log" */
 extern void (*proxy_flt_free_hook)(struct proxy *px); /* the filters (stream/filter.c) */
+extern void (*proxy_comp_free_hook)(struct proxy *px); /* px->comp (comp/comp_cfg.c) */
 
 #endif

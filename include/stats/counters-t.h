@@ -29,6 +29,10 @@ struct fe_counters {
 	uint64_t internal_errors; /* exchanges failed by the proxy itself (eint) */
 	uint64_t rsp[6];          /* final statuses sent, by class: [0] none (the exchange
 				   * was aborted) or other, [1] 1xx ... [5] 5xx */
+	uint64_t comp_in;         /* response bytes into the compressor (comp/comp_flt.c) */
+	uint64_t comp_out;        /* ... and the compressed bytes that came out */
+	uint64_t comp_byp;        /* response bytes that bypassed it (level 0, identity) */
+	uint64_t comp_rsp;        /* responses compressed */
 } ALIGNED_CL;
 
 /* Backend side of a proxy (backend, listen), and servers. Some fields are kept on one
@@ -55,6 +59,10 @@ struct be_counters {
 	uint64_t rsp[6];          /* backend: final statuses sent to the client; server:
 				   * statuses it answered; by class as fe_counters.rsp */
 	uint64_t queued_total;    /* streams that waited in a queue */
+	uint64_t comp_in;         /* backend: as fe_counters (comp/comp_flt.c) */
+	uint64_t comp_out;
+	uint64_t comp_byp;
+	uint64_t comp_rsp;
 	uint64_t resent;          /* server: requests sent again on a new connection after the
 				   * idle one they took had been closed (stream_resend): stot
 				   * counts such a stream once */

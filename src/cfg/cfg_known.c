@@ -25,7 +25,6 @@ struct cfg_known {
 #define WHY_QUIC   "QUIC is not implemented"
 #define WHY_CHECKS "health checks are not implemented yet"
 #define WHY_PP     "custom PROXY v2 TLVs are not supported yet"
-#define WHY_COMP   "compression is not implemented yet"
 #define WHY_VARS   "variables are not implemented yet"
 #define WHY_DNS    "DNS address family selection is not implemented yet"
 #define WHY_POLL   "only the epoll poller is implemented"
@@ -70,11 +69,7 @@ static const struct cfg_known cfg_known_kws[] = {
 			       "'option splice-request|splice-response'" },
 	{ G, "tune.rcvbuf.*", WHY_BUFS },
 	{ G, "tune.sndbuf.*", WHY_BUFS },
-	{ G, "tune.comp.*", WHY_COMP },
-	{ G, "tune.zlib.*", WHY_COMP },
-	{ G, "maxcomprate", WHY_COMP },
-	{ G, "maxcompcpuusage", WHY_COMP },
-	{ G, "maxzlibmem", WHY_COMP },
+	{ G, "tune.comp.*", "this compression setting is not supported yet" },
 	{ G, "tune.pattern.cache-size", "the ACL engine is not implemented yet" },
 	{ G, "tune.disable-fast-forward", WHY_ZCOPY },
 	{ G, "tune.disable-zero-copy-forwarding", WHY_ZCOPY },

@@ -8,6 +8,7 @@
 #include <sys/utsname.h>
 
 #include <base/compiler.h>
+#include <comp/comp.h>
 #include <base/tinfo.h>
 #include <proc/version.h>
 #include <thread/thread_cfg.h>
@@ -161,7 +162,10 @@ static void version_print_libs(void)
 #ifdef USE_ZLIB
 	printf("Built with zlib version : %s\n", ZLIB_VERSION);
 	printf("Running on zlib version : %s\n", zlibVersion());
+#else
+	printf("Built without compression support (neither USE_ZLIB nor USE_SLZ are set).\n");
 #endif
+	printf("%s\n", comp_algos_line()); /* comp/comp_algo.c */
 #ifdef USE_PCRE2
 	{
 		char ver[64] = "";

@@ -323,6 +323,7 @@ void (*proxy_stats_free_hook)(struct proxy *px);
 void (*proxy_strm_log_free_hook)(struct proxy *px);
 void (*proxy_no_log_hook)(struct proxy *px);
 void (*proxy_flt_free_hook)(struct proxy *px);
+void (*proxy_comp_free_hook)(struct proxy *px);
 
 /* Frees <px> and everything it owns. lb_ctx belongs to the LB code and must have been
  * released by it before.
@@ -344,6 +345,8 @@ static void proxy_free(struct proxy *px)
 		proxy_check_free_hook(px);
 	if (proxy_flt_free_hook) /* stream/filter.c */
 		proxy_flt_free_hook(px);
+	if (proxy_comp_free_hook) /* comp/comp_cfg.c */
+		proxy_comp_free_hook(px);
 	if (proxy_dns_free_hook)
 		proxy_dns_free_hook(px);
 	if (proxy_log_free_hook)

@@ -553,7 +553,6 @@ struct pxcfg_later {
 
 static const struct pxcfg_later pxcfg_later_kws[] = {
 	{ "acl", "ACLs need the ACL engine, which is not implemented yet" },
-	{ "compression", "compression is not implemented yet" },
 	{ "email-alert", "email alerts are not implemented yet" },
 	{ "monitor-net", "monitor-net was removed in HAProxy 2.0; use 'monitor-uri'" },
 	{ "bind-process", "nbproc was removed in HAProxy 2.5; use 'thread' on 'bind' lines" },
@@ -592,7 +591,6 @@ static const struct cfg_kw pxcfg_kws[] = {
 	{ "http-reuse", PXS, pxcfg_http_reuse },
 	{ "description", PXS, pxcfg_description },
 	{ "acl", PXS, pxcfg_later },
-	{ "compression", PXS, pxcfg_later },
 	{ "email-alert", PXS, pxcfg_later },
 	{ "monitor-net", PXS, pxcfg_later },
 	{ "rate-limit", PXS, pxcfg_rate_limit },

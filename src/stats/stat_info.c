@@ -11,6 +11,7 @@
 #include <base/freq_ctr.h>
 #include <cfg/cfg.h>
 #include <cli/cli.h>
+#include <comp/comp.h>
 #include <conn/listener.h>
 #include <event/loop.h>
 #include <log/log.h>
@@ -74,9 +75,6 @@ static const enum info_field info_zeros[] = {
 	INF_SSLBACKENDMAXKEYRATE,
 	INF_SSLCACHELOOKUPS,
 	INF_SSLCACHEMISSES,
-	INF_COMPRESSBPSIN,
-	INF_COMPRESSBPSOUT,
-	INF_COMPRESSBPSRATELIM,
 	INF_TASKS,
 	INF_RUN_QUEUE,
 	INF_UNSTOPPABLE_JOBS,
@@ -134,6 +132,19 @@ static void info_fill_ssl(struct stat_line *l)
 	INF_NUM(l, INF_SSLCACHEMISSES, si.cache_misses);
 }
 
+/* The compression fields (comp/): rates, their limit, zlib's memory (only in a build with
+ * zlib, as HAProxy prints them only then). */
+static void info_fill_comp(struct stat_line *l)
+{
+	INF_NUM(l, INF_COMPRESSBPSIN, comp_bps_in());
+	INF_NUM(l, INF_COMPRESSBPSOUT, comp_bps_out());
+	INF_NUM(l, INF_COMPRESSBPSRATELIM, comp_set.rate_lim);
+#ifdef USE_ZLIB
+	INF_NUM(l, INF_ZLIBMEMUSAGE, comp_zmem_used());
+	INF_NUM(l, INF_MAXZLIBMEMUSAGE, comp_set.maxzlibmem);
+#endif
+}
+
 /* Process identity and limits. */
 static void info_fill_process(struct stat_line *l)
 {
@@ -188,6 +199,7 @@ void stats_fill_info(struct stat_line *l)
 	info_fill_process(l);
 	info_fill_rates(l);
 	info_fill_ssl(l);
+	info_fill_comp(l);
 	info_sum(&t);
 	t.cum_conns += cli_cum_sessions();
 	t.cum_req += cli_cum_sessions();
