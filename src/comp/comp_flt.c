@@ -223,6 +223,8 @@ static bool comp_res_ok(struct stream *s, struct comp_state *st)
 		return false;
 	if (x != XFER_CLEN && x != XFER_CHUNKED && !(x == XFER_EOF && s->svc))
 		return false; /* no body, or one only the server's close ends */
+	if (x == XFER_CLEN && !s->rspx.remain)
+		return false; /* "Content-Length: 0" has no body */
 	if (comp_hdr_first(m, IST("content-encoding")) || comp_hdr_first(m, IST("content-range")))
 		return false;
 	for (; (h = comp_hdr(m, IST("cache-control"), &i)); i++)
