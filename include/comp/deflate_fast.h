@@ -20,13 +20,14 @@ enum dfast_fmt {
 #define DFAST_HASH_BITS 13
 
 struct dfast {
-	uint64_t acc;	 /* bits not written yet, first at bit 0 */
-	uint32_t nbits;	 /* how many */
-	uint32_t base;	 /* position of the current input's first byte in <head> values */
-	uint32_t check;	 /* Adler-32 or CRC-32 of the input so far */
-	uint32_t isize;	 /* input size modulo 2^32 (gzip) */
-	uint8_t fmt;	 /* enum dfast_fmt */
-	uint8_t started; /* the header and the block's first bits are out */
+	uint64_t acc;	  /* bits not written yet, first at bit 0 */
+	uint32_t nbits;	  /* how many */
+	uint32_t base;	  /* position of the current input's first byte in <head> values */
+	uint32_t check;	  /* Adler-32 or CRC-32 of the input so far */
+	uint32_t isize;	  /* input size modulo 2^32 (gzip) */
+	uint8_t fmt;	  /* enum dfast_fmt */
+	uint8_t started;  /* the header is out */
+	uint8_t in_block; /* a fixed-code block is open */
 	uint32_t head[1u << DFAST_HASH_BITS]; /* last position + base of each 4-byte hash */
 };
 
@@ -48,6 +49,11 @@ static inline size_t dfast_fit(size_t room)
 /* Compresses in[0..len) (len <= 1 GB) into out, which has room for dfast_bound(len);
  * returns the bytes written. Bits that do not fill a byte wait for the next call. */
 size_t dfast_compress(struct dfast *d, const uint8_t *in, size_t len, uint8_t *out);
+
+/* Makes everything given so far decodable (a sync flush: the block is closed by an empty
+ * stored block) into out (room for 32 bytes); returns the bytes written (0 when nothing
+ * is pending). */
+size_t dfast_flush(struct dfast *d, uint8_t *out);
 
 /* Ends the stream into out (room for 32 bytes); returns the bytes written. */
 size_t dfast_finish(struct dfast *d, uint8_t *out);

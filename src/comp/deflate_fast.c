@@ -180,8 +180,11 @@ size_t dfast_compress(struct dfast *d, const uint8_t *in, size_t len, uint8_t *o
 
 	if (!d->started) {
 		w.p = put_header(d, w.p);
-		put_bits(&w, 2, 3); /* BFINAL 0, BTYPE 01 (fixed codes) */
 		d->started = 1;
+	}
+	if (!d->in_block) {
+		put_bits(&w, 2, 3); /* BFINAL 0, BTYPE 01 (fixed codes) */
+		d->in_block = 1;
 	}
 	if (!len)
 		goto out;
@@ -226,6 +229,34 @@ out:
 	return (size_t)(w.p - out);
 }
 
+/* Writes the bits left in <w> to whole bytes, the last one padded with zeros. */
+static void put_align(struct bitw *w)
+{
+	while (w->n > 0) {
+		*w->p++ = (uint8_t)w->acc;
+		w->acc >>= 8;
+		w->n = w->n > 8 ? w->n - 8 : 0;
+	}
+	w->acc = 0;
+}
+
+size_t dfast_flush(struct dfast *d, uint8_t *out)
+{
+	struct bitw w = { d->acc, d->nbits, out };
+
+	if (!d->in_block)
+		return 0;
+	put_bits(&w, 0, 7); /* end of the block */
+	put_bits(&w, 0, 3); /* BFINAL 0, BTYPE 00: an empty stored block */
+	put_align(&w);
+	memcpy(w.p, "\x00\x00\xff\xff", 4); /* LEN 0, NLEN */
+	w.p += 4;
+	d->in_block = 0;
+	d->acc = 0;
+	d->nbits = 0;
+	return (size_t)(w.p - out);
+}
+
 size_t dfast_finish(struct dfast *d, uint8_t *out)
 {
 	uint8_t *p = out + dfast_compress(d, NULL, 0, out); /* the header if nothing came */
@@ -234,11 +265,7 @@ size_t dfast_finish(struct dfast *d, uint8_t *out)
 	put_bits(&w, 0, 7); /* end of the block */
 	put_bits(&w, 3, 3); /* BFINAL 1, BTYPE 01: an empty last block */
 	put_bits(&w, 0, 7);
-	while (w.n > 0) {
-		*w.p++ = (uint8_t)w.acc;
-		w.acc >>= 8;
-		w.n = w.n > 8 ? w.n - 8 : 0;
-	}
+	put_align(&w);
 	p = w.p;
 	if (d->fmt == DFAST_ZLIB) {
 		for (int k = 24; k >= 0; k -= 8)

@@ -3,8 +3,9 @@
 /* libFuzzer target for the fast deflate encoder (comp/deflate_fast.h), which compresses
  * what servers send. The first byte chooses the format and the size of the pieces the
  * rest is given in; each piece is an exact-size heap copy so that ASan catches a read
- * past its end, and each call writes into an exact dfast_bound() heap area. zlib must
- * inflate the result back to the input.
+ * past its end, and each call writes into an exact dfast_bound() heap area; pieces whose
+ * first byte is odd are followed by a sync flush. zlib must inflate the result back to
+ * the input.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -27,7 +28,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fmt = (enum dfast_fmt)(data[0] % 3);
 	step = (size_t)(data[0] >> 2) * 97 + 1;
 	data++, size--;
-	comp = malloc(dfast_bound(size) + (size / step + 2) * 8 + 64);
+	comp = malloc(dfast_bound(size) + (size / step + 2) * 40 + 64);
 	back = malloc(size + 1);
 	if (!comp || !back)
 		abort();
@@ -44,6 +45,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		memcpy(comp + clen, out, w);
 		clen += w;
+		if (n && (piece[0] & 1)) { /* a pause of the source: a sync flush */
+			uint8_t fl[32];
+
+			w = dfast_flush(&d, fl);
+			if (w > sizeof(fl))
+				abort();
+			memcpy(comp + clen, fl, w);
+			clen += w;
+		}
 		free(piece);
 		free(out);
 		pos += n;

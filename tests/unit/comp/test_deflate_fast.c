@@ -45,6 +45,8 @@ static long compress_all(enum dfast_fmt fmt, const uint8_t *in, size_t len, size
 			return -1;
 		o += w;
 		pos += n;
+		if (rnd() % 4 == 0) /* a pause of the source: everything so far goes out */
+			o += dfast_flush(&d, out + o);
 		if (step)
 			step = 1 + rnd() % (2 * step); /* vary the pieces */
 	} while (pos < len);
@@ -140,4 +142,32 @@ TEST(deflate_fast_fit_within_bound)
 
 		CHECK(n == 0 || dfast_bound(n) <= room);
 	}
+}
+
+TEST(deflate_fast_flush_makes_all_decodable)
+{
+	static struct dfast d;
+	static uint8_t comp[4096], back[4096];
+	const char *parts[] = { "first part, first part, ", "second", "", "third part third" };
+	size_t o = 0, total = 0;
+	z_stream z = { 0 };
+
+	dfast_init(&d, DFAST_GZIP);
+	CHECK(inflateInit2(&z, 31) == Z_OK);
+	for (size_t i = 0; i < 4; i++) {
+		size_t n = strlen(parts[i]), start = o;
+
+		o += dfast_compress(&d, (const uint8_t *)parts[i], n, comp + o);
+		o += dfast_flush(&d, comp + o);
+		total += n;
+		z.next_in = comp + start;
+		z.avail_in = (uInt)(o - start);
+		z.next_out = back + z.total_out;
+		z.avail_out = (uInt)(sizeof(back) - z.total_out);
+		CHECK(inflate(&z, Z_SYNC_FLUSH) == Z_OK || n == 0);
+		CHECK_INT(z.total_out, total); /* everything given so far came out */
+	}
+	o += dfast_finish(&d, comp + o);
+	inflateEnd(&z);
+	CHECK_INT(inflate_all(DFAST_GZIP, comp, o, back, sizeof(back)), (long)total);
 }
