@@ -27,7 +27,8 @@ const char *comp_algos_line(void);
 /* One message's compressor. */
 struct comp_ctx {
 	const struct comp_algo *algo;
-	void *z;	  /* zlib's stream (owned), NULL for identity */
+	void *z;	  /* zlib's stream (owned) above level 1, else NULL */
+	void *fast;	  /* the fast encoder's state (owned) at level 1, else NULL */
 	int8_t level;	  /* level in force; 0: the bytes bypass compression */
 	uint8_t fed;	  /* input went in since the last flush */
 	uint8_t flushing; /* a flush ran out of output room: it goes on first */

@@ -1,9 +1,10 @@
-/* The compression algorithms (identity; deflate, raw-deflate and gzip over zlib) and
- * their streaming contexts: zlib's memory comes from a counting allocator so that
- * maxzlibmem is a hard ceiling (a context that would pass it is not created) and
- * ZlibMemUsage is exact. The stream is flushed when its input pauses, finished at its
- * end, and its level moves between 0 and tune.comp.maxlevel with the limits at each
- * flush, as HAProxy's zlib build does. Contexts belong to their stream's thread.
+/* The compression algorithms (identity; deflate, raw-deflate and gzip: at level 1 the
+ * fast encoder of comp_fast.c, above it zlib) and their streaming contexts: the
+ * compressors' memory comes from a counting allocator so that maxzlibmem is a hard
+ * ceiling (a context that would pass it is not created) and ZlibMemUsage is exact. The stream is
+ * flushed when its input pauses, finished at its end, and its level moves between 0 and
+ * tune.comp.maxlevel with the limits at each flush, as HAProxy's zlib build does. Contexts belong
+ * to their stream's thread.
  */
 #include <limits.h>
 #include <stdlib.h>
@@ -15,6 +16,8 @@
 
 #include <base/atomic.h>
 #include <comp/comp.h>
+
+#include "comp_int.h"
 
 struct comp_settings comp_set = {
 	.maxlevel = 1,
@@ -74,45 +77,54 @@ static long comp_id_step(const char *in, size_t len, struct flt_out *out)
 	return (long)n;
 }
 
-#ifdef USE_ZLIB
-
 /* Each block starts with its size, so that freeing it gives its bytes back. */
-#define COMP_ZHDR 16
+#define COMP_MEM_HDR 16
 
-/* zlib's allocator: counts every block against maxzlibmem; NULL when it would pass it
- * (zlib then gives up the context) or when malloc fails. Any thread. */
-static voidpf comp_zalloc(voidpf opaque, uInt items, uInt size)
+void *comp_mem_alloc(size_t n)
 {
-	size_t n = (size_t)items * size;
 	uint64_t lim = comp_set.maxzlibmem, used;
 	char *p;
 
-	(void)opaque;
 	used = HA_ATOMIC_ADD(&comp_zmem, n);
 	if (lim && used > lim) {
 		HA_ATOMIC_SUB(&comp_zmem, n);
 		return NULL;
 	}
-	p = malloc(n + COMP_ZHDR);
+	p = malloc(n + COMP_MEM_HDR);
 	if (!p) {
 		HA_ATOMIC_SUB(&comp_zmem, n);
 		return NULL;
 	}
 	memcpy(p, &n, sizeof(n));
-	return p + COMP_ZHDR;
+	return p + COMP_MEM_HDR;
 }
 
-static void comp_zfree(voidpf opaque, voidpf ptr)
+void comp_mem_free(void *ptr)
 {
-	char *p = (char *)ptr - COMP_ZHDR;
+	char *p = (char *)ptr - COMP_MEM_HDR;
 	size_t n;
 
-	(void)opaque;
 	if (!ptr)
 		return;
 	memcpy(&n, p, sizeof(n));
 	HA_ATOMIC_SUB(&comp_zmem, n);
 	free(p);
+}
+
+#ifdef USE_ZLIB
+
+/* zlib's allocator: every block counted against maxzlibmem; NULL when it would pass it
+ * (zlib then gives up the context). Any thread. */
+static voidpf comp_zalloc(voidpf opaque, uInt items, uInt size)
+{
+	(void)opaque;
+	return comp_mem_alloc((size_t)items * size);
+}
+
+static void comp_zfree(voidpf opaque, voidpf ptr)
+{
+	(void)opaque;
+	comp_mem_free(ptr);
 }
 
 /* zlib's window bits for <a>: raw and gzip streams refuse 8 (zlib widens it to 9 for
@@ -227,6 +239,8 @@ int comp_ctx_init(struct comp_ctx *c, const struct comp_algo *a)
 		return 0; /* identity: level 0, nothing to hold */
 	c->level = (int8_t)comp_set.maxlevel;
 #ifdef USE_ZLIB
+	if (comp_set.maxlevel == 1)
+		return comp_fast_init(c);
 	return comp_z_init(c);
 #else
 	return -1;
@@ -238,6 +252,8 @@ long comp_ctx_step(struct comp_ctx *c, const char *in, size_t len, struct flt_ou
 	out->len = 0;
 	out->more = false;
 #ifdef USE_ZLIB
+	if (c->fast)
+		return comp_fast_step(c, in, len, out, end);
 	if (c->z)
 		return comp_z_step(c, in, len, out, end);
 #endif
@@ -247,6 +263,8 @@ long comp_ctx_step(struct comp_ctx *c, const char *in, size_t len, struct flt_ou
 void comp_ctx_end(struct comp_ctx *c)
 {
 #ifdef USE_ZLIB
+	if (c->fast)
+		comp_fast_end(c);
 	if (c->z) {
 		deflateEnd(c->z);
 		comp_zfree(NULL, c->z);

@@ -530,7 +530,7 @@ def test_show_info_zlib_fields(proxy, origin, tmp_path):
                   b"Accept-Encoding: gzip\r\n\r\n")
         time.sleep(0.5)
         held = int(info(sock)["ZlibMemUsage"])
-        assert 100000 < held <= 8 << 20, held
+        assert 40000 < held <= 8 << 20, held  # the level-1 encoder: about 49 kB
         r = httpc.read_response(Reader(s))
         assert decoded(r) == page(30000)
     time.sleep(0.2)

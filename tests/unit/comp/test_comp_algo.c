@@ -111,7 +111,9 @@ static void algo_roundtrip(const char *name, size_t len, size_t piece, size_t ro
 		CHECK(memcmp(in, out, len) == 0);
 		goto end;
 	}
-	CHECK(len < 4096 || o < (long)len / 3); /* text compresses */
+	/* text compresses (the level-1 encoder looks for matches in runs of up to 16 kB:
+	 * small output rooms and pauses cut them shorter) */
+	CHECK(len < 4096 || room < 16384 || (pause && piece < 16384) || o < (long)len / 3);
 	b = algo_inflate(a, out, (size_t)o, back, len + 1);
 	CHECK_INT(b, (long)len);
 	CHECK(b == (long)len && memcmp(in, back, len) == 0);
@@ -125,13 +127,16 @@ TEST(comp_algo_roundtrips)
 {
 	static const char *names[] = { "gzip", "deflate", "raw-deflate", "identity" };
 
-	for (size_t i = 0; i < 4; i++) {
-		algo_roundtrip(names[i], 100000, 100000, 16384, false);
-		algo_roundtrip(names[i], 100000, 4000, 16384, true);
-		algo_roundtrip(names[i], 300000, 777, 64, true); /* tiny output rooms */
-		algo_roundtrip(names[i], 1, 1, 64, false);
-		algo_roundtrip(names[i], 70000, 65536, 100, false);
+	for (size_t i = 0; i < 8; i++) {
+		comp_set.maxlevel = i < 4 ? 1 : 6; /* the fast encoder, then zlib */
+		algo_roundtrip(names[i % 4], 100000, 100000, 16384, false);
+		algo_roundtrip(names[i % 4], 100000, 4000, 16384, true);
+		algo_roundtrip(names[i % 4], 300000, 777, 64, true); /* tiny output rooms */
+		algo_roundtrip(names[i % 4], 1, 1, 64, false);
+		algo_roundtrip(names[i % 4], 70000, 65536, 100, false);
+		algo_roundtrip(names[i % 4], 100000, 1000, 16384, false); /* gathered */
 	}
+	comp_set.maxlevel = 1;
 }
 
 TEST(comp_algo_empty_body)
@@ -140,7 +145,7 @@ TEST(comp_algo_empty_body)
 	char out[256], back[16];
 	long o = a ? algo_run(a, "", 0, 1, sizeof(out), false, out, sizeof(out)) : -1;
 
-	CHECK_INT(o, 20); /* the gzip header and trailer around an empty stream */
+	CHECK(o >= 20 && o <= 21); /* the gzip header and trailer around an empty stream */
 	CHECK_INT(a ? algo_inflate(a, out, (size_t)o, back, sizeof(back)) : -1, 0);
 }
 
@@ -179,18 +184,20 @@ TEST(comp_algo_pause_flushes)
 	comp_ctx_end(&c);
 }
 
-TEST(comp_algo_memory_counted_and_capped)
+/* The memory of a context at tune.comp.maxlevel <lvl> is counted and capped. */
+static void algo_memory(int lvl, uint64_t at_least)
 {
 	const struct comp_algo *a = comp_algo_find("gzip");
 	struct comp_ctx c1, c2;
 	uint64_t base = comp_zmem_used(), one;
 
+	comp_set.maxlevel = lvl;
 	if (!a || comp_ctx_init(&c1, a) < 0) {
 		CHECK(0);
-		return;
+		goto out;
 	}
 	one = comp_zmem_used() - base;
-	CHECK(one > 200000); /* window, hash chains, pending buffer: about 260 kB */
+	CHECK(one >= at_least);
 	comp_set.maxzlibmem = base + one + one / 2;
 	CHECK(comp_ctx_init(&c2, a) < 0); /* a second one would pass the ceiling */
 	CHECK(comp_zmem_used() == base + one);
@@ -202,6 +209,14 @@ TEST(comp_algo_memory_counted_and_capped)
 	CHECK(comp_ctx_init(&c1, comp_algo_find("identity")) == 0); /* holds nothing */
 	CHECK(comp_zmem_used() == base);
 	comp_ctx_end(&c1);
+out:
+	comp_set.maxlevel = 1;
+}
+
+TEST(comp_algo_memory_counted_and_capped)
+{
+	algo_memory(1, 32768);	/* the fast encoder's hash table */
+	algo_memory(2, 200000); /* zlib: window, hash chains, pending buffer (about 260 kB) */
 }
 
 TEST(comp_algo_level_falls_over_the_rate)
