@@ -1,5 +1,5 @@
 // FUZZ_SRCS: src/comp/deflate_fast.c
-// FUZZ_FLAGS: -lz
+// FUZZ_FLAGS: -DUSE_ZLIB -lz
 /* libFuzzer target for the fast deflate encoder (comp/deflate_fast.h), which compresses
  * what servers send. The first byte chooses the format and the size of the pieces the
  * rest is given in; each piece is an exact-size heap copy so that ASan catches a read

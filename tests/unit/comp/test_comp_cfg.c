@@ -47,7 +47,7 @@ static void cct_done(void)
 	"  timeout connect 1s\n"
 
 /* The cfg_names of <c>'s response algorithms, space separated. */
-static const char *cct_algos(const struct comp_px *c)
+__attribute__((unused)) static const char *cct_algos(const struct comp_px *c)
 {
 	static char buf[256];
 	size_t n = 0;
@@ -59,7 +59,7 @@ static const char *cct_algos(const struct comp_px *c)
 	return buf;
 }
 
-static const char *cct_types(const struct comp_px *c)
+__attribute__((unused)) static const char *cct_types(const struct comp_px *c)
 {
 	static char buf[256];
 	size_t n = 0;
@@ -168,7 +168,11 @@ TEST(comp_cfg_errors_as_haproxy)
 			  "  default_backend be\n"
 			  "backend be\n  server s 127.0.0.1:8000\n",
 		 &r);
+#ifdef USE_ZLIB
 	CHECK_HAS(r.err, ":8] : 'compression' : 'foo' is not a supported algorithm.");
+#else
+	CHECK_HAS(r.err, ":8] : 'compression' : 'gzip' is not a supported algorithm.");
+#endif
 	CHECK_HAS(r.err, ":9] : 'compression' expects <type>.");
 	CHECK_HAS(r.err, ":10] : 'compression' expects <algorithm>.");
 	CHECK_HAS(r.err,
