@@ -1,9 +1,10 @@
 /* The level-1 compressor (tune.comp.maxlevel 1, the default): the fast encoder of
- * deflate_fast.c fed as the body streams, by runs of up to 16 kB gathered from the pieces
- * the body comes in, flushed when the input pauses, finished at the end. While the limits
+ * deflate_fast.c fed as the body streams, by runs of 32 kB gathered from the pieces the
+ * body comes in (its output kept until the peer's buffer takes it), flushed when the
+ * input pauses, finished at the end. While the limits
  * (maxcomprate, maxcompcpuusage) hold the level at 0, the bytes go out as stored blocks of the same
  * stream (their checksum kept), as HAProxy's level 0 does; the level is decided again at each
- * flush. Its state (about 49 kB) is counted with zlib's in ZlibMemUsage and against maxzlibmem.
+ * flush. Its state (about 100 kB) is counted with zlib's in ZlibMemUsage and against maxzlibmem.
  * Loop thread of the stream.
  */
 #ifdef USE_ZLIB
@@ -14,16 +15,19 @@
 
 #include "comp_int.h"
 
-#define FAST_TAIL 48	 /* room a flush or the end of the stream needs at most */
-#define FAST_STAGE 16384 /* input gathered before it is compressed */
+#define FAST_STAGE 32768 /* input gathered before it is compressed */
+#define FAST_PEND (FAST_STAGE + FAST_STAGE / 8 + 32 + 64) /* dfast_bound(stage), the end */
 #define STORED_MAX 65535
 
-/* The encoder and the input it gathers: matches are looked for in one call's input
- * only, so small pieces (small chunks of a chunked body) are compressed together. */
+/* The encoder, the input it gathers and the output not given out yet: matches are looked
+ * for in one call's input only, so the pieces a body comes in (and the room its output
+ * finds) must not cut the runs short: 32 kB runs give libslz's ratio or better. */
 struct fast_ctx {
 	struct dfast d;
-	uint32_t off, len; /* staged bytes not compressed yet: stage[off..len) */
+	uint32_t in_len;	   /* stage[0..in_len) waits to be compressed */
+	uint32_t out_off, out_len; /* pend[out_off..out_len) waits for room */
 	uint8_t stage[FAST_STAGE];
+	uint8_t pend[FAST_PEND];
 };
 
 int comp_fast_init(struct comp_ctx *c)
@@ -35,7 +39,7 @@ int comp_fast_init(struct comp_ctx *c)
 	dfast_init(&f->d, c->algo->wbits_mode < 0    ? DFAST_RAW
 			  : c->algo->wbits_mode == 2 ? DFAST_GZIP
 						     : DFAST_ZLIB);
-	f->off = f->len = 0;
+	f->in_len = f->out_off = f->out_len = 0;
 	c->fast = f;
 	c->level = 1;
 	return 0;
@@ -47,55 +51,61 @@ void comp_fast_end(struct comp_ctx *c)
 	c->fast = NULL;
 }
 
-/* Writes in[0..n) as one stored block at <p> (n <= STORED_MAX, room for n + 5): the
- * stream must be on a byte boundary outside any block. */
+/* Writes in[0..n) as stored blocks at <p> (room for n + 5 per 64 kB): the stream must be
+ * on a byte boundary outside any block. */
 static uint8_t *fast_stored(struct dfast *d, const uint8_t *in, size_t n, uint8_t *p)
 {
-	p[0] = 0; /* BFINAL 0, BTYPE 00, padding */
-	p[1] = (uint8_t)n;
-	p[2] = (uint8_t)(n >> 8);
-	p[3] = (uint8_t)~n;
-	p[4] = (uint8_t)(~n >> 8);
-	memcpy(p + 5, in, n);
-	if (d->fmt == DFAST_ZLIB)
-		d->check = (uint32_t)adler32(d->check, in, (uInt)n);
-	else if (d->fmt == DFAST_GZIP)
-		d->check = (uint32_t)crc32(d->check, in, (uInt)n);
-	d->isize += (uint32_t)n;
-	return p + 5 + n;
+	while (n) {
+		size_t k = n < STORED_MAX ? n : STORED_MAX;
+
+		p[0] = 0; /* BFINAL 0, BTYPE 00, padding */
+		p[1] = (uint8_t)k;
+		p[2] = (uint8_t)(k >> 8);
+		p[3] = (uint8_t)~k;
+		p[4] = (uint8_t)(~k >> 8);
+		memcpy(p + 5, in, k);
+		if (d->fmt == DFAST_ZLIB)
+			d->check = (uint32_t)adler32(d->check, in, (uInt)k);
+		else if (d->fmt == DFAST_GZIP)
+			d->check = (uint32_t)crc32(d->check, in, (uInt)k);
+		d->isize += (uint32_t)k;
+		p += 5 + k;
+		in += k;
+		n -= k;
+	}
+	return p;
 }
 
-/* Compresses what fits of the staged bytes at the current level into [*pp, e). True
- * once nothing is staged. */
-static bool fast_drain(struct comp_ctx *c, uint8_t **pp, uint8_t *e)
+/* Compresses the staged input into the pending output, at the current level (0: stored
+ * blocks of the same stream). The pending output must be empty. */
+static void fast_stage_out(struct comp_ctx *c)
 {
 	struct fast_ctx *f = c->fast;
-	uint8_t *p = *pp;
-	size_t n, left = f->len - f->off;
+	uint8_t *p = f->pend;
 
-	if (c->level > 0 && left) {
-		n = dfast_fit((size_t)(e - p));
-		n = n < left ? n : left;
-		if (n)
-			p += dfast_compress(&f->d, f->stage + f->off, n, p);
-		f->off += (uint32_t)n;
-	} else if (left && e - p >= FAST_TAIL + 6) {
+	if (c->level > 0) {
+		p += dfast_compress(&f->d, f->stage, f->in_len, p);
+	} else if (f->in_len) {
 		if (!f->d.started) /* the header, in a block closed just below */
 			p += dfast_compress(&f->d, NULL, 0, p);
 		p += dfast_flush(&f->d, p); /* stored blocks start on a byte boundary */
-		while (f->off < f->len && e - p > 6) {
-			n = (size_t)(e - p) - 5;
-			n = n < f->len - f->off ? n : f->len - f->off;
-			n = n < STORED_MAX ? n : STORED_MAX;
-			p = fast_stored(&f->d, f->stage + f->off, n, p);
-			f->off += (uint32_t)n;
-		}
+		p = fast_stored(&f->d, f->stage, f->in_len, p);
 	}
-	*pp = p;
-	if (f->off < f->len)
-		return false;
-	f->off = f->len = 0;
-	return true;
+	f->in_len = 0;
+	f->out_off = 0;
+	f->out_len = (uint32_t)(p - f->pend);
+}
+
+/* Gives out what is pending into [*pp, e); true once nothing is. */
+static bool fast_give(struct fast_ctx *f, uint8_t **pp, uint8_t *e)
+{
+	size_t n = f->out_len - f->out_off;
+
+	n = n < (size_t)(e - *pp) ? n : (size_t)(e - *pp);
+	memcpy(*pp, f->pend + f->out_off, n);
+	*pp += n;
+	f->out_off += (uint32_t)n;
+	return f->out_off == f->out_len;
 }
 
 /* A complete flush: level 0 while over the limits, else 1 (HAProxy's level-1 rule). */
@@ -109,40 +119,35 @@ long comp_fast_step(struct comp_ctx *c, const char *in, size_t len, struct flt_o
 	struct fast_ctx *f = c->fast;
 	uint8_t *p = (uint8_t *)out->p, *e = p + out->room;
 	size_t took = 0;
-	bool pause = !len && !end;
 
+	if (!fast_give(f, &p, e))
+		goto out; /* what the last run gave does not fit yet */
 	if (len && !c->finished) {
-		if (f->len == FAST_STAGE && !fast_drain(c, &p, e))
-			goto out; /* no room to make room */
-		took = FAST_STAGE - f->len < len ? FAST_STAGE - f->len : len;
-		memcpy(f->stage + f->len, in, took);
-		f->len += (uint32_t)took;
+		took = FAST_STAGE - f->in_len < len ? FAST_STAGE - f->in_len : len;
+		memcpy(f->stage + f->in_len, in, took);
+		f->in_len += (uint32_t)took;
 		c->fed = 1;
-		if (f->len == FAST_STAGE)
-			fast_drain(c, &p, e);
-		if (took < len)
-			goto out; /* called again with the rest */
 	}
-	if (c->finished || (!end && !(pause && c->fed)))
+	if (c->finished)
 		goto out;
-	/* the end, or a pause: everything staged goes out, then the stream ends or is
-	 * made decodable up to here */
-	if (!fast_drain(c, &p, e) || e - p < FAST_TAIL) {
-		c->flushing = 1; /* called again with more room (the end), or at the next pause */
-		goto out;
-	}
-	c->flushing = 0;
-	if (end) {
-		p += dfast_finish(&f->d, p);
+	if (end && took == len) {
+		fast_stage_out(c);
+		f->out_len += (uint32_t)dfast_finish(&f->d, f->pend + f->out_len);
 		c->finished = 1;
-	} else {
-		p += dfast_flush(&f->d, p);
+	} else if (f->in_len == FAST_STAGE) {
+		fast_stage_out(c);
+	} else if (!len && !end && c->fed) { /* the input pauses: it all goes out now */
+		fast_stage_out(c);
+		f->out_len += (uint32_t)dfast_flush(&f->d, f->pend + f->out_len);
 		c->fed = 0;
 		fast_adjust(c);
+	} else {
+		goto out;
 	}
+	fast_give(f, &p, e);
 out:
 	out->len = (size_t)(p - (uint8_t *)out->p);
-	out->more = end && !c->finished;
+	out->more = end && (!c->finished || f->out_off < f->out_len);
 	return (long)took;
 }
 
