@@ -141,7 +141,8 @@ comp_size() {
 	curl -s -H "Accept-Encoding: gzip" -o "$TMP/body.$1" "http://127.0.0.1:$LPORT/page.html" ||
 		die "curl through ${BIN[$1]} failed"
 	proxy_stop
-	python3 - "$TMP/body.$1" "$TMP/www/page.html" <<'PYEOF' || die "$1: the body does not decode to the page"
+	python3 - "$TMP/body.$1" "$TMP/www/page.html" <<'PYEOF' ||
+		die "$1: the body does not decode to the page"
 import sys, zlib
 body, page = open(sys.argv[1], "rb").read(), open(sys.argv[2], "rb").read()
 try:
