@@ -141,8 +141,7 @@ comp_size() {
 	curl -s -H "Accept-Encoding: gzip" -o "$TMP/body.$1" "http://127.0.0.1:$LPORT/page.html" ||
 		die "curl through ${BIN[$1]} failed"
 	proxy_stop
-	python3 - "$TMP/body.$1" "$TMP/www/page.html" <<'PYEOF' ||
-		die "$1: the body does not decode to the page"
+	if ! python3 - "$TMP/body.$1" "$TMP/www/page.html" <<'PYEOF'
 import sys, zlib
 body, page = open(sys.argv[1], "rb").read(), open(sys.argv[2], "rb").read()
 try:
@@ -151,6 +150,9 @@ except zlib.error as e:
     sys.exit("%s: %r" % (e, body[:120]))
 sys.exit(0 if ok else 1)
 PYEOF
+	then
+		die "$1: the body does not decode to the page"
+	fi
 	n=$(stat -c %s "$TMP/body.$1")
 	echo "$n"
 }
@@ -200,9 +202,11 @@ echo "Compression: ours=$OURS theirs=$THEIRS (libslz); a $COMP_SIZE-byte HTML pa
 	"$CLIENT_CPU"
 write_cfg 1
 theirs_size=$(comp_size theirs 1)
+[ -n "$theirs_size" ] || die "no compressed size through $THEIRS"
 for lvl in $COMP_LEVELS; do
 	write_cfg "$lvl"
 	ours_size=$(comp_size ours "$lvl")
+	[ -n "$ours_size" ] || die "no compressed size through $OURS"
 	echo
 	echo "Compression row 1 (ours at tune.comp.maxlevel $lvl): compressed size of the page"
 	awk -v o="$ours_size" -v t="$theirs_size" -v n="$COMP_SIZE" 'BEGIN {
