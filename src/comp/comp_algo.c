@@ -72,7 +72,8 @@ static long comp_id_step(const char *in, size_t len, struct flt_out *out)
 {
 	size_t n = len < out->room ? len : out->room;
 
-	memcpy(out->p, in, n);
+	if (n) /* a pause gives no input (in may be NULL) */
+		memcpy(out->p, in, n);
 	out->len = n;
 	return (long)n;
 }

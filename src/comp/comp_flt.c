@@ -258,8 +258,12 @@ static int comp_head_res(struct stream *s, struct comp_state *st)
 		a = &comp_algos[COMP_IDENTITY];
 		comp_ctx_init(&st->ctx[FLT_RSP], a);
 	}
+	if (comp_etag_weaken(s) < 0) { /* no room to rewrite it: sent as it is */
+		comp_ctx_end(&st->ctx[FLT_RSP]);
+		return 0;
+	}
 	st->run[FLT_RSP] = 1;
-	if (comp_hdr_coding(s, FLT_RSP, a) < 0 || comp_etag_weaken(s) < 0)
+	if (comp_hdr_coding(s, FLT_RSP, a) < 0)
 		return -1;
 	return 1;
 }

@@ -8,6 +8,7 @@ The origin and the helpers are test_compression.py's.
 """
 
 import hashlib
+import os
 import socket
 import threading
 import time
@@ -16,7 +17,7 @@ import zlib
 import pytest
 
 import httpc
-from conftest import free_port, run_haproxy
+from conftest import HAPROXY_BIN, free_port, run_haproxy
 from test_compression import (CompOrigin, comp_cfg, compressed, decoded, fetch, info, page,
                               stat_rows)
 
@@ -98,7 +99,9 @@ def test_large_body_streams_with_bounded_memory(proxy, origin, framing):
         assert dec.done and dec.n == n
         assert dec.out.hexdigest() == want
     growth_kib = peak - rss0
-    assert growth_kib < 8 * 1024, "RSS grew by %d KiB for a %d MiB body" % (growth_kib, n >> 20)
+    if "asan" not in os.path.basename(HAPROXY_BIN):  # ASan's quarantine keeps freed blocks
+        assert growth_kib < 8 * 1024, "RSS grew by %d KiB for a %d MiB body" % (growth_kib,
+                                                                               n >> 20)
 
 
 def test_pause_flushes_what_came(proxy, origin):
