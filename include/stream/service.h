@@ -132,11 +132,6 @@ const struct http_service *service_find(const char *name);
  * (1 progress, 0 wait, -1 the stream is gone). Loop thread. */
 int service_attach(struct stream *s, const struct http_service *svc, struct proxy *px, void *conf);
 
-/* The same from a rule's action (the cache's hits): runs start and writes the head; the
- * action then returns ACT_RET_DONE (0) or ACT_RET_ERR (-1, a 500). Loop thread. */
-int service_rule_start(struct stream *s, const struct http_service *svc, struct proxy *px,
-		       void *conf);
-
 /* Local reply state: writes the head of a service that was not ready, produces and sends
  * the body of the stream's service while the client takes it. Returns 1 when the service
  * is finished and released (the local reply ends as usual), 0 to wait, -1 when the

@@ -30,12 +30,14 @@ struct cache_sctx {
 	uint8_t has_sec;  /* <sec> holds the request's secondary values */
 	uint32_t rq;	  /* CACHE_RQ_* */
 	struct cache_sec sec;
-	struct cache_key key;	/* bytes in <kbuf> or <kheap> */
-	struct cache *hit;	/* the cache that answered the request, or NULL */
-	struct cache *wc;	/* the cache written, with: */
-	struct cache_entry *wr; /* the entry being written (CE_PENDING), or NULL */
-	int64_t expire;		/* its expiry once published (monotonic s) */
-	char *kheap;		/* a key too long for <kbuf> (owned) */
+	struct cache_key key;	     /* bytes in <kbuf> or <kheap> */
+	struct cache *hit;	     /* the cache that answered the request, or NULL */
+	struct cache_entry *pending; /* the hit (a reference) until the rules of its proxy
+				      * are over (cache_req_hook), or NULL */
+	struct cache *wc;	     /* the cache written, with: */
+	struct cache_entry *wr;	     /* the entry being written (CE_PENDING), or NULL */
+	int64_t expire;		     /* its expiry once published (monotonic s) */
+	char *kheap;		     /* a key too long for <kbuf> (owned) */
 	char kbuf[KEY_INLINE];
 };
 
@@ -159,7 +161,7 @@ enum act_return cache_act_use(struct act_rule *r, struct proxy *px, struct strea
 	if (unlikely(!c || !c->store) || !(fi = cache_inst(s, px, c)) || !(x = sctx_get(fi)))
 		return ACT_RET_CONT;
 	sctx_prepare(s, x, c);
-	if (!x->has_key || (x->rq & CACHE_RQ_IGNORE))
+	if (!x->has_key || (x->rq & CACHE_RQ_IGNORE) || x->pending)
 		return ACT_RET_CONT;
 	if (px == s->fe)
 		CNT_INC(px->fe_cnt, cache_lookups);
@@ -173,8 +175,37 @@ enum act_return cache_act_use(struct act_rule *r, struct proxy *px, struct strea
 	else
 		CNT_INC(px->be_cnt, cache_hits);
 	x->hit = c;
-	/* the service owns the reference to <e> from here */
-	return service_rule_start(s, &cache_service, px, e) < 0 ? ACT_RET_ERR : ACT_RET_DONE;
+	x->pending = e; /* served once the other rules of <px> ran, as HAProxy does */
+	return ACT_RET_CONT;
+}
+
+/* The http-request rules of <px> are over: a hit of its cache-use rules answers the
+ * request. Returns 1 with the step's result in *ret, 0 when there is none. */
+static int cache_req_hook(struct stream *s, struct proxy *px, int *ret)
+{
+	struct flt_conf *fc;
+
+	list_for_each_entry(fc, flt_list(px), list)
+	{
+		struct cache_entry *e;
+		struct flt_inst *fi;
+		struct cache_sctx *x;
+
+		if (fc->kind != &cache_flt_kind || !(fi = flt_inst_get(s, fc)) || !(x = fi->ctx) ||
+		    !x->pending)
+			continue;
+		e = x->pending;
+		x->pending = NULL;
+		/* the service owns the reference to <e> from here */
+		*ret = service_attach(s, &cache_service, px, e);
+		return 1;
+	}
+	return 0;
+}
+
+__attribute__((constructor)) static void cache_act_init(void)
+{
+	ana_cache_hook = cache_req_hook;
 }
 
 /* ---- http-response cache-store ---- */
@@ -373,6 +404,8 @@ static void cache_flt_release(struct stream *s, struct flt_inst *fi)
 	if (!x)
 		return;
 	wr_end(x, false);
+	if (x->pending) /* a later rule answered instead */
+		cache_put(x->pending);
 	free(x->kheap);
 	pool_free(&pool_cache_sctx, x);
 	fi->ctx = NULL;

@@ -367,9 +367,23 @@ static int implicit_rules(struct proxy *px, struct list *rules)
 
 /* The rules of <px> (those of its named defaults section too) that use a cache get a
  * filter of it, as HAProxy declares one when it parses such a rule. */
+/* True when <rules> hold a cache-use rule. */
+static bool has_use_rule(struct list *rules)
+{
+	struct act_rule *r;
+
+	list_for_each_entry(r, rules, list) if (r->action == cache_act_use) return true;
+	return false;
+}
+
 int cache_flt_implicit(struct proxy *px)
 {
 	int errs = 0;
+
+	/* its hits are served once its http-request rules are over (stream/http_ana.c) */
+	if (has_use_rule(&px->http_req_rules) ||
+	    (px->defpx && has_use_rule(&px->defpx->http_req_rules)))
+		px->rule_sets |= PR_RS_CACHE;
 
 	if (px->defpx) {
 		errs += implicit_rules(px, &px->defpx->http_req_rules);

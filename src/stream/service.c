@@ -203,21 +203,6 @@ static int service_head(struct stream *s, const struct http_service *svc, struct
 	return 0;
 }
 
-int service_rule_start(struct stream *s, const struct http_service *svc, struct proxy *px,
-		       void *conf)
-{
-	/* the filters see the request head, as for service_attach() */
-	if (unlikely(s->fe->flt_on | (s->be && s->be->flt_on))) {
-		if (flt_head(s, FLT_REQ) < 0) {
-			if (svc->owns_conf && svc->conf_free)
-				svc->conf_free(conf);
-			return -1;
-		}
-		flt_body_drop(s, FLT_REQ);
-	}
-	return service_head(s, svc, px, conf);
-}
-
 int service_attach(struct stream *s, const struct http_service *svc, struct proxy *px, void *conf)
 {
 	/* the filters see the request head (compression reads Accept-Encoding), not its

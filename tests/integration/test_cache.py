@@ -496,3 +496,21 @@ def test_hits_keep_alive(proxy, backend):
     assert [r.header("Age") is not None for r in rs] == [False, False, True, True, True]
     assert rs[1].body == rs[3].body and len(rs[3].body) == 5000
     assert origin_count(backend) == 2
+
+
+def test_later_rules_run_on_hits(proxy, backend):
+    """As HAProxy, a hit is answered once the rest of the proxy's http-request rules ran:
+    a later deny wins, a later set-var is seen."""
+    rules = ["http-request cache-use c1", "http-request set-var(txn.x) str(after)",
+             "http-request deny if { req.hdr(x-deny) -m found }",
+             "http-response cache-store c1",
+             "http-after-response set-header X-Var %[var(txn.x)]"]
+    _, port, _ = start(proxy, backend, rules=rules)
+    p = uniq()
+    get(port, p)
+    r = get(port, p)
+    assert r.status == 200 and r.header("Age") is not None
+    assert r.header("X-Var") == "after"
+    r = get(port, p, headers=[("X-Deny", "1")])
+    assert r.status == 403 and r.header("Age") is None
+    assert origin_count(backend) == 1
