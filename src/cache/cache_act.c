@@ -439,11 +439,21 @@ static int cache_svc_start(struct svc_ctx *c, struct buf *hdrs)
 		e->age + (unsigned long long)(now > e->stored ? now - e->stored : 0);
 	struct ist etag = ist2(cache_entry_head(e) + e->etag_off, e->etag_len);
 	bool nm = cache_not_modified(&c->strm->req, etag, e->last_mod);
+	char line[32], *p = line + sizeof(line);
 
 	c->status = nm ? 304 : e->status;
 	c->reason = !nm && e->reason_len > 1 ? cache_entry_reason(e) : NULL;
+	/* "age: N\r\n", written backwards (no printf on the hit path) */
+	*--p = '\n';
+	*--p = '\r';
+	do {
+		*--p = (char)('0' + age % 10);
+		age /= 10;
+	} while (age);
+	p -= 5;
+	memcpy(p, "age: ", 5);
 	if (svc_write(hdrs, cache_entry_head(e), e->head_len) < 0 ||
-	    svc_printf(hdrs, "age: %llu\r\n", age) < 0)
+	    svc_write(hdrs, p, (size_t)(line + sizeof(line) - p)) < 0)
 		return -1;
 	c->framed = c->chunked = 0;
 	if (nm || e->framing == CE_FR_NONE) {
