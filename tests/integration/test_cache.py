@@ -514,3 +514,25 @@ def test_later_rules_run_on_hits(proxy, backend):
     r = get(port, p, headers=[("X-Deny", "1")])
     assert r.status == 403 and r.header("Age") is None
     assert origin_count(backend) == 1
+
+
+def test_compression_after_the_cache(proxy, backend, tmp_path):
+    """The implicit compression filter comes after the cache: the stored object is the
+    origin's (identity), each hit is compressed for a client that accepts it."""
+    from test_cache_cfg import compression_known
+    import gzip
+    if not compression_known(tmp_path):
+        pytest.skip("this build has no compression filter")
+    rules = RULES + ["compression algo gzip", "compression type text/plain"]
+    _, port, _ = start(proxy, backend, rules=rules)
+    p = uniq(FRESH + "&size=3000")
+    gz = [("Accept-Encoding", "gzip")]
+    r1, r2, r3, r4 = get(port, p, gz), get(port, p), get(port, p, gz), get(port, p, gz)
+    assert origin_count(backend) == 1
+    want = pattern_sha256(3000)
+    for r in (r1, r3, r4):
+        assert r.header("Content-Encoding") == "gzip" and r.header("Vary") == "Accept-Encoding"
+        assert __import__("hashlib").sha256(gzip.decompress(r.body)).hexdigest() == want
+    assert r2.header("Content-Encoding") is None and r2.header("Content-Length") == "3000"
+    assert __import__("hashlib").sha256(r2.body).hexdigest() == want
+    assert [r.header("Age") is not None for r in (r1, r2, r3, r4)] == [False, True, True, True]
