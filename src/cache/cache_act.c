@@ -1,5 +1,6 @@
-/* The cache on a stream: "http-request cache-use" (the key, the lookup, a hit handed to
- * the "<CACHE>" service that sends the stored response with its Age), "http-response
+/* The cache on a stream: "http-request cache-use" (the key, the lookup; a hit is handed
+ * to the "<CACHE>" service, which sends the stored response with its Age, once the rest
+ * of its proxy's http-request rules ran: cache_req_hook), "http-response
  * cache-store" (whether the response is stored, a snapshot of its status and headers as
  * they are then), the "cache" filter that appends the body as it passes and publishes
  * the entry at its end, and the res.cache_hit and res.cache_name fetches. Loop thread of
