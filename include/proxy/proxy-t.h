@@ -214,6 +214,8 @@ struct proxy {
 				   * order: stream/filter.c), owned */
 	uint8_t flt_on;           /* it has filters (set at check time: one test per message
 				   * when none) */
+	uint8_t flt_svc;          /* one of its filters may take a service's response
+				   * (flt_kind.svc_rsp) */
 	uint8_t flt_explicit;     /* a "filter" line was given (implicit ones need none) */
 	struct stktable *table;   /* its "stick-table", or NULL (stream/stktable_cfg.c) */
 	struct list server_rules; /* "use-server" (struct server_rule, stream/persist.c) */
