@@ -1,6 +1,6 @@
 # Build of the haproxy-compatible proxy. Targets: all (./haproxy), run, test, unit, asan,
-# integration, fuzz, fuzz-replay, bench, bench-lua, bench-comp, bench-tcp, bench-tls, install,
-# uninstall, clean.
+# integration, fuzz, fuzz-replay, bench, bench-lua, bench-cache, bench-comp, bench-tcp,
+# bench-tls, install, uninstall, clean.
 # Options: USE_PCRE2, USE_PCRE2_JIT, USE_LUA, USE_ZLIB, USE_LIBCRYPT (1 by default, 0 to
 # drop), CC, CPU, ARCH, DEBUG; USE_OPENSSL must stay 1 (TLS is built in).
 
@@ -216,6 +216,12 @@ bench-pick: bench/lb_pick
 .PHONY: bench-lua
 bench-lua: deps haproxy
 	@bench/lua.sh
+
+# only the cache rows of make bench (BENCH_CACHE=0 make bench skips them there): a cache
+# hit, instructions per request ours vs haproxy (target <= 0.5) and req/s.
+.PHONY: bench-cache
+bench-cache: deps haproxy
+	@bench/cache.sh
 
 # only the compression rows of make bench (BENCH_COMP=0 make bench skips them there): a
 # 100 KB HTML page through "compression algo gzip", ours vs haproxy (libslz): compressed

@@ -22,9 +22,11 @@
 # (5000), PROF_BENCH (1; 0 skips the task profiling off/on part), BENCH_TCP (1; 0 skips
 # the mode tcp rows: bench/tcp.sh, about 1.5 minutes, its own knobs in its header; TCPLOAD
 # names its load generator, set by the Makefile), BENCH_LUA (1; 0 skips the Lua rows:
-# bench/lua.sh, about 3 minutes, its own knobs in its header), BENCH_COMP (1; 0 skips the
-# compression rows: bench/comp.sh, about 1 minute, its own knobs in its header), BENCH_TLS
-# (1; 0 skips the TLS rows: bench/tls.sh, run last, its own knobs in its header). Results are also
+# bench/lua.sh, about 3 minutes, its own knobs in its header), BENCH_CACHE (1; 0 skips
+# the cache rows: bench/cache.sh, about 1.5 minutes, its own knobs in its header),
+# BENCH_COMP (1; 0 skips the compression rows: bench/comp.sh, about 1 minute, its own
+# knobs in its header), BENCH_TLS (1; 0 skips the TLS rows: bench/tls.sh, run last, its
+# own knobs in its header). Results are also
 # written under bench/out/. With 2+ CPUs it then runs nbthread 2, ours
 # vs theirs, and ours with 1 thread vs 2 threads in 1 group vs 2 groups of 1 thread,
 # everything sharing all CPUs.
@@ -539,6 +541,12 @@ fi
 if [ "${BENCH_LUA:-1}" != 0 ]; then
 	OURS=$OURS THEIRS=$THEIRS PORT=$PORT PROXY_CPU=$PROXY_CPU CLIENT_CPU=$CLIENT_CPU CONNS=$CONNS \
 		CALLGRIND=$CALLGRIND "$ROOT/bench/lua.sh" || echo "bench: the Lua part failed (see above)"
+fi
+
+# --- cache rows: a cache hit, Ir per request ours vs haproxy, and req/s -------------------
+if [ "${BENCH_CACHE:-1}" != 0 ]; then
+	OURS=$OURS THEIRS=$THEIRS PORT=$PORT PROXY_CPU=$PROXY_CPU CLIENT_CPU=$CLIENT_CPU CONNS=$CONNS \
+		CALLGRIND=$CALLGRIND "$ROOT/bench/cache.sh" || echo "bench: the cache part failed (see above)"
 fi
 
 # --- compression rows: a 100 KB HTML page compressed, sizes, req/s and CPU per response ----

@@ -114,6 +114,8 @@ enum pr_mode {
 				* logasap (log/log_strm.c) */
 #define PR_RS_STATS      0x100 /* the stats page is served here (stats/stats_page.c) */
 #define PR_RS_FILTER     0x200 /* it has filters (stream/filter.c: set after the others) */
+#define PR_RS_CACHE      0x400 /* cache-use rules: a hit is served once its proxy's
+				* http-request rules are over (cache/, set with PR_RS_FILTER) */
 
 #define PR_O_HTTP_MODE_MASK (PR_O_HTTP_KAL | PR_O_HTTP_SCL | PR_O_HTTP_CLO)
 
@@ -213,6 +215,8 @@ struct proxy {
 				   * order: stream/filter.c), owned */
 	uint8_t flt_on;           /* it has filters (set at check time: one test per message
 				   * when none) */
+	uint8_t flt_svc;          /* one of its filters may take a service's response
+				   * (flt_kind.svc_rsp) */
 	uint8_t flt_explicit;     /* a "filter" line was given (implicit ones need none) */
 	struct comp_px *comp;     /* "compression" settings (comp/comp_cfg.c), or NULL; owned,
 				   * freed by proxy_comp_free_hook */

@@ -27,6 +27,8 @@ struct fe_counters {
 	uint64_t intercepted;     /* requests answered by the proxy (return, monitor-uri) */
 	uint64_t failed_rewrites; /* header rewrites that found no room (wrew) */
 	uint64_t internal_errors; /* exchanges failed by the proxy itself (eint) */
+	uint64_t cache_lookups;   /* requests its cache-use rules looked up (cache/) */
+	uint64_t cache_hits;      /* ... and answered from the cache */
 	uint64_t rsp[6];          /* final statuses sent, by class: [0] none (the exchange
 				   * was aborted) or other, [1] 1xx ... [5] 5xx */
 	uint64_t comp_in;         /* response bytes into the compressor (comp/comp_flt.c) */
@@ -56,6 +58,8 @@ struct be_counters {
 	uint64_t internal_errors; /* exchanges failed by the proxy itself (eint) */
 	uint64_t cli_aborts;      /* exchanges the client aborted once the server had it */
 	uint64_t srv_aborts;      /* responses the server aborted after their headers */
+	uint64_t cache_lookups;   /* backend: requests its cache-use rules looked up */
+	uint64_t cache_hits;      /* ... and answered from the cache */
 	uint64_t rsp[6];          /* backend: final statuses sent to the client; server:
 				   * statuses it answered; by class as fe_counters.rsp */
 	uint64_t queued_total;    /* streams that waited in a queue */

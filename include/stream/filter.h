@@ -79,6 +79,8 @@ struct flt_kind {
 	void (*end)(struct stream *s, struct flt_inst *fi, int dir, bool complete);
 	void (*release)(struct stream *s, struct flt_inst *fi);
 	uint8_t bodyless; /* head is called for messages without a body too */
+	uint8_t svc_rsp;  /* it may take responses made by services (stats, cache hits...):
+			   * without such a filter, those responses skip the filter layer */
 	struct list list; /* registry */
 };
 

@@ -98,6 +98,11 @@ int ana_wait_response(struct stream *s);
  * inspect-delay is over) and goes on with the request when they are done. */
 int ana_inspect(struct stream *s, bool expired);
 
+/* http_ana.c: called when the http-request rules of a proxy with PR_RS_CACHE are over
+ * (cache/cache_act.c): returns 1 when a cache hit of those rules answers the request
+ * (*ret: the step's result), 0 to go on. */
+extern int (*ana_cache_hook)(struct stream *s, struct proxy *px, int *ret);
+
 /* http_ana.c: the reply of a rule (deny/return/auth...), counted per <kind>. */
 int stream_reply_http(struct stream *s, const struct http_reply *r, const struct smp_ctx *ctx);
 

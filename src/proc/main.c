@@ -38,6 +38,7 @@
 #include <log/log_strm.h>
 #include <ssl/ssl.h>
 #include <proxy/proxy.h>
+#include <cache/cache.h>
 #include <stream/filter.h>
 #include <stream/http_err.h>
 #include <stream/stream.h>
@@ -318,9 +319,9 @@ static void main_load_config(void)
 		cfg_errors++;
 	/* userlists first: the proxies' rules may need their groups */
 	if (cfg_errors || userlist_cfg_check() > 0 || dns_cfg_check() > 0 ||
-	    proxy_check_all() > 0 || log_strm_check_all() > 0 || rules_check_all() > 0 ||
-	    flt_check_all() > 0 || ssl_cfg_check_all() > 0 || check_cfg_check_all() > 0 ||
-	    srv_track_check_all() > 0 || agent_check_all() > 0 ||
+	    cache_cfg_check() > 0 || proxy_check_all() > 0 || log_strm_check_all() > 0 ||
+	    rules_check_all() > 0 || flt_check_all() > 0 || ssl_cfg_check_all() > 0 ||
+	    check_cfg_check_all() > 0 || srv_track_check_all() > 0 || agent_check_all() > 0 ||
 	    program_cfg_check(mworker_mode) > 0 || cfg_errors || thread_cfg_check() > 0 ||
 	    cli_cfg_check() > 0 || logfwd_cfg_check() > 0 || ring_cfg_check() > 0 ||
 	    hlua_cfg_check() > 0) {

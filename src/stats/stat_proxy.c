@@ -192,7 +192,9 @@ static void stat_fill_srv_agent(struct stat_line *l, const struct server *srv)
 void stats_fill_fe(struct stat_line *l, const struct proxy *px)
 {
 	static const enum stat_col zeros[] = {
-		ST_req_rate, ST_req_rate_max, ST_cache_lookups, ST_cache_hits, ST_NCOLS,
+		ST_req_rate,
+		ST_req_rate_max,
+		ST_NCOLS,
 	};
 	struct fe_counters c;
 	int adm;
@@ -239,6 +241,8 @@ void stats_fill_fe(struct stat_line *l, const struct proxy *px)
 	STAT_NUM(l, ST_comp_out, c.comp_out);
 	STAT_NUM(l, ST_comp_byp, c.comp_byp);
 	STAT_NUM(l, ST_comp_rsp, c.comp_rsp);
+	STAT_NUM(l, ST_cache_lookups, c.cache_lookups);
+	STAT_NUM(l, ST_cache_hits, c.cache_hits);
 	{
 		static const enum stat_col http_only[] = { ST_cache_lookups, ST_cache_hits,
 							   ST_intercepted, ST_NCOLS };
@@ -434,10 +438,8 @@ static void stat_be_sum_servers(const struct proxy *px, struct stat_be_srv_sum *
 void stats_fill_be(struct stat_line *l, const struct proxy *px)
 {
 	static const enum stat_col zeros[] = {
-		ST_chkdown,	      ST_downtime,
-		ST_cache_lookups,     ST_cache_hits,
-		ST_agg_server_status, ST_agg_server_check_status,
-		ST_agg_check_status,  ST_NCOLS,
+		ST_chkdown,	     ST_downtime, ST_agg_server_status, ST_agg_server_check_status,
+		ST_agg_check_status, ST_NCOLS,
 	};
 	struct be_counters c, times;
 	struct stat_be_srv_sum t;
@@ -460,6 +462,8 @@ void stats_fill_be(struct stat_line *l, const struct proxy *px)
 	STAT_NUM(l, ST_comp_out, c.comp_out);
 	STAT_NUM(l, ST_comp_byp, c.comp_byp);
 	STAT_NUM(l, ST_comp_rsp, c.comp_rsp);
+	STAT_NUM(l, ST_cache_lookups, c.cache_lookups);
+	STAT_NUM(l, ST_cache_hits, c.cache_hits);
 	STAT_NUM(l, ST_qcur, qcur);
 	STAT_NUM(l, ST_qmax, HA_ATOMIC_LOAD_RLX(&px->queue_max));
 	/* HAProxy counts the queued streams among the backend's */

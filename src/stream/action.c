@@ -248,8 +248,6 @@ static const struct {
 #ifndef USE_LUA /* with Lua, src/lua/ owns every lua.NAME action */
 	{ "lua.", "Lua support is not built in: USE_LUA=0" },
 #endif
-	{ "cache-use", "the cache is not supported yet" },
-	{ "cache-store", "the cache is not supported yet" },
 	{ "send-spoe-group", "SPOE is not supported" },
 	{ "set-bandwidth-limit", "bandwidth limitation filters are not supported yet" },
 	{ "ot-group", "OpenTracing is not supported" },

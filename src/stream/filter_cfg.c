@@ -156,8 +156,12 @@ int flt_check_all(void)
 
 	for (px = proxies; px; px = px->next) {
 		list_for_each_entry(k, &flt_kinds, list) if (k->implicit) errs += k->implicit(px);
-		list_for_each_entry(fc, &px->filters, list) if (fc->kind->check) errs +=
-			fc->kind->check(px, fc);
+		list_for_each_entry(fc, &px->filters, list)
+		{
+			if (fc->kind->check)
+				errs += fc->kind->check(px, fc);
+			px->flt_svc |= fc->kind->svc_rsp;
+		}
 		px->flt_on = !list_empty(&px->filters);
 		if (px->flt_on) { /* one more bit in what the plain path tests already */
 			px->rule_sets |= PR_RS_FILTER;

@@ -215,6 +215,8 @@ static int req_rule_reply(struct stream *s, struct proxy *px, enum act_return r,
 	}
 }
 
+int (*ana_cache_hook)(struct stream *s, struct proxy *px, int *ret);
+
 /* Runs the request rules of <px> (those of its named defaults section first), then its
  * legacy "redirect" rules. A yielded rule is resumed first. Returns 1 to go on, 0 with
  * the step result in *ret otherwise. */
@@ -233,6 +235,9 @@ static int run_req_rules(struct stream *s, struct proxy *px, int *ret)
 	if (r == ACT_RET_CONT && !(last && last->action))
 		r = act_rules_run(&px->http_req_rules, px, s, ACT_F_HTTP_REQ, &last);
 	if (r == ACT_RET_CONT) {
+		/* a cache hit is answered once the rules let it (a later deny wins) */
+		if (unlikely(px->rule_sets & PR_RS_CACHE) && ana_cache_hook(s, px, ret))
+			return 0;
 	after_rules: /* then the stats page, then the legacy redirects, as HAProxy */
 		if ((px->rule_sets & PR_RS_STATS) && service_stats_hook(s, px, ret))
 			return 0;

@@ -207,7 +207,7 @@ int service_attach(struct stream *s, const struct http_service *svc, struct prox
 {
 	/* the filters see the request head (compression reads Accept-Encoding), not its
 	 * body, which the service reads as it is */
-	if (unlikely(s->fe->flt_on | (s->be && s->be->flt_on)) && !svc->tcp) {
+	if (unlikely(s->fe->flt_svc | (s->be && s->be->flt_svc)) && !svc->tcp) {
 		if (flt_head(s, FLT_REQ) < 0)
 			return stream_reply_error(s, 500, false);
 		flt_body_drop(s, FLT_REQ);
@@ -300,7 +300,7 @@ int service_filters(struct stream *s, uint32_t start)
 	struct svc_ctx *c = s->svc;
 	enum xfer_mode mode;
 
-	if (likely(!(s->fe->flt_on | (s->be && s->be->flt_on))) || c->svc->tcp)
+	if (likely(!(s->fe->flt_svc | (s->be && s->be->flt_svc))) || c->svc->tcp)
 		return 0;
 	if (http_local_parse(s, start) < 0)
 		return -1;
