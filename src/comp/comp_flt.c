@@ -369,6 +369,7 @@ static struct flt_kind comp_kind = {
 	.end = comp_end,
 	.release = comp_release,
 	.bodyless = 1,
+	.svc_rsp = 1, /* the stats page and cache hits are compressed too */
 };
 
 FLT_REGISTER(comp_kind)
