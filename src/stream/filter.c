@@ -160,7 +160,9 @@ int flt_head(struct stream *s, int dir)
 	struct flt_strm *fs = flt_strm_get(s);
 	struct h1_xfer *x = flt_x(s, dir);
 	struct flt_body *b;
-	bool body = x->mode != XFER_NONE && x->mode != XFER_TUNNEL && !x->done;
+	/* an empty content-length body is a body: a filter may make it chunked, which then
+	 * needs its last chunk (the pump writes it) */
+	bool body = x->mode != XFER_NONE && x->mode != XFER_TUNNEL;
 
 	if (!fs)
 		return -1;
@@ -193,6 +195,7 @@ int flt_head(struct stream *s, int dir)
 		flt_end_body(s, fs, dir, true);
 		return 0;
 	}
+	x->done = 0; /* even when empty: the pump ends it */
 	b->chunked_out = !!(flt_msg(s, dir)->flags & H1_MF_CHNK);
 	s->flags |= dir == FLT_RSP ? SF_FLT_RSP : SF_FLT_REQ;
 	return 0;
