@@ -164,6 +164,8 @@ int flt_head(struct stream *s, int dir)
 	 * needs its last chunk (the pump writes it) */
 	bool body = x->mode != XFER_NONE && x->mode != XFER_TUNNEL;
 
+	if (dir == FLT_RSP)
+		s->flags &= ~SF_FLT_RSP; /* set again if a filter takes the body */
 	if (!fs)
 		return -1;
 	b = &fs->b[dir];

@@ -164,6 +164,7 @@ static __attribute__((noinline)) int req_last_edits(struct stream *s, uint32_t o
 	if ((opts & (PR_O_FWDFOR | PR_O_ORIGTO)) && add_addr_headers(s, opts) < 0)
 		return -1;
 	if (opts & PR_O_FILTER) {
+		s->flags |= SF_FLT_RSP; /* until the response head: its proxies have filters */
 		if (flt_head(s, FLT_REQ) < 0)
 			return -1;
 		if (s->flags & SF_FLT_REQ)
@@ -578,12 +579,11 @@ static int ana_rsp_rules(struct stream *s)
 	struct h1_msg *m = &s->rsp;
 	struct conn *f = s->front, *b = s->back;
 	bool tunnel = s->rspx.mode == XFER_TUNNEL;
-	uint32_t rs = s->fe->rule_sets | s->be->rule_sets;
 	int ret;
 
 	s->flags &= ~SF_RSP_RULE_WAIT;
 	s->ana_stage = ANA_RSP_RULES;
-	if (likely(!(rs & (PR_RS_HTTP_RES | PR_RS_HTTP_AFTER))))
+	if (likely(!((s->fe->rule_sets | s->be->rule_sets) & (PR_RS_HTTP_RES | PR_RS_HTTP_AFTER))))
 		s->rsp_set = sizeof(sets) / sizeof(sets[0]); /* no rule costs nothing */
 	for (; s->rsp_set < sizeof(sets) / sizeof(sets[0]); s->rsp_set++) {
 		struct proxy *px = sets[s->rsp_set].be ? s->be : s->fe;
@@ -601,7 +601,7 @@ static int ana_rsp_rules(struct stream *s)
 	if (unlikely(s->be->ck) && !(s->flags & SF_CK_RSP_DONE) && !rsp_cookie(s, &ret))
 		return ret;
 	/* the filters see the head last, as HAProxy's do (compression edits it) */
-	if (unlikely(rs & PR_RS_FILTER) && flt_head(s, FLT_RSP) < 0)
+	if (unlikely(s->flags & SF_FLT_RSP) && flt_head(s, FLT_RSP) < 0)
 		return stream_server_error(s, 500);
 	if (h1_write_response(&f->obuf, m, rsp_conn_hdr(s, tunnel)) < 0)
 		return stream_server_error(s, 502);

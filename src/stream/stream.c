@@ -201,12 +201,15 @@ static void stream_free(struct stream *s)
 		stk_stream_release(s);
 	if (unlikely(s->dreq)) /* a do-resolve left waiting (client gone) */
 		dns_req_release(s->dreq);
-	if (unlikely(s->svc != NULL)) /* a service aborted before its end */
-		service_release(s);
-	if (unlikely(s->hlua != NULL))
-		stream_hlua_free(s);
-	if (unlikely(s->flt != NULL))
-		flt_stream_free(s);
+	/* one test on the plain path for what only some streams have */
+	if (unlikely(((uintptr_t)s->svc | (uintptr_t)s->hlua | (uintptr_t)s->flt) != 0)) {
+		if (s->svc) /* a service aborted before its end */
+			service_release(s);
+		if (s->hlua)
+			stream_hlua_free(s);
+		if (s->flt)
+			flt_stream_free(s);
+	}
 	if (unlikely(!b_is_null(&s->rw)))
 		b_release(&s->rw);
 	if (unlikely(s->vars_txn.head || s->vars_req.head || s->vars_res.head)) {
