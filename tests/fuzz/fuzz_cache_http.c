@@ -1,5 +1,5 @@
 // FUZZ_SRCS: src/cache/cache_http.c src/http/h1.c src/http/h1_chunk.c src/http/h1_uri.c
-// src/sample/hash.c
+// FUZZ_SRCS: src/sample/hash.c
 /* libFuzzer target for the cache's HTTP rules (cache/cache_http.h), which read what
  * clients and servers send: the input (an exact-size heap copy, so that ASan catches a
  * read past its end) is split at its first NUL into a request and a response head, each
