@@ -45,7 +45,8 @@ struct stream;
 
 #define FLT_REQ 0
 #define FLT_RSP 1
-#define FLT_MAX 8 /* filters per stream (frontend's and backend's) */
+#define FLT_MAX 16		 /* filters per stream (frontend's and backend's) */
+#define FLT_MAX_PX (FLT_MAX / 2) /* filters per proxy (the check refuses more) */
 
 struct flt_conf;
 struct flt_inst;
@@ -144,9 +145,13 @@ bool flt_body_on(const struct stream *s, int dir);
 int flt_xfer(struct stream *s, int dir, struct conn *src, struct conn *dst, struct h1_xfer *x);
 /* For a body produced by the proxy (a service, a cache hit) rather than received: passes
  * p[0..len) through the response filters and appends it, framed, to <ob>; <end> after the
- * last bytes. Returns the input consumed (the rest is given again when <ob> has room), or
- * -1 on error. */
-long flt_push(struct stream *s, const char *p, size_t len, bool end, struct buf *ob);
+ * last bytes; <len> 0 without <end>: the producer pauses (the transformer may give what
+ * it holds). Returns the input consumed (the rest is given again when <ob> has room), or
+ * -1 on error, with *wrote set to the bytes added to <ob>. */
+long flt_push(struct stream *s, const char *p, size_t len, bool end, struct buf *ob, size_t *wrote);
+/* The request body stops going through the filters (a local reply drains the rest): the
+ * verbatim forwarder takes over the source framing where the filters left it. */
+void flt_req_handover(struct stream *s);
 /* Makes message <dir> chunked: drops its Content-Length, adds "Transfer-Encoding:
  * chunked" unless already chunked. Returns 0, or -1 when the header table is full. */
 int flt_set_chunked(struct stream *s, int dir);

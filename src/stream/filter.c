@@ -52,7 +52,7 @@ static void flt_add_px(struct flt_strm *fs, struct proxy *px)
 	list_for_each_entry(fc, &px->filters, list)
 	{
 		if (fs->n >= FLT_MAX)
-			break; /* the check refuses more than FLT_MAX per stream (see flt_check) */
+			break; /* not reached: the check refuses more than FLT_MAX_PX per proxy */
 		fs->f[fs->n++] = (struct flt_inst){ .kind = fc->kind, .fc = fc, .px = px };
 	}
 }
@@ -243,10 +243,12 @@ static void flt_put_chunk(struct buf *ob, const char *data, size_t n)
 
 /* One pass: runs in[0..len) (<end>: nothing follows) through the filters of <dir> into
  * <ob>, framed. Returns the input consumed, or -1 when the transforming filter failed.
- * Sets *fin once everything, the last chunk included, is in <ob>. */
+ * Sets *wrote to the bytes added to <ob>, and *fin once everything, the last chunk
+ * included, is in <ob>. */
 static long flt_pass(struct stream *s, struct flt_strm *fs, int dir, const char *in, size_t len,
-		     bool end, struct buf *ob, bool *fin)
+		     bool end, struct buf *ob, bool *fin, size_t *wrote)
 {
+	uint32_t before;
 	struct flt_body *b = &fs->b[dir];
 	size_t pre = b->chunked_out ? CHUNK_PRE : 0, post = b->chunked_out ? CHUNK_POST : 0;
 	size_t room, used;
@@ -254,8 +256,12 @@ static long flt_pass(struct stream *s, struct flt_strm *fs, int dir, const char 
 	long took;
 
 	*fin = false;
+	*wrote = 0;
 	if (!ob->data)
 		ob->head = 0;
+	else if (ob->head && b_room(ob) < FLT_MIN_ROOM + pre + post)
+		b_realign(ob); /* the room freed by a partial send is at the head */
+	before = ob->data;
 	room = b_room(ob);
 	if (room < pre + post + 64)
 		return 0; /* flush first */
@@ -292,6 +298,7 @@ static long flt_pass(struct stream *s, struct flt_strm *fs, int dir, const char 
 		flt_end_body(s, fs, dir, true);
 		*fin = true;
 	}
+	*wrote = ob->data - before;
 	return took;
 }
 
@@ -323,8 +330,8 @@ static int64_t flt_src_run(struct buf *ib, struct flt_body *b, struct h1_xfer *x
 		b_del(ib, (uint32_t)n);
 		*end = (b->src_end = !!done) != 0;
 		return done ? 0 : (int64_t)data;
-	default: /* XFER_EOF: until the sender closes */
-		*end = !!(src->flags & CO_FL_RD_EOF);
+	default: /* XFER_EOF: until the sender closes (a reset cuts it) */
+		*end = (src->flags & (CO_FL_RD_EOF | CO_FL_ERROR)) == CO_FL_RD_EOF;
 		return ib->data;
 	}
 }
@@ -347,6 +354,7 @@ int flt_xfer(struct stream *s, int dir, struct conn *src, struct conn *dst, stru
 
 	for (int pass = 0; pass < FLT_PASSES && !x->done; pass++) {
 		bool end, fin;
+		size_t wrote;
 		int64_t len;
 		long took;
 
@@ -364,31 +372,43 @@ int flt_xfer(struct stream *s, int dir, struct conn *src, struct conn *dst, stru
 			if (conn_recv(src) > 0)
 				continue;
 			if (!(src->flags & (CO_FL_RD_EOF | CO_FL_ERROR))) {
-				/* the source pauses: the transformer may flush what it holds */
-				if (b->xf >= 0 && b_get(ob) == 0 &&
-				    flt_pass(s, fs, dir, NULL, 0, false, ob, &fin) < 0)
+				/* the source pauses: the transformer may give what it holds; go
+				 * on while it does and the destination takes it all */
+				if (b->xf < 0 || b_get(ob) < 0)
+					break;
+				if (flt_pass(s, fs, dir, NULL, 0, false, ob, &fin, &wrote) < 0)
 					return XFER_ERR_SRC;
-				break; /* wait for more */
+				if (!wrote)
+					break; /* wait for more */
+				moved = 1;
+				if (conn_flush(dst) < 0)
+					return XFER_ERR_DST;
+				continue;
 			}
-			if (x->mode != XFER_EOF || ib->data)
-				return XFER_ERR_SRC; /* closed before the end of the body */
+			/* a close ends a close-delimited body; a reset, or a close elsewhere,
+			 * cuts it */
+			if (x->mode != XFER_EOF || ib->data || (src->flags & CO_FL_ERROR))
+				return XFER_ERR_SRC;
 			end = true;
 		}
 		if (b_get(ob) < 0)
 			return XFER_ERR_DST;
-		took = flt_pass(s, fs, dir, b_head(ib), (size_t)len, end, ob, &fin);
+		took = flt_pass(s, fs, dir, b_head(ib), (size_t)len, end, ob, &fin, &wrote);
 		if (took < 0)
 			return XFER_ERR_SRC;
-		if (took)
+		if (took || wrote)
 			moved = 1;
 		flt_src_take(ib, b, x, (uint32_t)took);
 		if (fin) {
 			x->done = 1;
-			moved = 1;
-		} else if (!took && ob->data && conn_flush(dst) < 0) {
-			return XFER_ERR_DST;
-		} else if (!took && b_room(ob) + ob->head >= FLT_MIN_ROOM && !end) {
-			break; /* nothing taken with room: the filter waits for more input */
+		} else if (!took && !wrote) {
+			/* no room for anything: send what waits, then try again */
+			if (!ob->data)
+				break; /* (not expected: a filter that takes nothing) */
+			if (conn_flush(dst) < 0)
+				return XFER_ERR_DST;
+			if (ob->data)
+				break; /* the destination's EPOLLOUT wakes us */
 		}
 	}
 	if (ob->data && conn_flush(dst) < 0)
@@ -397,12 +417,30 @@ int flt_xfer(struct stream *s, int dir, struct conn *src, struct conn *dst, stru
 	return moved;
 }
 
-long flt_push(struct stream *s, const char *p, size_t len, bool end, struct buf *ob)
+long flt_push(struct stream *s, const char *p, size_t len, bool end, struct buf *ob, size_t *wrote)
 {
 	struct flt_strm *fs = s->flt;
 	bool fin;
 
-	return flt_pass(s, fs, FLT_RSP, p, len, end, ob, &fin);
+	return flt_pass(s, fs, FLT_RSP, p, len, end, ob, &fin, wrote);
+}
+
+void flt_req_handover(struct stream *s)
+{
+	struct flt_strm *fs = s->flt;
+	struct flt_body *b;
+
+	if (!fs || !(s->flags & SF_FLT_REQ))
+		return;
+	b = &fs->b[FLT_REQ];
+	/* the scanner state is shared with the verbatim forwarder's (h1_dechunk.h) */
+	if (s->reqx.mode == XFER_CHUNKED) {
+		s->reqx.chunk = b->dc;
+		s->reqx.ready = 0;
+		s->reqx.eom_seen = 0;
+		s->reqx.done = b->src_end;
+	}
+	flt_end_body(s, fs, FLT_REQ, false);
 }
 
 void flt_stream_free(struct stream *s)

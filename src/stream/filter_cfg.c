@@ -7,6 +7,7 @@
 
 #include <cfg/cfg.h>
 #include <proxy/proxy.h>
+#include <proxy/proxy_cfg.h>
 #include <proxy/proxy-t.h>
 #include <stream/filter.h>
 
@@ -155,12 +156,21 @@ int flt_check_all(void)
 	int errs = 0;
 
 	for (px = proxies; px; px = px->next) {
+		int n = 0;
+
 		list_for_each_entry(k, &flt_kinds, list) if (k->implicit) errs += k->implicit(px);
 		list_for_each_entry(fc, &px->filters, list)
 		{
 			if (fc->kind->check)
 				errs += fc->kind->check(px, fc);
 			px->flt_svc |= fc->kind->svc_rsp;
+			n++;
+		}
+		if (n > FLT_MAX_PX) {
+			ha_alert("config : %s '%s' (%s:%d) : too many filters (%d, at most %d per "
+				 "proxy, implicit ones included).\n",
+				 proxy_type_str(px), px->id, px->file, px->line, n, FLT_MAX_PX);
+			errs++;
 		}
 		px->flt_on = !list_empty(&px->filters);
 		if (px->flt_on) { /* one more bit in what the plain path tests already */

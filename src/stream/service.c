@@ -270,6 +270,7 @@ static int service_fill(struct svc_ctx *c, struct buf *ob)
 static int service_fill_filtered(struct stream *s, struct svc_ctx *c, struct buf *ob)
 {
 	int ret = SVC_MORE;
+	size_t wrote;
 	long took;
 
 	if (!c->fpend.data && !c->fend) {
@@ -280,10 +281,14 @@ static int service_fill_filtered(struct stream *s, struct svc_ctx *c, struct buf
 		if (ret == SVC_ERR || (ret == SVC_MORE && !c->fpend.data))
 			return -1;
 		c->fend = ret == SVC_DONE;
-		if (ret == SVC_WAIT && !c->fpend.data)
+		if (ret == SVC_WAIT && !c->fpend.data) {
+			/* the service pauses: the transformer gives what it holds */
+			if (flt_push(s, NULL, 0, false, ob, &wrote) < 0)
+				return -1;
 			return 1;
+		}
 	}
-	took = flt_push(s, b_head(&c->fpend), c->fpend.data, c->fend, ob);
+	took = flt_push(s, b_head(&c->fpend), c->fpend.data, c->fend, ob, &wrote);
 	if (took < 0)
 		return -1;
 	b_del(&c->fpend, (uint32_t)took);
@@ -292,7 +297,7 @@ static int service_fill_filtered(struct stream *s, struct svc_ctx *c, struct buf
 		b_release(&c->fpend);
 		return 0;
 	}
-	return took ? 0 : 2;
+	return took || wrote ? 0 : 2;
 }
 
 int service_filters(struct stream *s, uint32_t start)

@@ -330,6 +330,8 @@ static void stream_reply_conn_hdr(struct stream *s)
 static int stream_reply_enter(struct stream *s)
 {
 	s->flags &= ~SF_L7_RETRY; /* no retry after a reply of the proxy */
+	if (unlikely(s->flags & SF_FLT_REQ)) /* the rest of the body is drained verbatim */
+		flt_req_handover(s);
 	stream_req_consume(s);
 	stream_drop_back(s);
 	backend_unqueue(s);
