@@ -84,13 +84,29 @@ static void fast_stage_out(struct comp_ctx *c)
 	uint8_t *p = f->pend;
 
 	if (c->level > 0) {
-		p += dfast_compress(&f->d, f->stage, f->in_len, p);
-	} else if (f->in_len) {
+		/* the stream's state before, restored if stored blocks win (the hash table
+		 * may keep what this stage put there) */
+		uint64_t acc = f->d.acc;
+		uint32_t nbits = f->d.nbits, check = f->d.check, isize = f->d.isize;
+		uint8_t started = f->d.started, in_block = f->d.in_block;
+		size_t n = dfast_compress(&f->d, f->stage, f->in_len, p);
+
+		/* data that does not compress goes out in stored blocks instead, as it came
+		 * (5 bytes per 64 kB): random or already compressed bodies do not grow */
+		if (n <= (size_t)f->in_len + 8 + 5 * ((size_t)f->in_len / 65535 + 1)) {
+			p += n;
+			goto done;
+		}
+		f->d.acc = acc, f->d.nbits = nbits, f->d.check = check, f->d.isize = isize;
+		f->d.started = started, f->d.in_block = in_block;
+	}
+	if (f->in_len) {
 		if (!f->d.started) /* the header, in a block closed just below */
 			p += dfast_compress(&f->d, NULL, 0, p);
 		p += dfast_flush(&f->d, p); /* stored blocks start on a byte boundary */
 		p = fast_stored(&f->d, f->stage, f->in_len, p);
 	}
+done:
 	f->in_len = 0;
 	f->out_off = 0;
 	f->out_len = (uint32_t)(p - f->pend);
