@@ -33,6 +33,8 @@ struct flt_body {
 	uint8_t chunked_out; /* the output is chunked */
 	uint8_t fin;	     /* the whole body is out (end() called for each filter) */
 	uint8_t src_end;     /* the source's body is over: what follows is the flush */
+	uint64_t xf_in;	     /* bytes the transforming filter took */
+	uint64_t xf_out;     /* and gave */
 	struct h1_chunk dc;  /* de-chunking of a chunked source */
 };
 
@@ -138,6 +140,11 @@ static void flt_end_body(struct stream *s, struct flt_strm *fs, int dir, bool co
 		return;
 	b->fin = 1;
 	s->flags &= ~(dir == FLT_RSP ? SF_FLT_RSP : SF_FLT_REQ);
+	/* as HAProxy, the bytes of a complete response that a filter rewrote count as they
+	 * were before it (the log's %B, bytes out): the difference is applied now, the
+	 * rest of the output being sent afterwards (unsigned, it is right once all is) */
+	if (dir == FLT_RSP && complete && b->xf >= 0)
+		s->front->bytes_out += b->xf_in - b->xf_out;
 	for (int i = 0; i < fs->n; i++) {
 		struct flt_inst *fi = &fs->f[i];
 
@@ -284,6 +291,8 @@ static long flt_pass(struct stream *s, struct flt_strm *fs, int dir, const char 
 			return -1;
 		flt_watch(s, fs, dir, false, in, (size_t)took);
 		flt_watch(s, fs, dir, true, out.p, out.len);
+		b->xf_in += (uint64_t)took;
+		b->xf_out += out.len;
 		if (out.len && b->chunked_out)
 			flt_put_chunk(ob, out.p, out.len);
 		else

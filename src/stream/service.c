@@ -191,8 +191,19 @@ fail:
 static int service_head(struct stream *s, const struct http_service *svc, struct proxy *px,
 			void *conf)
 {
-	struct svc_ctx *c = service_new(s, svc, px, conf);
+	struct svc_ctx *c;
 
+	/* the filters see the request head (compression reads Accept-Encoding), not its
+	 * body, which the service reads as it is */
+	if (unlikely(s->fe->flt_svc | (s->be && s->be->flt_svc))) {
+		if (flt_head(s, FLT_REQ) < 0) {
+			if (svc->owns_conf && svc->conf_free)
+				svc->conf_free(conf);
+			return -1;
+		}
+		flt_body_drop(s, FLT_REQ);
+	}
+	c = service_new(s, svc, px, conf);
 	if (!c)
 		return -1;
 	c->head = !!(s->req.flags & H1_MF_METH_HEAD);
@@ -205,13 +216,6 @@ static int service_head(struct stream *s, const struct http_service *svc, struct
 
 int service_attach(struct stream *s, const struct http_service *svc, struct proxy *px, void *conf)
 {
-	/* the filters see the request head (compression reads Accept-Encoding), not its
-	 * body, which the service reads as it is */
-	if (unlikely(s->fe->flt_svc | (s->be && s->be->flt_svc)) && !svc->tcp) {
-		if (flt_head(s, FLT_REQ) < 0)
-			return stream_reply_error(s, 500, false);
-		flt_body_drop(s, FLT_REQ);
-	}
 	if (service_head(s, svc, px, conf) < 0)
 		return stream_reply_error(s, 500, false);
 	stream_set_term(s, 'L');

@@ -256,3 +256,44 @@ def test_local_reply_drains_a_compressed_request_body(proxy):
         assert not any(b"/smuggled" in h for h in got), got
     finally:
         origin.stop()
+
+
+def test_compressed_service_output_is_not_held_while_it_waits(proxy, tmp_path):
+    """A service that sends a part then waits: the compressed part reaches the client at
+    once, not when the service ends."""
+    lua = tmp_path / "slow.lua"
+    lua.write_text('core.register_service("slow", "http", function(applet)\n'
+                   '  applet:set_status(200)\n'
+                   '  applet:add_header("content-type", "text/html")\n'
+                   '  applet:start_response()\n'
+                   '  applet:send(string.rep("first part ", 200))\n'
+                   '  core.msleep(2000)\n'
+                   '  applet:send("second part")\n'
+                   'end)\n')
+    port = free_port()
+    proxy("global\n    lua-load %s\n" % lua + PUMP_CFG.split("\n", 2)[2]
+          .replace("    default_backend be\n", "    http-request use-service lua.slow\n")
+          % ("", port, "    compression algo gzip", 1), ports=[port])
+    s = socket.create_connection(("127.0.0.1", port), timeout=5)
+    t0 = time.time()
+    s.sendall(b"GET / HTTP/1.1\r\nHost: x\r\nAccept-Encoding: gzip\r\n\r\n")
+    data, first, d = b"", None, zlib.decompressobj(31)
+    while time.time() - t0 < 4:
+        chunk = s.recv(65536)
+        if not chunk:
+            break
+        data += chunk
+        head, sep, body = data.partition(b"\r\n\r\n")
+        if sep and b"content-encoding: gzip" in head.lower():
+            raw = dechunk(body + b"0\r\n\r\n") if not body.endswith(b"0\r\n\r\n") else dechunk(body)
+            if raw is not None:
+                try:
+                    text = zlib.decompressobj(31).decompress(raw)
+                except zlib.error:
+                    text = b""
+                if first is None and b"first part" in text:
+                    first = time.time() - t0
+                if b"second part" in text:
+                    break
+    s.close()
+    assert first is not None and first < 1.5, first
