@@ -132,6 +132,8 @@ int flt_check_all(void);
 /* The instance of <fc> on <s>, created with the stream's other instances on first use
  * (NULL when out of memory, or when <fc> is not a filter of the stream's proxies). */
 struct flt_inst *flt_inst_get(struct stream *s, struct flt_conf *fc);
+/* The stream's instance of a filter of kind <k> (the first), or NULL; none is created. */
+struct flt_inst *flt_inst_of_kind(const struct stream *s, const struct flt_kind *k);
 /* The head of message <dir> of <s> is final: runs the heads of the stream's filters.
  * Returns 0 (possibly with filters on the body), or -1 (error). */
 int flt_head(struct stream *s, int dir);

@@ -15,6 +15,7 @@
 #include <comp/comp_cfg.h>
 #include <comp/comp_sel.h>
 #include <proxy/proxy-t.h>
+#include <sample/sample.h>
 #include <stats/counters.h>
 #include <stream/filter.h>
 #include <stream/http_rw.h>
@@ -26,6 +27,8 @@ struct comp_state {
 	struct comp_ctx ctx[2];		  /* the compressor of the request [0] / response [1] */
 	uint8_t run[2];			  /* ctx[dir] is set up */
 	uint8_t bypass;			  /* the response is not compressed for want of memory */
+	const struct comp_algo *res_used; /* the algorithm compressing the response (res.comp),
+					   * NULL while it is not */
 };
 
 DECLARE_POOL(pool_comp_state, "comp_state", sizeof(struct comp_state))
@@ -263,6 +266,8 @@ static int comp_head_res(struct stream *s, struct comp_state *st)
 		return 0;
 	}
 	st->run[FLT_RSP] = 1;
+	if (!st->bypass)
+		st->res_used = a;
 	if (comp_hdr_coding(s, FLT_RSP, a) < 0)
 		return -1;
 	return 1;
@@ -373,3 +378,47 @@ static struct flt_kind comp_kind = {
 };
 
 FLT_REGISTER(comp_kind)
+
+/* ---- fetches: res.comp, res.comp_algo ---- */
+
+/* The algorithm that compressed the stream's response, or NULL. */
+static const struct comp_algo *comp_res_algo(const struct stream *s)
+{
+	const struct flt_inst *fi = s ? flt_inst_of_kind(s, &comp_kind) : NULL;
+	const struct comp_state *st = fi ? fi->ctx : NULL;
+
+	return st ? st->res_used : NULL;
+}
+
+/* res.comp: true when the proxy compressed the response */
+static int smp_fetch_res_comp(const struct arg *args, struct sample *smp,
+			      const struct sample_fetch *kw)
+{
+	smp->data.type = SMP_T_BOOL;
+	smp->data.u.sint = comp_res_algo(smp->ctx->strm) != NULL;
+	return 1;
+}
+
+/* res.comp_algo: the name of the algorithm that compressed it, not found otherwise */
+static int smp_fetch_res_comp_algo(const struct arg *args, struct sample *smp,
+				   const struct sample_fetch *kw)
+{
+	const struct comp_algo *a = comp_res_algo(smp->ctx->strm);
+
+	if (!a)
+		return 0;
+	smp->data.type = SMP_T_STR;
+	smp->data.u.str = ist_str(a->cfg_name);
+	smp->flags |= SMP_F_CONST;
+	return 1;
+}
+
+/* clang-format off */
+static const struct sample_fetch comp_fetches[] = {
+	{ "res.comp", smp_fetch_res_comp, 0, { 0 }, NULL, SMP_T_BOOL, SMP_USE_HRSHV, 0 },
+	{ "res.comp_algo", smp_fetch_res_comp_algo, 0, { 0 }, NULL, SMP_T_STR, SMP_USE_HRSHV, 0 },
+	{ NULL, NULL, 0, { 0 }, NULL, 0, 0, 0 },
+};
+
+SMP_REGISTER_FETCHES(comp_fetches)
+/* clang-format on */

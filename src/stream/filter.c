@@ -90,6 +90,16 @@ struct flt_inst *flt_inst_get(struct stream *s, struct flt_conf *fc)
 	return NULL;
 }
 
+struct flt_inst *flt_inst_of_kind(const struct stream *s, const struct flt_kind *k)
+{
+	struct flt_strm *fs = s->flt;
+
+	for (int i = 0; fs && i < fs->n; i++)
+		if (fs->f[i].kind == k)
+			return &fs->f[i];
+	return NULL;
+}
+
 bool flt_xform_before(const struct stream *s, const struct flt_inst *fi, int dir)
 {
 	const struct flt_strm *fs = s->flt;

@@ -297,3 +297,50 @@ def test_compressed_service_output_is_not_held_while_it_waits(proxy, tmp_path):
                     break
     s.close()
     assert first is not None and first < 1.5, first
+
+
+def test_res_comp_fetches_in_the_log(proxy):
+    """res.comp and res.comp_algo tell what compressed the response, as 2.6 logs them."""
+    def handler(sock, rd, idx):
+        for _ in range(10):
+            head = read_request(rd)
+            if b"/missing" in head:
+                sock.sendall(b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n")
+                continue
+            body = b"hello compression world " * 300
+            sock.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n"
+                         b"Content-Length: %d\r\n\r\n" % len(body) + body)
+
+    origin = RawServer(handler)
+    port = free_port()
+    try:
+        cfg = PUMP_CFG % ("", port, "    compression algo gzip deflate\n"
+                          "    compression type text/html\n"
+                          "    log-format \"comp=%[res.comp] algo=%[res.comp_algo] st=%ST\"\n"
+                          "    log stderr format raw local0", origin.port)
+        p = proxy(cfg, ports=[port])
+        for ae in ("gzip", "deflate", None):
+            s = socket.create_connection(("127.0.0.1", port), timeout=5)
+            s.sendall(("GET /p HTTP/1.1\r\nHost: x\r\n%sConnection: close\r\n\r\n"
+                       % ("Accept-Encoding: %s\r\n" % ae if ae else "")).encode())
+            while s.recv(65536):
+                pass
+            s.close()
+        s = socket.create_connection(("127.0.0.1", port), timeout=5)
+        s.sendall(b"GET /missing HTTP/1.1\r\nHost: x\r\nAccept-Encoding: gzip\r\n"
+                  b"Connection: close\r\n\r\n")
+        while s.recv(65536):
+            pass
+        s.close()
+        want = ["comp=1 algo=gzip st=200", "comp=1 algo=deflate st=200",
+                "comp=0 algo=- st=200", "comp=0 algo=- st=404"]
+        deadline = time.time() + 5
+        while time.time() < deadline:
+            lines = [l for l in p.stderr().splitlines()
+                     if l.startswith("comp=") and not l.endswith("st=400")]  # the port probe
+            if len(lines) >= 4:
+                break
+            time.sleep(0.1)
+        assert lines == want, p.stderr()
+    finally:
+        origin.stop()
