@@ -529,8 +529,11 @@ def test_two_threads(proxy, load):
 def test_applet_object_kept_in_a_global(proxy):
     _, port = start_http(proxy)
     assert req(port, "/keep").body == b"kept"
-    r = req(port, "/reuse")  # the service it belonged to is over
-    assert r.body.startswith(b"false ") and b"no longer valid" in r.body
+    r = req(port, "/reuse")  # the service it belonged to is over (or ending)
+    # refused either way: "no longer valid" once its service is released, "belongs to
+    # another call" in the moment between its response and its release (seen under load)
+    assert r.body.startswith(b"false ") and (b"no longer valid" in r.body or
+                                             b"belongs to another call" in r.body), r.body
     res = {}
     t = threading.Thread(target=lambda: res.update(r=req(port, "/keep?500")))
     t.start()
