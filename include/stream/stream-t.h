@@ -107,8 +107,7 @@ enum stream_state {
 #define SF_TCP_SRV_CLOSE  0x10000000 /* mode tcp: "tcp-response content close": the server
 				      * side ends once its bytes are forwarded */
 #define SF_FLT_REQ        0x20000000 /* filters see the request body (stream/filter.c) */
-#define SF_FLT_RSP        0x80000000 /* filters see the response body; before the response
-				      * head: the stream's proxies have filters */
+#define SF_FLT_RSP        0x80000000 /* filters see the response body */
 #define SF_LOGGED         0x40000000 /* the log line was sent (or skipped) (log/log_strm.c) */
 #define SF_T_SLOW         0x2000000 /* it left a queue or opened a connection: the stats
 				     * record its queue and connect times (stream_count_times) */

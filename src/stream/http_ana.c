@@ -164,7 +164,6 @@ static __attribute__((noinline)) int req_last_edits(struct stream *s, uint32_t o
 	if ((opts & (PR_O_FWDFOR | PR_O_ORIGTO)) && add_addr_headers(s, opts) < 0)
 		return -1;
 	if (opts & PR_O_FILTER) {
-		s->flags |= SF_FLT_RSP; /* until the response head: its proxies have filters */
 		if (flt_head(s, FLT_REQ) < 0)
 			return -1;
 		if (s->flags & SF_FLT_REQ)
@@ -575,6 +574,7 @@ static int ana_rsp_rules(struct stream *s)
 		{ false, ACT_F_HTTP_RES, PR_RS_HTTP_RES },
 		{ true, ACT_F_HTTP_AFTER, PR_RS_HTTP_AFTER },
 		{ false, ACT_F_HTTP_AFTER, PR_RS_HTTP_AFTER },
+		{ false, 0, PR_RS_FILTER }, /* the filters: they see the head last */
 	};
 	struct h1_msg *m = &s->rsp;
 	struct conn *f = s->front, *b = s->back;
@@ -583,7 +583,8 @@ static int ana_rsp_rules(struct stream *s)
 
 	s->flags &= ~SF_RSP_RULE_WAIT;
 	s->ana_stage = ANA_RSP_RULES;
-	if (likely(!((s->fe->rule_sets | s->be->rule_sets) & (PR_RS_HTTP_RES | PR_RS_HTTP_AFTER))))
+	if (likely(!((s->fe->rule_sets | s->be->rule_sets) &
+		     (PR_RS_HTTP_RES | PR_RS_HTTP_AFTER | PR_RS_FILTER))))
 		s->rsp_set = sizeof(sets) / sizeof(sets[0]); /* no rule costs nothing */
 	for (; s->rsp_set < sizeof(sets) / sizeof(sets[0]); s->rsp_set++) {
 		struct proxy *px = sets[s->rsp_set].be ? s->be : s->fe;
@@ -591,6 +592,17 @@ static int ana_rsp_rules(struct stream *s)
 		if (s->rsp_set == 2 && unlikely(s->be->ck) && !(s->flags & SF_CK_RSP_DONE) &&
 		    !rsp_cookie(s, &ret))
 			return ret;
+		if (sets[s->rsp_set].set == PR_RS_FILTER) {
+			/* as HAProxy's, the filters see the head after every rule and the
+			 * cookie (compression edits it) */
+			if (unlikely(s->be->ck) && !(s->flags & SF_CK_RSP_DONE) &&
+			    !rsp_cookie(s, &ret))
+				return ret;
+			if (((s->fe->rule_sets | s->be->rule_sets) & PR_RS_FILTER) &&
+			    flt_head(s, FLT_RSP) < 0)
+				return stream_server_error(s, 500);
+			continue;
+		}
 
 		if ((!sets[s->rsp_set].be && s->fe == s->be) ||
 		    likely(!(px->rule_sets & sets[s->rsp_set].set)))
@@ -600,9 +612,6 @@ static int ana_rsp_rules(struct stream *s)
 	}
 	if (unlikely(s->be->ck) && !(s->flags & SF_CK_RSP_DONE) && !rsp_cookie(s, &ret))
 		return ret;
-	/* the filters see the head last, as HAProxy's do (compression edits it) */
-	if (unlikely(s->flags & SF_FLT_RSP) && flt_head(s, FLT_RSP) < 0)
-		return stream_server_error(s, 500);
 	if (h1_write_response(&f->obuf, m, rsp_conn_hdr(s, tunnel)) < 0)
 		return stream_server_error(s, 502);
 	b_del(&b->ibuf, m->hdr_len);

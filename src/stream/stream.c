@@ -1003,10 +1003,19 @@ static int stream_exchange(struct stream *s)
 			return 1;
 		progress |= ret;
 	}
-	if ((s->flags & SF_RSP_HDRS_SENT) && !(s->flags & SF_RSP_DONE)) {
-		ret = unlikely(s->flags & SF_FLT_RSP)
-			      ? flt_xfer(s, FLT_RSP, b, f, &s->rspx)
-			      : h1_xfer(b, f, &s->rspx);
+	/* a body the filters take is tested apart: the plain path's one test stays one */
+	if ((s->flags & (SF_RSP_HDRS_SENT | SF_RSP_DONE | SF_FLT_RSP)) == SF_RSP_HDRS_SENT) {
+		ret = h1_xfer(b, f, &s->rspx);
+		if (ret == XFER_ERR_DST)
+			return stream_cli_abort(s);
+		if (ret < 0)
+			return stream_srv_abort(s, true);
+		progress |= ret;
+		if (s->rspx.done)
+			s->flags |= SF_RSP_DONE;
+	} else if (unlikely((s->flags & (SF_RSP_HDRS_SENT | SF_RSP_DONE | SF_FLT_RSP)) ==
+			    (SF_RSP_HDRS_SENT | SF_FLT_RSP))) {
+		ret = flt_xfer(s, FLT_RSP, b, f, &s->rspx);
 		if (ret == XFER_ERR_DST)
 			return stream_cli_abort(s);
 		if (ret < 0)
