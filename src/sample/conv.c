@@ -146,12 +146,6 @@ static const char *const conv_missing[] = {
 	"debug",
 	"nbsrv",
 	"srv_queue",
-	"protobuf",
-	"ungrpc",
-	"jwt_header_query",
-	"jwt_payload_query",
-	"jwt_verify",
-	"aes_gcm_dec",
 	"51d.single",
 	"da-csv-conv",
 };
