@@ -29,13 +29,13 @@ enum jwt_alg {
 };
 
 /* jwt_verify's results, HAProxy 2.6's values. */
-#define JWT_VRFY_KO            0  /* the signature does not match */
-#define JWT_VRFY_OK            1
-#define JWT_VRFY_UNKNOWN_ALG  -1  /* not one of RFC 7518's names */
-#define JWT_VRFY_UNMANAGED    -2  /* PS256, PS384, PS512 */
-#define JWT_VRFY_INVALID      -3  /* not three parts, or a signature that cannot be decoded */
-#define JWT_VRFY_OOM          -4
-#define JWT_VRFY_UNKNOWN_CERT -5  /* no key loaded at config time for this name */
+#define JWT_VRFY_KO 0 /* the signature does not match */
+#define JWT_VRFY_OK 1
+#define JWT_VRFY_UNKNOWN_ALG (-1) /* not one of RFC 7518's names */
+#define JWT_VRFY_UNMANAGED (-2)	  /* PS256, PS384, PS512 */
+#define JWT_VRFY_INVALID (-3)	  /* not three parts, or a signature that cannot be decoded */
+#define JWT_VRFY_OOM (-4)
+#define JWT_VRFY_UNKNOWN_CERT (-5) /* no key loaded at config time for this name */
 
 /* Parses an algorithm name (case-sensitive, "HS256" ...). Returns enum jwt_alg, or -1. */
 int jwt_alg_parse(const char *name, size_t len);
@@ -58,8 +58,7 @@ int jwt_b64_dec(const char *in, size_t len, void *out, size_t outsz);
 /* Verifies the signature of tok[0..len) with <alg> (not PS*): HMAC algorithms use
  * secret[0..secretlen), the others <pkey> (NULL: JWT_VRFY_UNKNOWN_CERT). The signature is
  * decoded into scratch[0..scratchsz). Returns one of the JWT_VRFY_* values. */
-int jwt_verify(const char *tok, size_t len, enum jwt_alg alg, const char *secret,
-	       size_t secretlen, struct evp_pkey_st *pkey, unsigned char *scratch,
-	       size_t scratchsz);
+int jwt_verify(const char *tok, size_t len, enum jwt_alg alg, const char *secret, size_t secretlen,
+	       struct evp_pkey_st *pkey, unsigned char *scratch, size_t scratchsz);
 
 #endif

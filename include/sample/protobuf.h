@@ -69,8 +69,7 @@ bool pb_path_valid(const char *path, size_t len);
 
 /* Finds the field at <path> in msg[0..len). Returns 1 with *f set, 0 when the field is not
  * there or the message is invalid before it. */
-int pb_lookup(const uint8_t *msg, size_t len, const char *path, size_t pathlen,
-	      struct pb_field *f);
+int pb_lookup(const uint8_t *msg, size_t len, const char *path, size_t pathlen, struct pb_field *f);
 
 /* Same over gRPC messages: the first message holding the field wins; a header or message
  * cut short ends the search. */

@@ -231,8 +231,8 @@ static int conv_jwt_verify(const struct arg *args, struct sample *smp, void *pri
 	} else {
 		if (jwt_alg_has_key((enum jwt_alg)alg))
 			pkey = jwt_key_find(key.ptr, key.len);
-		alg = jwt_verify(in.ptr, in.len, (enum jwt_alg)alg, key.ptr, key.len, pkey,
-				 scratch, smp_trash_size());
+		alg = jwt_verify(in.ptr, in.len, (enum jwt_alg)alg, key.ptr, key.len, pkey, scratch,
+				 smp_trash_size());
 	}
 	conv_set_sint(smp, SMP_T_SINT, alg);
 	return 1;

@@ -134,9 +134,8 @@ static int jwt_pkey_verify(const char *si, size_t silen, enum jwt_alg alg, EVP_P
 	return rc;
 }
 
-int jwt_verify(const char *tok, size_t len, enum jwt_alg alg, const char *secret,
-	       size_t secretlen, struct evp_pkey_st *pkey, unsigned char *scratch,
-	       size_t scratchsz)
+int jwt_verify(const char *tok, size_t len, enum jwt_alg alg, const char *secret, size_t secretlen,
+	       struct evp_pkey_st *pkey, unsigned char *scratch, size_t scratchsz)
 {
 	const char *d1 = memchr(tok, '.', len), *d2, *s;
 	size_t silen, slen;

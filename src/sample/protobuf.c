@@ -28,10 +28,10 @@ int pb_varint(const uint8_t *p, const uint8_t *end, uint64_t *v)
 }
 
 static const char *const pb_type_names[] = {
-	[PB_T_INT32] = "int32",	      [PB_T_INT64] = "int64",	    [PB_T_UINT32] = "uint32",
-	[PB_T_UINT64] = "uint64",     [PB_T_SINT32] = "sint32",	    [PB_T_SINT64] = "sint64",
-	[PB_T_BOOL] = "bool",	      [PB_T_ENUM] = "enum",	    [PB_T_FIXED64] = "fixed64",
-	[PB_T_SFIXED64] = "sfixed64", [PB_T_DOUBLE] = "double",	    [PB_T_FIXED32] = "fixed32",
+	[PB_T_INT32] = "int32",	      [PB_T_INT64] = "int64",	[PB_T_UINT32] = "uint32",
+	[PB_T_UINT64] = "uint64",     [PB_T_SINT32] = "sint32", [PB_T_SINT64] = "sint64",
+	[PB_T_BOOL] = "bool",	      [PB_T_ENUM] = "enum",	[PB_T_FIXED64] = "fixed64",
+	[PB_T_SFIXED64] = "sfixed64", [PB_T_DOUBLE] = "double", [PB_T_FIXED32] = "fixed32",
 	[PB_T_SFIXED32] = "sfixed32", [PB_T_FLOAT] = "float",
 };
 
@@ -108,8 +108,7 @@ static uint32_t pb_path_next(const char **pp, const char *pe)
 	return v;
 }
 
-int pb_lookup(const uint8_t *msg, size_t len, const char *path, size_t pathlen,
-	      struct pb_field *f)
+int pb_lookup(const uint8_t *msg, size_t len, const char *path, size_t pathlen, struct pb_field *f)
 {
 	const uint8_t *pos = msg, *cur_end = msg + len, *end = msg + len;
 	const char *pp = path, *pe = path + pathlen;

@@ -558,7 +558,7 @@ TEST(conv_hmac)
 
 TEST(conv_unsupported_named)
 {
-	CHECK_PERR("str(a),jwt_verify(a,b)", "converter 'jwt_verify' is not supported yet");
+	CHECK_PERR("str(a),da-csv-conv(a)", "converter 'da-csv-conv' is not supported yet");
 	CHECK_PERR("str(a),debug", "converter 'debug' is not supported yet");
 	CHECK_PERR("str(a),nope", "unknown converter 'nope'");
 }
