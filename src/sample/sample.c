@@ -551,7 +551,8 @@ static int parse_conv(struct sample_expr *e, const char **p, int *type,
 		if (!n)
 			snprintf(err, errsz, "missing converter after ','");
 		else if (conv_unsupported(*p, n))
-			snprintf(err, errsz, "converter '%.*s' is not supported yet", (int)n, *p);
+			snprintf(err, errsz, "converter '%.*s' %s", (int)n, *p,
+				 conv_unsupported(*p, n));
 		else
 			snprintf(err, errsz, "unknown converter '%.*s'", (int)n, *p);
 		return -1;
