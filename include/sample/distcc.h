@@ -21,8 +21,8 @@ enum distcc_ret {
 /* Finds occurrence <occ> (1 for the first; 0: the first too; negative: never) of token
  * <tok> (4 bytes) in <p> (len bytes). On DISTCC_FOUND, *param is its value and *body /
  * *body_len its body (length 0 for a token without one). With <need_body>, a body that
- * the input does not hold whole answers DISTCC_MORE. HAProxy 2.6's reading, except that
- * a body is never read past the input.
+ * the input does not hold whole answers DISTCC_MORE; without, the view is cut to the
+ * input. HAProxy 2.6's reading, except that a body is never read past the input.
  */
 enum distcc_ret distcc_find(const unsigned char *p, size_t len, const char *tok, long long occ,
 			    bool need_body, uint32_t *param, const unsigned char **body,

@@ -61,8 +61,11 @@ enum distcc_ret distcc_find(const unsigned char *p, size_t len, const char *tok,
 		ofs += DISTCC_HDR_LEN;
 		blen = distcc_no_body(e) ? 0 : v;
 		if (!memcmp(e, tok, 4) && --occ == 0) {
-			if (need_body && blen > len - ofs)
-				return DISTCC_MORE;
+			if (blen > len - ofs) {
+				if (need_body)
+					return DISTCC_MORE;
+				blen = len - ofs; /* the view stays inside the input */
+			}
 			*param = v;
 			*body = p + ofs;
 			*body_len = blen;
