@@ -204,3 +204,51 @@ def test_only_sc1_form(tmp_path, kw):
                    "    http-request set-var(txn.a) %s\n" % (free_port(), kw))
     r = run_haproxy(["-c", "-f", str(cfg)])
     assert r.returncode != 0 and "c.cfg:8]" in r.stderr
+
+
+# http_auth_group ACLs: 2.6 checks at startup that every pattern names a group of the
+# userlist, per pattern source (each -f file, then the line's own patterns); a source in a
+# tree ("-m str", "-m beg") or without patterns names no group.
+AUTH_CASES = [
+    ("acl g http_auth_group(ul) nosuch admins", ["proxy f: acl g http_auth_group(): invalid "
+                                                 "group 'nosuch'."]),
+    ("acl g http_auth_group(ul) admins", []),
+    ("acl g http_auth_group(ul) -i admins", []),
+    ("acl g http_auth_group(ul) -m sub adm", ["proxy f: acl g http_auth_group(): invalid "
+                                             "group 'adm'."]),
+    ("acl g http_auth_group(ul) -m str admins", ["proxy f: acl g http_auth_group(): no "
+                                                "groups specified."]),
+    ("acl g http_auth_group(ul) -m found", ["proxy f: acl g http_auth_group(): no groups "
+                                           "specified."]),
+    ("acl g http_auth_group(ul) -f GRP", ["proxy f: acl g http_auth_group(): invalid group "
+                                          "'zzz'.", "proxy f: acl g http_auth_group(): no "
+                                          "groups specified."]),
+    ("acl g http_auth_group(ul2) admins", ["proxy f: acl g http_auth_group(): invalid group "
+                                           "'admins'."]),
+    ("http-request deny if { http_auth_group(ul) nosuch }",
+     ["proxy f: acl  http_auth_group(): invalid group 'nosuch'."]),
+]
+
+
+@pytest.mark.parametrize("line,msgs", AUTH_CASES)
+def test_http_auth_group_check(tmp_path, line, msgs):
+    grp = tmp_path / "grp.lst"
+    grp.write_text("admins\nzzz\n")
+    cfg = tmp_path / "a.cfg"
+    cfg.write_text("\n".join([
+        "userlist ul", "    group admins users bob", "    user bob insecure-password x",
+        "userlist ul2", "    user bob insecure-password x",
+        "defaults", "    mode http", "    timeout client 1s", "    timeout server 1s",
+        "    timeout connect 1s",
+        "frontend f", "    bind 127.0.0.1:%d" % free_port(),
+        "    " + line.replace("GRP", str(grp)),
+        "    http-request deny if FALSE",
+    ]) + "\n")
+    r = run_haproxy(["-c", "-f", str(cfg)])
+    got = [ln.split(" : config : ", 1)[1] for ln in r.stderr.splitlines()
+           if "http_auth_group()" in ln]
+    if not IS_REF:  # ours names the file and line first
+        assert all(g.startswith("parsing [%s:13] : " % cfg) for g in got), got
+        got = [g.split("] : ", 1)[1] for g in got]
+    assert got == msgs
+    assert (r.returncode != 0) == bool(msgs), r.stderr
