@@ -129,8 +129,8 @@ static void acl_pat_check_free(struct acl_pat_check *c)
 	free(c);
 }
 
-static void acl_queue_pat_check(const struct acl_expr *e, const struct smp_parse_ctx *pc,
-				int match, bool explicit)
+static void acl_queue_pat_check(const struct acl_expr *e, const struct smp_parse_ctx *pc, int match,
+				bool explicit)
 {
 	struct acl_pat_check *c = calloc(1, sizeof(*c));
 
@@ -183,8 +183,8 @@ static int acl_check_ref(const struct acl_pat_check *c, const struct map_ref *r)
 		}
 	}
 	if (!n) {
-		ha_alert("parsing [%s:%d] : proxy %s: acl %s %s(): no groups specified.\n",
-			 c->file, c->line, c->px, acl, fkw);
+		ha_alert("parsing [%s:%d] : proxy %s: acl %s %s(): no groups specified.\n", c->file,
+			 c->line, c->px, acl, fkw);
 		errs++;
 	}
 	return errs;

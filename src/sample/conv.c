@@ -114,9 +114,8 @@ int conv_var_str(const struct arg *a, const struct smp_ctx *ctx, struct ist *out
  * registered later by a module wins (this list is only read for names no module
  * registered). */
 #define CONV_NOT_YET "is not supported yet"
-/* clang-format off */
-#define CONV_DEVICE "is a device-detection converter: it needs a library this proxy does not build with (not supported)"
-/* clang-format on */
+#define CONV_DEVICE \
+	"needs a device-detection library this proxy does not build with (not supported)"
 
 static const struct {
 	const char *name;

@@ -1,8 +1,9 @@
 /* The layer 6 fetches over the raw bytes a mode tcp stream has not forwarded yet: req.len,
  * res.len, req.payload / res.payload / payload, req.payload_lv / res.payload_lv /
- * payload_lv, req.proto_http, the RDP cookie fetches and distcc_body / distcc_param. The client's bytes are in the
- * front connection's input buffer, the server's in the back one's, from their head.
- * Answers "may change" while more bytes may come and the rules are not final.
+ * payload_lv, req.proto_http, the RDP cookie fetches and distcc_body / distcc_param. The
+ * client's bytes are in the front connection's input buffer, the server's in the back
+ * one's, from their head. Answers "may change" while more bytes may come and the rules are
+ * not final.
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -250,8 +251,7 @@ static int smp_fetch_distcc(const struct arg *args, struct sample *smp,
 
 	if (!pl_bytes(smp, c, &d, &n))
 		return 0;
-	switch (distcc_find(d, n, args[0].data.str.ptr, occ, !kw->private, &param, &body,
-			    &blen)) {
+	switch (distcc_find(d, n, args[0].data.str.ptr, occ, !kw->private, &param, &body, &blen)) {
 	case DISTCC_FOUND:
 		if (kw->private)
 			return smp_set_int(smp, param);

@@ -30,8 +30,7 @@ struct map_act_arg {
 };
 
 /* Renders <lf> at <p> (room bytes) as a C string; its length, or -1. */
-static int map_act_render(const struct lf_expr *lf, const struct smp_ctx *ctx, char *p,
-			  size_t room)
+static int map_act_render(const struct lf_expr *lf, const struct smp_ctx *ctx, char *p, size_t room)
 {
 	int n;
 

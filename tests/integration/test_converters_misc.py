@@ -177,6 +177,5 @@ def test_device_detection_refused(tmp_path, conv):
     r = _check(tmp_path, "req.hdr(user-agent),%s" % conv)
     assert r.returncode != 0
     name = conv.split("(")[0]
-    assert ("c.cfg:8] :" in r.stderr and "converter '%s' is a device-detection converter: "
-            "it needs a library this proxy does not build with (not supported)" % name
-            in r.stderr), r.stderr
+    assert ("c.cfg:8] :" in r.stderr and "converter '%s' needs a device-detection library "
+            "this proxy does not build with (not supported)" % name in r.stderr), r.stderr

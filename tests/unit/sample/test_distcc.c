@@ -10,8 +10,8 @@
 static const char REQ[] = "DIST00000001ARGC00000002ARGV00000003gccARGV00000002-c"
 			  "DOTI00000005helloDONE00000001";
 
-static int find(const char *in, size_t len, const char *tok, long long occ, bool body,
-		uint32_t *v, char *out)
+static int find(const char *in, size_t len, const char *tok, long long occ, bool body, uint32_t *v,
+		char *out)
 {
 	const unsigned char *b;
 	size_t bl;
