@@ -394,6 +394,9 @@ def test_tcp_content_do_resolve_without_delay(proxy, dns):
     assert (r.status, r.body) == (200, b"ip=")
 
 
+@pytest.mark.ours  # 2.6 resolves this too, but not after an earlier connection closed while
+# its rules waited on the condition (the harness' port probe does that): it then leaves the
+# variable unset
 def test_tcp_content_do_resolve_name_from_payload(proxy, backend, dns):
     """mode tcp: the name comes from the client's bytes (the inspect-delay waits for
     them), the address goes to a variable the log line shows."""
@@ -408,8 +411,12 @@ def test_tcp_content_do_resolve_name_from_payload(proxy, backend, dns):
         "    tcp-request content do-resolve(sess.ip,r1,ipv4) req.payload(5,7) "
         "if { req.len ge 12 }",
         "    server s1 127.0.0.1:%d" % backend.port]) + "\n", ports=[port])
-    r = httpc.request(port, b"GET /h7.test HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
-    assert r.status == 200
+    s = httpc.connect(port, 5.0)
+    with s:
+        time.sleep(0.3)  # the rules wait for the bytes
+        s.sendall(b"GET /h7.test HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
+        got, _ = httpc.recv_until_close(s, 5.0)
+    assert got.startswith(b"HTTP/1.1 200"), got
     lines = sink.read(1)
     assert lines and lines[0][1] == "ip=10.0.0.7", lines
 
