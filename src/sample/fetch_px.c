@@ -296,7 +296,8 @@ static int smp_fetch_srv_counter(const struct arg *args, struct sample *smp,
 			return smp_set_int(smp, -1);
 		return smp_set_int(smp, srv->maxconn > cur ? srv->maxconn - cur : 0);
 	case SRVC_QUEUE:
-		return smp_set_int(smp, 0); /* streams wait in their backend's queue */
+		/* the streams waiting for this server (its qcur in "show stat") */
+		return smp_set_int(smp, HA_ATOMIC_LOAD_RLX(&srv->queued));
 	case SRVC_SESS_RATE:
 		return smp_set_int(smp, freq_ctr_rate(&srv->sess_rate, smp_now_ms()));
 	default: /* the configured weight, maintenance or not */

@@ -179,3 +179,39 @@ def test_device_detection_refused(tmp_path, conv):
     name = conv.split("(")[0]
     assert ("c.cfg:8] :" in r.stderr and "converter '%s' needs a device-detection library "
             "this proxy does not build with (not supported)" % name in r.stderr), r.stderr
+
+
+def test_srv_queue_counts_streams_waiting_for_the_server(proxy, backend, port, tmp_path):
+    """A hashed backend whose one server (maxconn 1) is busy: the next request waits for
+    that server, and both the srv_queue fetch and converter count it, as "show stat"."""
+    import threading
+    p2 = free_port()
+    sock = str(tmp_path / "s.sock")
+    c = ("global\n    stats socket %s level admin\n" % sock +
+         "defaults\n    mode http\n    timeout connect 2s\n    timeout client 10s\n"
+         "    timeout server 10s\n    timeout queue 10s\n"
+         "listen l\n    bind 127.0.0.1:%d\n    balance uri\n" % port +
+         "    server s 127.0.0.1:%d maxconn 1\n" % backend.port +
+         "frontend f\n    bind 127.0.0.1:%d\n" % p2 +
+         "    http-request return status 200 hdr x-f %[srv_queue(l/s)] "
+         "hdr x-c %[str(l/s),srv_queue]\n")
+    proxy(c, ports=[port, p2])
+    got = {}
+    ts = [threading.Thread(target=lambda i=i: got.setdefault(
+        i, httpc.get(port, "/slow?delay=1.5", timeout=10).status)) for i in range(2)]
+    for t in ts:
+        t.start()
+    seen = None
+    deadline = time.monotonic() + 1.2
+    while time.monotonic() < deadline:
+        r = httpc.get(p2, "/")
+        seen = (r.header("x-f"), r.header("x-c"))
+        if seen == ("1", "1"):
+            break
+        time.sleep(0.05)
+    for t in ts:
+        t.join(10)
+    assert seen == ("1", "1")
+    assert got == {0: 200, 1: 200}
+    r = httpc.get(p2, "/")
+    assert (r.header("x-f"), r.header("x-c")) == ("0", "0")
