@@ -145,6 +145,11 @@ struct stream {
 	struct list queue;        /* in a group queue of the backend while queued */
 	int queue_state;          /* Q_* (backend.c), under the group queue's lock */
 	uint8_t queue_grp;        /* index of the group queue */
+	int16_t prio_class;       /* set-priority-class: -2047..2047, lower is served first */
+	int32_t prio_offset;      /* set-priority-offset: ms added to the queue date (-524287..
+				   * 524287): lower is served first within a class */
+	uint64_t queue_key;       /* its place in the queue (QKEY_*, backend.c), set when it
+				   * enters it; a woken stream that goes back keeps it */
 	struct server *queue_srv; /* queued for this server (its key hashes there): counted in
 				   * its "queued" for "maxqueue" while in the queue, under the
 				   * group queue's lock */
