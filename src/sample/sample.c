@@ -512,6 +512,13 @@ static int parse_fetch(struct sample_expr *e, const char **p, const struct smp_p
 	if (!e->fetch) {
 		if (!n)
 			snprintf(err, errsz, "missing fetch method");
+		else if (n > 4 && !memcmp(*p, "fcgi.", 5))
+			snprintf(err, errsz, "fetch method '%.*s' is not supported yet (it reads a FastCGI "
+				 "application's settings)", (int)n, *p);
+		else if (n > 8 && !memcmp(*p, "internal.", 9))
+			snprintf(err, errsz, "fetch method '%.*s' is not supported (it reads "
+				 "HAProxy's internal HTX buffers, which this proxy does not have)",
+				 (int)n, *p);
 		else
 			snprintf(err, errsz, "unknown fetch method '%.*s'", (int)n, *p);
 		return -1;

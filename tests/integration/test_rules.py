@@ -261,3 +261,20 @@ def test_config_errors_name_the_line(tmp_path, line, message):
     assert r.returncode != 0
     assert "t.cfg:8]" in r.stderr, r.stderr
     assert message in r.stderr, r.stderr
+
+
+@pytest.mark.ours  # 2.6 has FastCGI applications and its HTX internals
+@pytest.mark.parametrize("fetch, message", [
+    ("fcgi.docroot", "fetch method 'fcgi.docroot' is not supported yet (it reads a FastCGI"),
+    ("internal.htx.size", "fetch method 'internal.htx.size' is not supported (it reads "
+     "HAProxy's internal HTX buffers"),
+])
+def test_refused_fetches_say_why(tmp_path, fetch, message):
+    c = cfg(["frontend fe", "bind 127.0.0.1:1",
+             "http-request set-header X %%[%s]" % fetch, "default_backend be"],
+            ["backend be", "server s 127.0.0.1:2"])
+    path = tmp_path / "t.cfg"
+    path.write_text(c)
+    r = run_haproxy(["-c", "-f", str(path)])
+    assert r.returncode != 0
+    assert "t.cfg:8]" in r.stderr and message in r.stderr, r.stderr
