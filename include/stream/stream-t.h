@@ -143,7 +143,7 @@ struct stream {
 	uint64_t req_start;       /* ms, when the request started (for timeout http-request) */
 	struct timer tmr;         /* queue, turnaround, http-request deadline */
 	struct list queue;        /* in a group queue of the backend while queued */
-	int queue_state;          /* Q_* (backend.c), under the group queue's lock */
+	uint8_t queue_state;      /* Q_* (backend.c), under the group queue's lock */
 	uint8_t queue_grp;        /* index of the group queue */
 	int16_t prio_class;       /* set-priority-class: -2047..2047, lower is served first */
 	int32_t prio_offset;      /* set-priority-offset: ms added to the queue date (-524287..
