@@ -64,12 +64,12 @@ def test_lower_class_first_same_class_in_arrival_order(proxy, backend):
 
 
 def test_offset_moves_within_the_class(proxy, backend):
-    """Keys are date + offset: p3 (-5 s) first, p2 (+5 s) last, p5 (-300 ms, 200 ms after
-    p4) between p1 and p4."""
+    """Keys are date + offset: p3 (-5 s) first, p2 (+5 s) last, p5 (-500 ms, 200 ms after
+    p4 and 800 ms after p1) between p1 and p4 (300 ms of margin either way)."""
     port = prio_proxy(proxy, backend)
     reqs = [("/p1", []), ("/p2", [("o", "5000")]), ("/p3", [("o", "-5000")]),
-            ("/p4", []), ("/p5", [("o", "-300")])]
-    res, order = queued_order(port, backend, reqs, 0.2, hold=1.8)
+            ("/p4", []), ("/p5", [("o", "-500")])]
+    res, order = queued_order(port, backend, reqs, 0.2, hold=2.0)
     assert all(v == 200 for v in res.values()), res
     assert order == ["/p3", "/p1", "/p5", "/p4", "/p2"]
 
