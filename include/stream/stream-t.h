@@ -148,8 +148,6 @@ struct stream {
 	int16_t prio_class;       /* set-priority-class: -2047..2047, lower is served first */
 	int32_t prio_offset;      /* set-priority-offset: ms added to the queue date (-524287..
 				   * 524287): lower is served first within a class */
-	uint64_t queue_key;       /* its place in the queue (QKEY_*, backend.c), set when it
-				   * enters it; a woken stream that goes back keeps it */
 	struct server *queue_srv; /* queued for this server (its key hashes there): counted in
 				   * its "queued" for "maxqueue" while in the queue, under the
 				   * group queue's lock */
@@ -223,6 +221,9 @@ struct stream {
 	uint16_t hdr_cap;         /* capacity of each table in <hdrs> */
 	char scratch[64];         /* X-Forwarded-For value and other small rewrites (not zeroed
 				   * at the stream's start: written before it is read) */
+	uint64_t queue_key;       /* its place in the queue (QKEY_*, backend.c), set when it
+				   * enters it (not zeroed either); a woken stream that goes back
+				   * keeps it */
 	struct h1_hdr hdrs[];     /* 2 * hdr_cap entries: request table then response table */
 };
 
