@@ -178,6 +178,8 @@ struct stream {
 	struct ist unique_id;     /* unique-id-format rendered once (in <rw>), or empty */
 	void *caps;               /* captured values (http_capture.c), NULL until the first */
 	uint8_t rsp_ver;          /* version of the server's response: 10, 11, 0 when none */
+	int16_t nice;             /* set-nice: -1024..1024, shown by "show sess" (orders
+				   * nothing: the loop has no run queue) */
 	uint32_t reply_off;       /* where the local reply being written starts in the front
 				   * output buffer (stream_reply_start) */
 	struct stk_trk *stk;      /* stick counters tracked, pending stick stores (stream/

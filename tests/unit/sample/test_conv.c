@@ -559,7 +559,10 @@ TEST(conv_hmac)
 TEST(conv_unsupported_named)
 {
 	CHECK_PERR("str(a),jwt_verify(a,b)", "converter 'jwt_verify' is not supported yet");
-	CHECK_PERR("str(a),debug", "converter 'debug' is not supported yet");
+	CHECK_PERR("str(a),51d.single(x)",
+		   "converter '51d.single' needs a device-detection "
+		   "library this proxy does not build with (not supported)");
+	CHECK_PERR("str(a),da-csv-conv(x)", "converter 'da-csv-conv' needs a device-detection");
 	CHECK_PERR("str(a),nope", "unknown converter 'nope'");
 }
 
