@@ -1,5 +1,6 @@
 /* Server assignment for streams: load-balancing pick, server slots (maxconn, process-wide
- * atomics) and the backend's per-group FIFO queues of streams waiting for a slot. Called
+ * atomics) and the backend's per-group queues of streams waiting for a slot (by priority
+ * class, then queue date plus offset; FIFO for streams without a priority). Called
  * by the thread owning the stream.
  */
 #ifndef BACKEND_BACKEND_H
