@@ -251,8 +251,6 @@ static const struct {
 	{ "send-spoe-group", "SPOE is not supported" },
 	{ "set-bandwidth-limit", "bandwidth limitation filters are not supported yet" },
 	{ "ot-group", "OpenTracing is not supported" },
-	{ "set-priority-class", "queue priorities are not supported yet" },
-	{ "set-priority-offset", "queue priorities are not supported yet" },
 	{ "expect-netscaler-cip", "NetScaler CIP is not supported" },
 	{ NULL, NULL },
 };
