@@ -17,37 +17,49 @@
 #include <conn/connection-t.h>
 #include <stream/action.h>
 #include <stream/stream.h>
+#include <stream/stream_opts.h>
 
 #define NICE_MIN -1024
 #define NICE_MAX 1024
 
-/* rule->arg.gen.i[0]: the mark */
-static enum act_return act_set_mark(struct act_rule *r, struct proxy *px, struct stream *s,
-				    int from)
+void stream_set_mark(struct stream *s, unsigned int mark)
 {
 #ifdef SO_MARK
-	unsigned int mark = (unsigned int)r->arg.gen.i[0];
-
 	if (s->front->h.fd >= 0)
 		setsockopt(s->front->h.fd, SOL_SOCKET, SO_MARK, &mark, sizeof(mark));
+#else
+	(void)s;
+	(void)mark;
 #endif
-	return ACT_RET_CONT;
 }
 
-/* rule->arg.gen.i[0]: the TOS (traffic class) byte */
-static enum act_return act_set_tos(struct act_rule *r, struct proxy *px, struct stream *s, int from)
+void stream_set_tos(struct stream *s, int tos)
 {
-	int fd = s->front->h.fd, tos = (int)r->arg.gen.i[0], dom = AF_INET;
+	int fd = s->front->h.fd, dom = AF_INET;
 	socklen_t len = sizeof(dom);
 
 	if (fd < 0)
-		return ACT_RET_CONT;
+		return;
 	/* the socket's own family: set-src may have changed the peer address' */
 	getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &dom, &len);
 	if (dom == AF_INET6)
 		setsockopt(fd, IPPROTO_IPV6, IPV6_TCLASS, &tos, sizeof(tos));
 	if (dom == AF_INET || dom == AF_INET6) /* IPv4-mapped peers of an IPv6 socket too */
 		setsockopt(fd, IPPROTO_IP, IP_TOS, &tos, sizeof(tos));
+}
+
+/* rule->arg.gen.i[0]: the mark */
+static enum act_return act_set_mark(struct act_rule *r, struct proxy *px, struct stream *s,
+				    int from)
+{
+	stream_set_mark(s, (unsigned int)r->arg.gen.i[0]);
+	return ACT_RET_CONT;
+}
+
+/* rule->arg.gen.i[0]: the TOS (traffic class) byte */
+static enum act_return act_set_tos(struct act_rule *r, struct proxy *px, struct stream *s, int from)
+{
+	stream_set_tos(s, (int)r->arg.gen.i[0]);
 	return ACT_RET_CONT;
 }
 

@@ -10,6 +10,7 @@
 #include <sample/sample.h>
 #include <stream/action.h>
 #include <stream/stream-t.h>
+#include <stream/stream_opts.h>
 
 #define PRIO_CLASS_MAX 2047    /* -2047..2047 */
 #define PRIO_OFFSET_MAX 524287 /* ms, -524287..524287 */
@@ -29,6 +30,16 @@ static int32_t prio_clamp(long long v, int32_t max)
 
 /* Evaluates the rule's expression as an integer into *v; false when there is none (the
  * stream keeps its value, as in HAProxy). */
+void stream_set_prio_class(struct stream *s, long long v)
+{
+	s->prio_class = (int16_t)prio_clamp(v, PRIO_CLASS_MAX);
+}
+
+void stream_set_prio_offset(struct stream *s, long long v)
+{
+	s->prio_offset = prio_clamp(v, PRIO_OFFSET_MAX);
+}
+
 static bool prio_eval(struct act_rule *r, struct proxy *px, struct stream *s, int from,
 		      long long *v)
 {
@@ -49,7 +60,7 @@ static enum act_return act_set_prio_class(struct act_rule *r, struct proxy *px, 
 	long long v;
 
 	if (s && prio_eval(r, px, s, from, &v))
-		s->prio_class = (int16_t)prio_clamp(v, PRIO_CLASS_MAX);
+		stream_set_prio_class(s, v);
 	return ACT_RET_CONT;
 }
 
@@ -59,7 +70,7 @@ static enum act_return act_set_prio_offset(struct act_rule *r, struct proxy *px,
 	long long v;
 
 	if (s && prio_eval(r, px, s, from, &v))
-		s->prio_offset = prio_clamp(v, PRIO_OFFSET_MAX);
+		stream_set_prio_offset(s, v);
 	return ACT_RET_CONT;
 }
 

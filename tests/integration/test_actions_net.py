@@ -457,3 +457,24 @@ def test_tcp_content_do_resolve_later_rules_still_wait(proxy, backend, dns):
     assert got.startswith(b"HTTP/1.1 200"), got
     lines = sink.read(1)
     assert lines and lines[0][1] == "ip=10.1.2.3", lines
+
+
+def test_lua_txn_mark_tos_and_priorities(proxy, backend, tmp_path):
+    """txn:set_mark, set_tos, set_priority_class and set_priority_offset from a Lua action:
+    the socket options as the actions set them, the priorities clamped as theirs."""
+    lua = tmp_path / "t.lua"
+    lua.write_text(
+        "core.register_action('opts', {'http-req'}, function(txn)\n"
+        "  txn:set_mark(42)\n  txn:set_tos(40)\n"
+        "  txn:set_priority_class(-5000)\n  txn:set_priority_offset(4294967297)\n"
+        "end)\n")
+    port = free_port()
+    cfg = http_cfg(port, backend.port, [
+        "http-request lua.opts",
+        "http-request set-header x-prio %[prio_class]/%[prio_offset]"])
+    proxy(cfg.replace("defaults", "global\n    lua-load %s\ndefaults" % lua, 1), ports=[port])
+    s = keep_open_get(port)
+    with s:
+        assert "fwmark:0x2a" in wait_ss(port, "-e", "fwmark:0x2a")
+        assert "tos:0x28" in wait_ss(port, "--tos", "tos:0x28")
+    assert backend.last().header("x-prio") == "-2047/1"
