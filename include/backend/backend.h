@@ -1,5 +1,6 @@
 /* Server assignment for streams: load-balancing pick, server slots (maxconn, process-wide
- * atomics) and the backend's per-group FIFO queues of streams waiting for a slot. Called
+ * atomics) and the backend's per-group queues of streams waiting for a slot (by priority
+ * class, then queue date plus offset; FIFO for streams without a priority). Called
  * by the thread owning the stream.
  */
 #ifndef BACKEND_BACKEND_H
@@ -16,8 +17,9 @@
 #define ASSIGN_FULL   (-2) /* the server the key hashes to is full and so is its "maxqueue" */
 
 /* Picks a server for <s> in s->be, avoiding <avoid> when another one is usable. When every
- * usable server is full, queues <s> in its group's queue of the backend (at the head with
- * <front_of_queue>: a woken stream that lost the race, whose pick is not counted in the
+ * usable server is full, queues <s> in its group's queue of the backend (back at its
+ * place, the head for a stream without priority, with <front_of_queue>: a woken stream
+ * that lost the race, whose pick is not counted in the
  * server's lbtot, as HAProxy hands it the released slot); a released slot later calls
  * s->wake.fn on the stream's thread, which must call backend_woken() first.
  */

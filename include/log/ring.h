@@ -90,6 +90,9 @@ struct ring *ring_new(const char *name, const char *file, int line);
  * the implicit ring of a "tcp@ADDR" target. NULL after an alert. */
 struct ring *ring_for_target(struct cfg_ctx *ctx, const char *name);
 struct ring *ring_for_tcp_target(struct cfg_ctx *ctx, const char *addr);
+/* Config: the "buf0" ring every process has, as 2.6's (1 MB, "timed" format, listed first by
+ * "show events"), made on first use; NULL on allocation failure. */
+struct ring *ring_buf0(void);
 /* Config check: resolves the loggers' "ring@NAME", makes the rings' buffers. Returns the
  * number of errors printed. */
 int ring_cfg_check(void);

@@ -50,9 +50,10 @@ static inline void conv_set_str(struct sample *smp, int type, char *buf, size_t 
 	smp->flags &= ~SMP_F_CONST;
 }
 
-/* True when <name> (len bytes) is one of HAProxy's converters that this proxy does not
- * provide yet (the parser then says so instead of "unknown converter"). */
-bool conv_unsupported(const char *name, size_t len);
+/* When <name> (len bytes) is one of HAProxy's converters that this proxy does not provide,
+ * why ("is not supported yet"...: the parser says so instead of "unknown converter");
+ * else NULL. */
+const char *conv_unsupported(const char *name, size_t len);
 
 /* A small constant as a converter's <private> pointer, and back. */
 #define CONV_PRIV(v) ((void *)(uintptr_t)(v))

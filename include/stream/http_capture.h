@@ -25,6 +25,9 @@ void http_capture_free(struct stream *s);
 unsigned http_capture_nb(const struct stream *s, bool res);
 struct ist http_capture_get(const struct stream *s, bool res, unsigned idx);
 struct ist http_capture_cookie(const struct stream *s, bool res);
+/* Stores <v> (cut to the slot's length) in slot <idx> of <s>'s frontend, on the request
+ * or the response side; false when there is no such slot or no memory (capture-req/res). */
+bool http_capture_store(struct stream *s, bool res, long long idx, struct ist v);
 /* Computes where each slot of <px> lives in a stream's capture area. Check time. */
 void http_capture_layout(struct proxy *px);
 

@@ -143,8 +143,11 @@ struct stream {
 	uint64_t req_start;       /* ms, when the request started (for timeout http-request) */
 	struct timer tmr;         /* queue, turnaround, http-request deadline */
 	struct list queue;        /* in a group queue of the backend while queued */
-	int queue_state;          /* Q_* (backend.c), under the group queue's lock */
+	uint8_t queue_state;      /* Q_* (backend.c), under the group queue's lock */
 	uint8_t queue_grp;        /* index of the group queue */
+	int16_t prio_class;       /* set-priority-class: -2047..2047, lower is served first */
+	int32_t prio_offset;      /* set-priority-offset: ms added to the queue date (-524287..
+				   * 524287): lower is served first within a class */
 	struct server *queue_srv; /* queued for this server (its key hashes there): counted in
 				   * its "queued" for "maxqueue" while in the queue, under the
 				   * group queue's lock */
@@ -175,6 +178,8 @@ struct stream {
 	struct ist unique_id;     /* unique-id-format rendered once (in <rw>), or empty */
 	void *caps;               /* captured values (http_capture.c), NULL until the first */
 	uint8_t rsp_ver;          /* version of the server's response: 10, 11, 0 when none */
+	int16_t nice;             /* set-nice: -1024..1024, shown by "show sess" (orders
+				   * nothing: the loop has no run queue) */
 	uint32_t reply_off;       /* where the local reply being written starts in the front
 				   * output buffer (stream_reply_start) */
 	struct stk_trk *stk;      /* stick counters tracked, pending stick stores (stream/
@@ -218,6 +223,9 @@ struct stream {
 	uint16_t hdr_cap;         /* capacity of each table in <hdrs> */
 	char scratch[64];         /* X-Forwarded-For value and other small rewrites (not zeroed
 				   * at the stream's start: written before it is read) */
+	uint64_t queue_key;       /* its place in the queue (QKEY_*, backend.c), set when it
+				   * enters it (not zeroed either); a woken stream that goes back
+				   * keeps it */
 	struct h1_hdr hdrs[];     /* 2 * hdr_cap entries: request table then response table */
 };
 

@@ -21,6 +21,10 @@
  * key may change then waits instead of deciding. */
 bool tcp_rules_partial(void);
 
+/* True while tcp-request content rules run with an inspect-delay that is not over (the
+ * request may be complete): an action may yield there for its own event (do-resolve). */
+bool tcp_rules_can_wait(void);
+
 /* Set at parse time when some proxy has content rules of that direction: without any, the
  * request path pays one load and a branch. */
 extern bool tcp_req_content_used;

@@ -1,8 +1,10 @@
 /* Server assignment: the LB pick, server slots counted against "maxconn" (process-wide
- * atomics), and the backend's queues of streams waiting for a slot: one FIFO per thread
- * group. A released slot dequeues from the releasing thread's group, and every eighth time
- * (or when its own queue is empty) from the other groups in turn, so no group starves;
- * the stream is woken on its own thread through that thread's inbox.
+ * atomics), and the backend's queues of streams waiting for a slot: one per thread group,
+ * ordered by priority class, then by queue date plus priority offset (set-priority-class
+ * and -offset). A released slot dequeues from the releasing thread's group, and every
+ * eighth time (or when its own queue is empty) from the group whose head is best, the
+ * groups visited in turn so that equal heads are taken from each in rotation; the stream
+ * is woken on its own thread through that thread's inbox.
  */
 #include <stdlib.h>
 #include <backend/backend.h>
@@ -37,7 +39,9 @@ int backend_init(struct proxy *px)
 	for (int g = 0; g < MAX_TGROUPS; g++) {
 		pthread_mutex_init(&px->queues[g].lock, NULL);
 		list_init(&px->queues[g].head);
+		list_init(&px->queues[g].prio);
 		px->queues[g].len = 0;
+		px->queues[g].head_key = QKEY_NONE;
 	}
 	px->lb = lb_ops_for(px);
 	for (struct server *s = px->srv; s; s = s->next)
@@ -140,29 +144,124 @@ static bool queue_srv_enter(struct server *w, bool again)
 	return true;
 }
 
+/* Queue order. A stream's key (QKEY_*) is its class, then the date it entered the queue
+ * plus its offset, as in HAProxy 2.6 (whose 20-bit circular dates are 64-bit here: a
+ * stream stays in its place however long it waits). Two lists hold them:
+ * - <head>: the streams that set no priority (class 0, offset 0), in arrival order. Their
+ *   keys grow with their arrival, so the list is in key order and entering it stays the
+ *   O(1) tail append it always was, whatever else is queued;
+ * - <prio>: the streams that set a class or an offset, in key order (ties in arrival
+ *   order). Placing one walks this list only, from its tail: traffic given the same
+ *   priority arrives in key order and lands at once, a mix walks over prioritised streams
+ *   only, never over the default ones. A tree would bound a mix by log n but costs a node
+ *   and rebalancing per entry; priorities mark a few kinds of traffic, so a list suffices.
+ * The head of the queue is the smaller of the two heads. */
+
+/* The key of <s> entering the queue now. */
+static inline uint64_t queue_key_now(const struct stream *s)
+{
+	uint64_t date = now_ms() + QKEY_BIAS + (uint64_t)(int64_t)s->prio_offset;
+
+	return ((uint64_t)(s->prio_class + 2047) << QKEY_CLASS_SHIFT) |
+	       (date & ((1ULL << QKEY_CLASS_SHIFT) - 1));
+}
+
+/* Inserts <s> into <q>'s list of prioritised streams, after those of a smaller or equal
+ * key (before the equal ones with <first>: a woken stream going back). Under the lock. */
+static void queue_insert_prio(struct px_queue *q, struct stream *s, bool first)
+{
+	struct list *at = q->prio.prev;
+
+	while (at != &q->prio) {
+		uint64_t k = list_elem(at, struct stream, queue)->queue_key;
+
+		if (k < s->queue_key || (k == s->queue_key && !first))
+			break;
+		at = at->prev;
+	}
+	list_insert(at, &s->queue);
+}
+
+/* The first stream of <q> (NULL when empty). Under the lock. On equal keys the stream of
+ * <head> entered first unless the other one has a positive offset (its date is earlier). */
+static struct stream *queue_first(struct px_queue *q)
+{
+	struct stream *d = list_empty(&q->head) ? NULL
+						: list_elem(q->head.next, struct stream, queue);
+	struct stream *p = list_empty(&q->prio) ? NULL
+						: list_elem(q->prio.next, struct stream, queue);
+
+	if (!p || !d)
+		return p ? p : d;
+	if (p->queue_key < d->queue_key || (p->queue_key == d->queue_key && p->prio_offset > 0))
+		return p;
+	return d;
+}
+
+/* <q> gained or lost a stream: publishes its smallest key. Under the lock. */
+static inline void queue_update_head(struct px_queue *q)
+{
+	const struct stream *f = queue_first(q);
+
+	HA_ATOMIC_STORE_RLX(&q->head_key, f ? f->queue_key : QKEY_NONE);
+}
+
 /* Takes the first stream of group queue <g> out (Q_WOKEN); NULL when empty. */
 static struct stream *queue_pop(struct proxy *be, int g)
 {
 	struct px_queue *q = &be->queues[g];
-	struct stream *s = NULL;
+	struct stream *s;
 
 	if (!HA_ATOMIC_LOAD_RLX(&q->len))
 		return NULL;
 	pthread_mutex_lock(&q->lock);
-	if (!list_empty(&q->head)) {
-		s = list_elem(q->head.next, struct stream, queue);
+	s = queue_first(q);
+	if (s) {
 		list_delete(&s->queue);
 		s->queue_state = Q_WOKEN;
 		HA_ATOMIC_STORE_RLX(&q->len, q->len - 1);
 		HA_ATOMIC_DEC(&be->nb_queued);
 		queue_srv_leave(s);
+		queue_update_head(q);
 	}
 	pthread_mutex_unlock(&q->lock);
 	return s;
 }
 
-/* A slot may be free on <be>: wakes the first queued stream of this group, or of another
- * group every eighth time or when this group has none waiting. */
+/* The rotation's turn: takes the best head among all the groups, visited from group
+ * <from> so that equal heads go to each group in turn. The heads are compared on their
+ * published keys, without locks; a group emptied meanwhile makes it look again (bounded).
+ */
+static struct stream *queue_pop_best(struct proxy *be, int from, int ngroups)
+{
+	for (int tries = 0; tries < ngroups; tries++) {
+		uint64_t best = QKEY_NONE;
+		int g = -1;
+		struct stream *s;
+
+		for (int i = 0; i < ngroups; i++) {
+			int k = (from + i) % ngroups;
+			uint64_t key;
+
+			if (!HA_ATOMIC_LOAD_RLX(&be->queues[k].len))
+				continue;
+			key = HA_ATOMIC_LOAD_RLX(&be->queues[k].head_key);
+			if (g < 0 || key < best) {
+				best = key;
+				g = k;
+			}
+		}
+		if (g < 0)
+			return NULL;
+		s = queue_pop(be, g);
+		if (s)
+			return s;
+	}
+	return NULL;
+}
+
+/* A slot may be free on <be>: wakes the first queued stream of this group, or, every
+ * eighth time or when this group has none waiting, the best head of all groups. */
 static void backend_kick(struct proxy *be)
 {
 	static __thread unsigned int kicks;
@@ -174,8 +273,8 @@ static void backend_kick(struct proxy *be)
 	} else {
 		if (++kicks % 8)
 			s = queue_pop(be, own);
-		for (int i = 1; !s && i <= ngroups; i++)
-			s = queue_pop(be, (own + (int)(kicks / 8) + i) % ngroups);
+		if (!s)
+			s = queue_pop_best(be, (own + (int)(kicks / 8) + 1) % ngroups, ngroups);
 	}
 	if (s)
 		inbox_push(s->tid, &s->wake); /* even to this thread: never re-entered here */
@@ -256,12 +355,17 @@ int backend_assign(struct stream *s, struct server *avoid, bool front_of_queue)
 		if (!queue_srv_enter(srv, front_of_queue))
 			return ASSIGN_FULL;
 	}
+	if (!front_of_queue) /* a woken stream going back keeps its place */
+		s->queue_key = queue_key_now(s);
 	pthread_mutex_lock(&q->lock);
 	s->queue_srv = srv;
-	if (front_of_queue)
+	if (unlikely(s->prio_class || s->prio_offset))
+		queue_insert_prio(q, s, front_of_queue);
+	else if (front_of_queue)
 		list_insert(&q->head, &s->queue);
 	else
 		list_append(&q->head, &s->queue);
+	queue_update_head(q);
 	s->queue_state = Q_QUEUED;
 	s->queue_grp = (uint8_t)(tgid - 1);
 	HA_ATOMIC_STORE_RLX(&q->len, q->len + 1);
@@ -302,6 +406,7 @@ int backend_unqueue(struct stream *s)
 		s->queue_state = Q_NONE;
 		HA_ATOMIC_DEC(&s->be->nb_queued);
 		queue_srv_leave(s);
+		queue_update_head(q);
 	}
 	pthread_mutex_unlock(&q->lock);
 	return state;

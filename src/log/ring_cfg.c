@@ -296,9 +296,37 @@ static int ring_check_loggers(struct list *list, const struct proxy *px)
 	return errs;
 }
 
+struct ring *ring_buf0(void)
+{
+	struct ring *r = ring_find("buf0"), **pr;
+
+	if (r)
+		return r;
+	r = ring_new("buf0", "", 0);
+	if (!r || !(r->desc = strdup("in-memory ring buffer")))
+		return NULL;
+	r->fmt = LOG_FMT_TIMED;
+	r->explicit_fmt = true;
+	r->size = 1048576;
+	r->maxlen = 1048576;
+	r->declared = true;
+	/* listed first, as 2.6 makes it before reading the configuration */
+	for (pr = &rings; *pr != r; pr = &(*pr)->next)
+		;
+	*pr = r->next;
+	r->next = rings;
+	rings = r;
+	return r;
+}
+
 int ring_cfg_check(void)
 {
 	int errs = ring_check_loggers(&global_loggers, NULL);
+
+	if (!ring_buf0()) {
+		ha_alert("ring 'buf0' : out of memory.\n");
+		return errs + 1;
+	}
 
 	for (struct proxy *px = proxies; px; px = px->next)
 		errs += ring_check_loggers(&px->loggers, px);

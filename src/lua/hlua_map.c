@@ -9,9 +9,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <base/atomic.h>
-#include <sample/cond_index.h>
 #include <sample/map.h>
+#include <sample/map_act.h>
 #include <sample/map_ref.h>
 #include <sample/pattern.h>
 #include <sample/regex.h>
@@ -260,81 +259,33 @@ static struct map_ref *ref_check(lua_State *L, const char *fn, const char *kind)
 	return r;
 }
 
-/* A change as the runtime API makes it: the writer lock, the frees the last changes left
- * behind, and at the end the retired objects wait for the threads; ACL indexes of rules
- * (which copy the patterns) are no longer used once an ACL changed. No Lua call may raise
- * an error in between: the lock is held. */
-static void change_begin(void)
-{
-	pthread_mutex_lock(&map_lock);
-	pat_reclaim();
-}
-
-static void change_end(const struct map_ref *r)
-{
-	if (r->flags & MAP_REF_F_ACL)
-		HA_ATOMIC_STORE_RLX(&cond_index_acls_changed, true);
-	pat_retire_close();
-	pthread_mutex_unlock(&map_lock);
-}
-
-/* Removes every current entry of <key>. */
-static void ref_del_key(struct map_ref *r, const char *key)
-{
-	struct map_elt *el, *n;
-
-	for (el = r->head; el; el = n) {
-		n = el->next;
-		if (el->gen == r->curr_ver && !strcmp(el->key, key))
-			map_ref_del(r, el);
-	}
-}
-
-static bool ref_has_key(const struct map_ref *r, const char *key)
-{
-	for (const struct map_elt *el = r->head; el; el = el->next)
-		if (el->gen == r->curr_ver && !strcmp(el->key, key))
-			return true;
-	return false;
-}
-
 /* core.add_acl(file, key): adds the pattern unless it is there already. A pattern one of
  * the file's users cannot take (not an address for an IP ACL...) is ignored, as HAProxy
- * does. */
+ * does. Each change is the rules' one (map_act.h): no Lua call raises in between. */
 static int l_add_acl(lua_State *L)
 {
 	struct map_ref *r = ref_check(L, "add_acl", "acl");
-	const char *key = lua_tostring(L, 2);
-	char err[256];
 
-	change_begin();
-	if (!ref_has_key(r, key))
-		map_ref_add(r, key, NULL, r->curr_ver, err, sizeof(err));
-	change_end(r);
-	return 0;
-}
-
-static int del_key(lua_State *L, const char *fn, const char *kind)
-{
-	struct map_ref *r = ref_check(L, fn, kind);
-	const char *key = lua_tostring(L, 2);
-
-	change_begin();
-	ref_del_key(r, key);
-	change_end(r);
+	map_act_add_acl(r, lua_tostring(L, 2));
 	return 0;
 }
 
 /* core.del_acl(file, key) */
 static int l_del_acl(lua_State *L)
 {
-	return del_key(L, "del_acl", "acl");
+	struct map_ref *r = ref_check(L, "del_acl", "acl");
+
+	map_act_del(r, lua_tostring(L, 2));
+	return 0;
 }
 
 /* core.del_map(file, key) */
 static int l_del_map(lua_State *L)
 {
-	return del_key(L, "del_map", "map");
+	struct map_ref *r = ref_check(L, "del_map", "map");
+
+	map_act_del(r, lua_tostring(L, 2));
+	return 0;
 }
 
 /* core.set_map(file, key, value): the value of every entry of <key>, or a new entry. A
@@ -343,23 +294,9 @@ static int l_del_map(lua_State *L)
 static int l_set_map(lua_State *L)
 {
 	struct map_ref *r = ref_check(L, "set_map", "map");
-	const char *key = lua_tostring(L, 2);
 	const char *value = luaL_checkstring(L, 3);
-	struct map_elt *el;
-	bool found = false;
-	char err[256];
 
-	change_begin();
-	for (el = r->head; el; el = el->next) {
-		if (el->gen != r->curr_ver || strcmp(el->key, key))
-			continue;
-		found = true;
-		if (map_ref_set_value(r, el, value, err, sizeof(err)) < 0)
-			break;
-	}
-	if (!found)
-		map_ref_add(r, key, value, r->curr_ver, err, sizeof(err));
-	change_end(r);
+	map_act_set(r, lua_tostring(L, 2), value);
 	return 0;
 }
 

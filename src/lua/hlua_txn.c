@@ -14,6 +14,7 @@
 #include <sample/vars.h>
 #include <stream/action.h>
 #include <stream/stream.h>
+#include <stream/stream_opts.h>
 
 #include "hlua_int.h"
 
@@ -359,6 +360,40 @@ static int txn_set_loglevel(lua_State *L)
 	return 0;
 }
 
+/* txn:set_tos(v), txn:set_mark(v): as the set-tos and set-mark actions */
+static int txn_set_tos(lua_State *L)
+{
+	struct hlua_txn *t = hlua_txn_check(L, 1);
+
+	stream_set_tos(t->s, (int)luaL_checkinteger(L, 2));
+	return 0;
+}
+
+static int txn_set_mark(lua_State *L)
+{
+	struct hlua_txn *t = hlua_txn_check(L, 1);
+
+	stream_set_mark(t->s, (unsigned int)luaL_checkinteger(L, 2));
+	return 0;
+}
+
+/* txn:set_priority_class(v), txn:set_priority_offset(v): as the actions, clamped */
+static int txn_set_priority_class(lua_State *L)
+{
+	struct hlua_txn *t = hlua_txn_check(L, 1);
+
+	stream_set_prio_class(t->s, (long long)luaL_checkinteger(L, 2));
+	return 0;
+}
+
+static int txn_set_priority_offset(lua_State *L)
+{
+	struct hlua_txn *t = hlua_txn_check(L, 1);
+
+	stream_set_prio_offset(t->s, (long long)luaL_checkinteger(L, 2));
+	return 0;
+}
+
 static int txn_log(lua_State *L)
 {
 	struct hlua_txn *t = hlua_txn_check(L, 1);
@@ -406,6 +441,10 @@ static const luaL_Reg txn_methods[] = {
 	{ "get_priv", txn_get_priv },
 	{ "done", txn_done },
 	{ "set_loglevel", txn_set_loglevel },
+	{ "set_tos", txn_set_tos },
+	{ "set_mark", txn_set_mark },
+	{ "set_priority_class", txn_set_priority_class },
+	{ "set_priority_offset", txn_set_priority_offset },
 	{ "log", txn_log },
 	{ "Debug", txn_debug },
 	{ "Info", txn_info },

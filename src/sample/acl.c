@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include <cfg/cfg.h>
+#include <proxy/proxy-t.h>
 #include <proxy/proxy_cfg.h>
 #include <sample/acl.h>
 #include <sample/map_ref.h>
@@ -83,13 +84,17 @@ static int acl_default_match(int out_type)
 	return PAT_MATCH_STR;
 }
 
-/* String patterns of ACLs whose fetch checks them (acl_register_pat_check), checked by
+/* Patterns of ACLs whose fetch checks them (acl_register_pat_check), checked by
  * acl_check_patterns() once the names in the fetch arguments are resolved. */
 struct acl_pat_check {
 	struct acl_pat_check *next;
 	const struct acl_expr *e;
 	char *file;
+	char *px;   /* the proxy's name, for 2.6's message */
+	char *name; /* the ACL's, NULL while unknown (anonymous: "") */
 	int line;
+	int match;     /* PAT_MATCH_* */
+	bool explicit; /* "-m" given */
 };
 
 static struct acl_pat_check *pat_checks;
@@ -116,41 +121,119 @@ static acl_pat_check_fn acl_pat_checker(const struct sample_fetch *f)
 	return NULL;
 }
 
-static void acl_queue_pat_check(const struct acl_expr *e, const struct smp_parse_ctx *pc)
+static void acl_pat_check_free(struct acl_pat_check *c)
+{
+	free(c->file);
+	free(c->px);
+	free(c->name);
+	free(c);
+}
+
+static void acl_queue_pat_check(const struct acl_expr *e, const struct smp_parse_ctx *pc, int match,
+				bool explicit)
 {
 	struct acl_pat_check *c = calloc(1, sizeof(*c));
 
-	if (!c || !(c->file = strdup(pc && pc->file ? pc->file : ""))) {
+	if (!c || !(c->file = strdup(pc && pc->file ? pc->file : "")) ||
+	    !(c->px = strdup(pc && pc->px && pc->px->id ? pc->px->id : ""))) {
+		if (c)
+			free(c->file);
 		free(c); /* out of memory at config time: the check is skipped */
 		return;
 	}
 	c->e = e;
 	c->line = pc ? pc->line : 0;
+	c->match = match;
+	c->explicit = explicit;
 	c->next = pat_checks;
 	pat_checks = c;
 }
 
-int acl_check_patterns(void)
+/* Names the ACL of <e>'s pending check (its line was just parsed). */
+static void acl_pat_check_name(const struct acl_expr *e, const char *name)
 {
+	for (struct acl_pat_check *c = pat_checks; c; c = c->next)
+		if (c->e == e && !c->name)
+			c->name = strdup(name ? name : "");
+}
+
+/* 2.6's check of one pattern source of <c> (a file, or the line's own patterns): each
+ * pattern must pass the fetch's check; a source without patterns in a list ("-m str"
+ * and "-m beg" keep theirs in trees there, "-m found" has none) names no group. Returns
+ * the errors printed. */
+static int acl_check_ref(const struct acl_pat_check *c, const struct map_ref *r)
+{
+	const struct acl_expr *e = c->e;
+	const char *fkw = e->smp->fetch->kw;
+	bool listed = !(c->explicit && (c->match == PAT_MATCH_STR || c->match == PAT_MATCH_BEG)) &&
+		      c->match != PAT_MATCH_FOUND && c->match != PAT_MATCH_BOOL;
+	const char *acl = c->name ? c->name : "";
+	int errs = 0, n = 0;
+	char err[256];
+
+	for (const struct map_elt *el = listed ? r->head : NULL; el; el = el->next) {
+		if (el->gen != r->curr_ver)
+			continue;
+		n++;
+		if (acl_pat_checker(e->smp->fetch)(e->smp->args, ist_str(el->key), err,
+						   sizeof(err)) < 0) {
+			ha_alert("parsing [%s:%d] : proxy %s: acl %s %s(): invalid group '%s'.\n",
+				 c->file, c->line, c->px, acl, fkw, el->key);
+			errs++;
+		}
+	}
+	if (!n) {
+		ha_alert("parsing [%s:%d] : proxy %s: acl %s %s(): no groups specified.\n", c->file,
+			 c->line, c->px, acl, fkw);
+		errs++;
+	}
+	return errs;
+}
+
+/* Checks the pattern sources of <c>: its files, then its own patterns, as 2.6 lists them. */
+static int acl_check_one(const struct acl_pat_check *c)
+{
+	const struct map_ref *inl = NULL;
+	struct map_ref none = { 0 };
+	bool any = false;
 	int errs = 0;
 
-	while (pat_checks) {
+	if (c->e->smp->args && c->e->smp->args[0].unresolved)
+		return 0;
+	for (const struct map_ref *r = map_ref_first(); r; r = r->next) {
+		for (int i = 0; i < r->nsets; i++) {
+			if (r->sets[i].ps != &c->e->pat)
+				continue;
+			any = true;
+			if (r->path)
+				errs += acl_check_ref(c, r);
+			else
+				inl = r;
+		}
+	}
+	if (inl || !any) /* no source at all: "no groups specified" */
+		errs += acl_check_ref(c, inl ? inl : &none);
+	return errs;
+}
+
+int acl_check_patterns(void)
+{
+	struct acl_pat_check *rev = NULL;
+	int errs = 0;
+
+	while (pat_checks) { /* config order */
 		struct acl_pat_check *c = pat_checks;
-		const struct acl_expr *e = c->e;
-		char err[256];
 
 		pat_checks = c->next;
-		for (const struct pattern *p = e->pat.head; p; p = p->next) {
-			err[0] = 0;
-			if (acl_pat_checker(e->smp->fetch)(e->smp->args, p->val.str, err,
-							   sizeof(err)) < 0) {
-				ha_alert("parsing [%s:%d] : in '%s': %s.\n", c->file, c->line,
-					 e->kw, err);
-				errs++;
-			}
-		}
-		free(c->file);
-		free(c);
+		c->next = rev;
+		rev = c;
+	}
+	while (rev) {
+		struct acl_pat_check *c = rev;
+
+		rev = c->next;
+		errs += acl_check_one(c);
+		acl_pat_check_free(c);
 	}
 	return errs;
 }
@@ -164,8 +247,7 @@ void acl_expr_free(struct acl_expr *e)
 
 		if (c->e == e) {
 			*pc = c->next;
-			free(c->file);
-			free(c);
+			acl_pat_check_free(c);
 		} else {
 			pc = &c->next;
 		}
@@ -378,8 +460,8 @@ struct acl_expr *acl_parse_expr(char **args, int nargs, const struct smp_parse_c
 	}
 	if (ref && map_ref_attach(ref, &e->pat, -1, err, errsz) < 0)
 		goto fail;
-	if (match == PAT_MATCH_STR && acl_pat_checker(e->smp->fetch))
-		acl_queue_pat_check(e, pc);
+	if (acl_pat_checker(e->smp->fetch))
+		acl_queue_pat_check(e, pc, match, f.match >= 0);
 	free(text);
 	return e;
 fail:
@@ -440,6 +522,7 @@ int acl_add_line(struct list *acls, const char *name, char **args, int nargs,
 
 	if (!e)
 		return -1;
+	acl_pat_check_name(e, name);
 	if (!a) {
 		a = acl_new(name);
 		if (!a) {
@@ -536,8 +619,7 @@ void acl_deinit(void)
 		struct acl_pat_check *c = pat_checks;
 
 		pat_checks = c->next;
-		free(c->file);
-		free(c);
+		acl_pat_check_free(c);
 	}
 	for (size_t i = 0; i < NB_PREDEF; i++) {
 		if (predef_acls[i])

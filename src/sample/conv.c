@@ -110,50 +110,53 @@ int conv_var_str(const struct arg *a, const struct smp_ctx *ctx, struct ist *out
 	return 1;
 }
 
-/* HAProxy 2.6's converters that are not here yet. A name registered later by a module wins
- * (this list is only read for names no module registered). */
-static const char *const conv_missing[] = {
-	"in_table",
-	"table_bytes_in_rate",
-	"table_bytes_out_rate",
-	"table_conn_cnt",
-	"table_conn_cur",
-	"table_conn_rate",
-	"table_expire",
-	"table_gpc",
-	"table_gpc_rate",
-	"table_gpc0",
-	"table_gpc0_rate",
-	"table_gpc1",
-	"table_gpc1_rate",
-	"table_gpt",
-	"table_gpt0",
-	"table_http_err_cnt",
-	"table_http_err_rate",
-	"table_http_fail_cnt",
-	"table_http_fail_rate",
-	"table_http_req_cnt",
-	"table_http_req_rate",
-	"table_idle",
-	"table_kbytes_in",
-	"table_kbytes_out",
-	"table_server_id",
-	"table_sess_cnt",
-	"table_sess_rate",
-	"table_trackers",
-	"capture-req",
-	"capture-res",
-	"debug",
-	"nbsrv",
-	"srv_queue",
-	"51d.single",
-	"da-csv-conv",
+/* HAProxy 2.6's converters that are not here, with the reason the parser gives. A name
+ * registered later by a module wins (this list is only read for names no module
+ * registered). */
+#define CONV_NOT_YET "is not supported yet"
+#define CONV_DEVICE \
+	"needs a device-detection library this proxy does not build with (not supported)"
+
+static const struct {
+	const char *name;
+	const char *why;
+} conv_missing[] = {
+	{ "in_table", CONV_NOT_YET },
+	{ "table_bytes_in_rate", CONV_NOT_YET },
+	{ "table_bytes_out_rate", CONV_NOT_YET },
+	{ "table_conn_cnt", CONV_NOT_YET },
+	{ "table_conn_cur", CONV_NOT_YET },
+	{ "table_conn_rate", CONV_NOT_YET },
+	{ "table_expire", CONV_NOT_YET },
+	{ "table_gpc", CONV_NOT_YET },
+	{ "table_gpc_rate", CONV_NOT_YET },
+	{ "table_gpc0", CONV_NOT_YET },
+	{ "table_gpc0_rate", CONV_NOT_YET },
+	{ "table_gpc1", CONV_NOT_YET },
+	{ "table_gpc1_rate", CONV_NOT_YET },
+	{ "table_gpt", CONV_NOT_YET },
+	{ "table_gpt0", CONV_NOT_YET },
+	{ "table_http_err_cnt", CONV_NOT_YET },
+	{ "table_http_err_rate", CONV_NOT_YET },
+	{ "table_http_fail_cnt", CONV_NOT_YET },
+	{ "table_http_fail_rate", CONV_NOT_YET },
+	{ "table_http_req_cnt", CONV_NOT_YET },
+	{ "table_http_req_rate", CONV_NOT_YET },
+	{ "table_idle", CONV_NOT_YET },
+	{ "table_kbytes_in", CONV_NOT_YET },
+	{ "table_kbytes_out", CONV_NOT_YET },
+	{ "table_server_id", CONV_NOT_YET },
+	{ "table_sess_cnt", CONV_NOT_YET },
+	{ "table_sess_rate", CONV_NOT_YET },
+	{ "table_trackers", CONV_NOT_YET },
+	{ "51d.single", CONV_DEVICE },
+	{ "da-csv-conv", CONV_DEVICE },
 };
 
-bool conv_unsupported(const char *name, size_t len)
+const char *conv_unsupported(const char *name, size_t len)
 {
 	for (size_t i = 0; i < sizeof(conv_missing) / sizeof(conv_missing[0]); i++)
-		if (strlen(conv_missing[i]) == len && !memcmp(conv_missing[i], name, len))
-			return true;
-	return false;
+		if (strlen(conv_missing[i].name) == len && !memcmp(conv_missing[i].name, name, len))
+			return conv_missing[i].why;
+	return NULL;
 }

@@ -79,4 +79,9 @@ static inline void smp_more(struct sample *smp, bool more)
 		smp->flags &= ~SMP_F_NOT_LAST;
 }
 
+struct proxy;
+/* HAProxy's usable servers of backend <be> (nbsrv): the active ones, or one backup when no
+ * active one is (fetch_px.c). */
+int fetch_be_usable(const struct proxy *be);
+
 #endif

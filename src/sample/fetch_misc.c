@@ -1,8 +1,8 @@
 /* Fetches that read no traffic: constants (always_true, always_false, str, int, bool,
  * ipv4, ipv6, bin, meth), the environment, the clock (date, date_us), random numbers and
  * UUIDs, the process's own facts (hostname, thread, stopping, nbproc, proc), wait_end,
- * and the stream facts HAProxy keeps for profiling and priorities, which have their
- * default values here (no task profiling, no set-priority actions).
+ * and the stream facts HAProxy keeps for profiling, which have their default values here
+ * (no task profiling; prio_class and prio_offset are in stream/prio_act.c).
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -257,8 +257,7 @@ static int smp_fetch_wait_end(const struct arg *args, struct sample *smp,
 	return smp_set_bool(smp, true);
 }
 
-/* prio_class, prio_offset (no set-priority-* action: 0); cpu_calls (1), cpu_ns_* and
- * lat_ns_* (0: HAProxy's values without task profiling) */
+/* cpu_calls (1), cpu_ns_* and lat_ns_* (0: HAProxy's values without task profiling) */
 static int smp_fetch_stream_int(const struct arg *args, struct sample *smp,
 				const struct sample_fetch *kw)
 {
@@ -292,8 +291,6 @@ static const struct sample_fetch misc_fetches[] = {
 	{ "proc", smp_fetch_thread, 0, { 0 }, NULL, SMP_T_SINT, INT, 1 },
 	{ "hostname", smp_fetch_hostname, 0, { 0 }, NULL, SMP_T_STR, INT, 0 },
 	{ "wait_end", smp_fetch_wait_end, 0, { 0 }, NULL, SMP_T_BOOL, INT, 0 },
-	STRM("prio_class", 0),
-	STRM("prio_offset", 0),
 	STRM("cpu_calls", 1),
 	STRM("cpu_ns_avg", 0),
 	STRM("cpu_ns_tot", 0),

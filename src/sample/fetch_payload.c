@@ -1,10 +1,12 @@
 /* The layer 6 fetches over the raw bytes a mode tcp stream has not forwarded yet: req.len,
  * res.len, req.payload / res.payload / payload, req.payload_lv / res.payload_lv /
- * payload_lv, req.proto_http and the RDP cookie fetches. The client's bytes are in the
- * front connection's input buffer, the server's in the back one's, from their head.
- * Answers "may change" while more bytes may come and the rules are not final.
+ * payload_lv, req.proto_http, the RDP cookie fetches and distcc_body / distcc_param. The
+ * client's bytes are in the front connection's input buffer, the server's in the back
+ * one's, from their head. Answers "may change" while more bytes may come and the rules are
+ * not final.
  */
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +17,7 @@
 #include <http/h1.h>
 #include <proc/global-t.h>
 #include <proxy/proxy-t.h>
+#include <sample/distcc.h>
 #include <sample/payload.h>
 
 #include "fetch_int.h"
@@ -235,12 +238,49 @@ static int smp_fetch_rdp_cookie(const struct arg *args, struct sample *smp,
 	return smp_set_str(smp, v);
 }
 
+/* distcc_body(TOKEN[,OCC]) (private 0), distcc_param(TOKEN[,OCC]) (private 1): the body or
+ * the value of occurrence OCC of TOKEN in the client's distcc request (sample/distcc.h). */
+static int smp_fetch_distcc(const struct arg *args, struct sample *smp,
+			    const struct sample_fetch *kw)
+{
+	const struct conn *c = pl_conn(smp, 0);
+	long long occ = args[1].type == ARGT_SINT ? args[1].data.sint : 0;
+	const unsigned char *d, *body;
+	uint32_t param;
+	size_t n, blen;
+
+	if (!pl_bytes(smp, c, &d, &n))
+		return 0;
+	switch (distcc_find(d, n, args[0].data.str.ptr, occ, !kw->private, &param, &body, &blen)) {
+	case DISTCC_FOUND:
+		if (kw->private)
+			return smp_set_int(smp, param);
+		return smp_set_bin(smp, ist2((const char *)body, blen));
+	case DISTCC_MORE:
+		if (pl_may_grow(smp, c))
+			smp->flags |= SMP_F_MAY_CHANGE;
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+/* The token is 4 characters (2.6's message). */
+static int val_distcc(struct arg *args, void *private, char *err, size_t errsz)
+{
+	if (args[0].type == ARGT_STR && args[0].data.str.len == 4)
+		return 0;
+	snprintf(err, errsz, "token name must be exactly 4 characters");
+	return -1;
+}
+
 /* clang-format off */
 #define L6Q SMP_USE_L6REQ
 #define L6S SMP_USE_L6RES
 #define HRQ SMP_USE_HRQHV
 #define A_PL { ARGT_SINT, ARGT_SINT }
 #define A_LV { ARGT_SINT, ARGT_SINT, ARGT_STR }
+#define A_DCC { ARGT_STR, ARGT_SINT }
 
 static const struct sample_fetch payload_fetches[] = {
 	{ "req.len", smp_fetch_len, 0, { 0 }, NULL, SMP_T_SINT, L6Q, 0 },
@@ -258,6 +298,8 @@ static const struct sample_fetch payload_fetches[] = {
 	{ "rdp_cookie", smp_fetch_rdp_cookie, 0, { ARGT_STR }, NULL, SMP_T_STR, L6Q, 0 },
 	{ "req.rdp_cookie_cnt", smp_fetch_rdp_cookie, 0, { ARGT_STR }, NULL, SMP_T_SINT, L6Q, 1 },
 	{ "rdp_cookie_cnt", smp_fetch_rdp_cookie, 0, { ARGT_STR }, NULL, SMP_T_SINT, L6Q, 1 },
+	{ "distcc_body", smp_fetch_distcc, 1, A_DCC, val_distcc, SMP_T_BIN, L6Q, 0 },
+	{ "distcc_param", smp_fetch_distcc, 1, A_DCC, val_distcc, SMP_T_SINT, L6Q, 1 },
 	{ NULL, NULL, 0, { 0 }, NULL, 0, 0, 0 },
 };
 

@@ -144,7 +144,7 @@ static bool srv_usable(const struct server *srv)
 
 /* HAProxy's usable servers of a backend: the active ones, or when none is, one backup
  * (the first one takes all the traffic). */
-static int be_usable(const struct proxy *be)
+int fetch_be_usable(const struct proxy *be)
 {
 	int act = 0, bck = 0;
 
@@ -244,7 +244,7 @@ static int smp_fetch_px_counter(const struct arg *args, struct sample *smp,
 		return 0;
 	switch (kw->private) {
 	case PXC_NBSRV:
-		return smp_set_int(smp, be_usable(px));
+		return smp_set_int(smp, fetch_be_usable(px));
 	case PXC_BE_CONN:
 		return smp_set_int(smp, HA_ATOMIC_LOAD_RLX(&px->beconn));
 	case PXC_BE_CONN_FREE:
@@ -256,7 +256,7 @@ static int smp_fetch_px_counter(const struct arg *args, struct sample *smp,
 	case PXC_QUEUE:
 		return smp_set_int(smp, be_queued(px));
 	case PXC_AVG_QUEUE:
-		nb = be_usable(px);
+		nb = fetch_be_usable(px);
 		return smp_set_int(smp, nb ? (be_queued(px) + nb - 1) / nb : be_queued(px) * 2);
 	case PXC_FE_CONN:
 		return smp_set_int(smp, HA_ATOMIC_LOAD_RLX(&px->feconn));
@@ -296,7 +296,8 @@ static int smp_fetch_srv_counter(const struct arg *args, struct sample *smp,
 			return smp_set_int(smp, -1);
 		return smp_set_int(smp, srv->maxconn > cur ? srv->maxconn - cur : 0);
 	case SRVC_QUEUE:
-		return smp_set_int(smp, 0); /* streams wait in their backend's queue */
+		/* the streams waiting for this server (its qcur in "show stat") */
+		return smp_set_int(smp, HA_ATOMIC_LOAD_RLX(&srv->queued));
 	case SRVC_SESS_RATE:
 		return smp_set_int(smp, freq_ctr_rate(&srv->sess_rate, smp_now_ms()));
 	default: /* the configured weight, maintenance or not */

@@ -1,8 +1,9 @@
-/* The req.ssl_* fetches of TLS pass-through (req.ssl_sni, req.ssl_hello_type,
- * req.ssl_ver, req.ssl_alpn, req.ssl_ec_ext, req.ssl_st_ext and the old req_ssl_* names):
- * a pure reader of the ClientHello at the head of the client's bytes (tls_hello.h), then
- * the fetches over the connection's input buffer. Built with TLS_HELLO_PURE (fuzzing), only
- * the reader is compiled.
+/* The TLS hello fetches of TLS pass-through: req.ssl_sni, req.ssl_hello_type, req.ssl_ver,
+ * req.ssl_alpn, req.ssl_ec_ext, req.ssl_st_ext and the old req_ssl_* names over the
+ * ClientHello at the head of the client's bytes, and res.ssl_hello_type / rep_ssl_hello_type
+ * over the first handshake message of the server's (tcp-response content rules): a pure
+ * reader (tls_hello.h), then the fetches over the connection's input buffer. Built with
+ * TLS_HELLO_PURE (fuzzing), only the reader is compiled.
  */
 #include <stdbool.h>
 #include <string.h>
@@ -201,15 +202,21 @@ int tls_hello_alpn(const unsigned char *body, size_t blen, const unsigned char *
 /* The client's bytes waiting, or false when there are none to read: no connection, or a
  * proxy in mode http, whose rules see HTTP messages, never the raw bytes (HAProxy 2.6
  * warns "L6 sample fetches ignored on HTTP proxies" and its fetches find nothing). */
-static bool hello_bytes(const struct sample *smp, const unsigned char **d, size_t *n)
+/* The same over <c>'s bytes: the client's, or the server's for res.ssl_hello_type. */
+static bool hello_conn_bytes(const struct sample *smp, const struct conn *c,
+			     const unsigned char **d, size_t *n)
 {
-	const struct conn *c = smp->ctx->conn;
 
 	if (!c || (smp->ctx->px && smp->ctx->px->mode == PR_MODE_HTTP))
 		return false;
 	*d = (const unsigned char *)b_head(&c->ibuf);
 	*n = c->ibuf.data;
 	return true;
+}
+
+static bool hello_bytes(const struct sample *smp, const unsigned char **d, size_t *n)
+{
+	return hello_conn_bytes(smp, smp->ctx->conn, d, n);
 }
 
 /* Not found; "may change" while more bytes may come (the hello is incomplete and the
@@ -221,6 +228,9 @@ static int hello_miss(struct sample *smp, int r)
 	return 0;
 }
 
+/* req.ssl_hello_type (private 0), req.ssl_ver (1), res.ssl_hello_type (HELLO_RES: the
+ * first handshake message of the server's bytes, in tcp-response content rules) */
+#define HELLO_RES 2
 static int smp_fetch_hello_type(const struct arg *args, struct sample *smp,
 				const struct sample_fetch *kw)
 {
@@ -228,9 +238,15 @@ static int smp_fetch_hello_type(const struct arg *args, struct sample *smp,
 	size_t n;
 	int r, v;
 
-	if (!hello_bytes(smp, &d, &n))
+	if (kw->private == HELLO_RES) {
+		const struct stream *s = smp->ctx->strm;
+
+		if (!hello_conn_bytes(smp, s ? s->back : NULL, &d, &n))
+			return 0;
+	} else if (!hello_bytes(smp, &d, &n)) {
 		return 0;
-	r = kw->private ? tls_hello_version(d, n, &v) : tls_hello_type(d, n, &v);
+	}
+	r = kw->private == 1 ? tls_hello_version(d, n, &v) : tls_hello_type(d, n, &v);
 	if (r < 0)
 		return hello_miss(smp, r);
 	return smp_set_int(smp, v);
@@ -295,6 +311,8 @@ static int smp_fetch_hello_ext(const struct arg *args, struct sample *smp,
 static const struct sample_fetch tls_hello_fetches[] = {
 	{ "req.ssl_hello_type", smp_fetch_hello_type, 0, { 0 }, NULL, SMP_T_SINT, SMP_USE_L6REQ, 0 },
 	{ "req_ssl_hello_type", smp_fetch_hello_type, 0, { 0 }, NULL, SMP_T_SINT, SMP_USE_L6REQ, 0 },
+	{ "res.ssl_hello_type", smp_fetch_hello_type, 0, { 0 }, NULL, SMP_T_SINT, SMP_USE_L6RES, HELLO_RES },
+	{ "rep_ssl_hello_type", smp_fetch_hello_type, 0, { 0 }, NULL, SMP_T_SINT, SMP_USE_L6RES, HELLO_RES },
 	{ "req.ssl_ver", smp_fetch_hello_type, 0, { 0 }, NULL, SMP_T_SINT, SMP_USE_L6REQ, 1 },
 	{ "req_ssl_ver", smp_fetch_hello_type, 0, { 0 }, NULL, SMP_T_SINT, SMP_USE_L6REQ, 1 },
 	{ "req.ssl_sni", smp_fetch_hello_str, 0, { 0 }, NULL, SMP_T_STR, SMP_USE_L6REQ, 0 },

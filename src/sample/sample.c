@@ -513,10 +513,13 @@ static int parse_fetch(struct sample_expr *e, const char **p, const struct smp_p
 		if (!n)
 			snprintf(err, errsz, "missing fetch method");
 		else if (n > 4 && !memcmp(*p, "fcgi.", 5))
-			snprintf(err, errsz, "fetch method '%.*s' is not supported yet (it reads a FastCGI "
-				 "application's settings)", (int)n, *p);
+			snprintf(err, errsz,
+				 "fetch method '%.*s' is not supported yet (it reads a FastCGI "
+				 "application's settings)",
+				 (int)n, *p);
 		else if (n > 8 && !memcmp(*p, "internal.", 9))
-			snprintf(err, errsz, "fetch method '%.*s' is not supported (it reads "
+			snprintf(err, errsz,
+				 "fetch method '%.*s' is not supported (it reads "
 				 "HAProxy's internal HTX buffers, which this proxy does not have)",
 				 (int)n, *p);
 		else
@@ -558,7 +561,8 @@ static int parse_conv(struct sample_expr *e, const char **p, int *type,
 		if (!n)
 			snprintf(err, errsz, "missing converter after ','");
 		else if (conv_unsupported(*p, n))
-			snprintf(err, errsz, "converter '%.*s' is not supported yet", (int)n, *p);
+			snprintf(err, errsz, "converter '%.*s' %s", (int)n, *p,
+				 conv_unsupported(*p, n));
 		else
 			snprintf(err, errsz, "unknown converter '%.*s'", (int)n, *p);
 		return -1;

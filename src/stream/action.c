@@ -251,10 +251,6 @@ static const struct {
 	{ "send-spoe-group", "SPOE is not supported" },
 	{ "set-bandwidth-limit", "bandwidth limitation filters are not supported yet" },
 	{ "ot-group", "OpenTracing is not supported" },
-	{ "set-priority-class", "queue priorities are not supported yet" },
-	{ "set-priority-offset", "queue priorities are not supported yet" },
-	{ "wait-for-handshake", "TLS is not supported yet" },
-	{ "set-ssl-", "TLS is not supported yet" },
 	{ "expect-netscaler-cip", "NetScaler CIP is not supported" },
 	{ NULL, NULL },
 };
@@ -264,7 +260,7 @@ static const char *act_unsupported_why(const char *name)
 	for (int i = 0; act_unsupported[i].name; i++) {
 		const char *n = act_unsupported[i].name;
 		size_t len = strlen(n);
-		bool prefix = n[len - 1] == '(' || n[len - 1] == '.' || n[len - 1] == '-';
+		bool prefix = n[len - 1] == '(' || n[len - 1] == '.';
 
 		if (prefix ? !strncmp(name, n, len) : !strcmp(name, n))
 			return act_unsupported[i].why;

@@ -1,8 +1,9 @@
 /* The other HTTP actions: set-status, set-log-level, set-src, set-src-port, set-dst,
  * set-dst-port, wait-for-body (a yielding rule: the rule set resumes at it when data or
  * its deadline come), early-hint (103 responses before the final one), set-timeout,
- * strict-mode and disable-l7-retry; and the counting of rewrites that failed with
- * strict-mode off.
+ * strict-mode, disable-l7-retry and wait-for-handshake; and the counting of rewrites that
+ * failed with strict-mode off. set-log-level is valid in the tcp content rule sets too,
+ * set-src/-dst[-port] in every tcp-request rule set.
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -623,16 +624,36 @@ static int parse_no_l7_retry(char **args, int *pos, int nargs, const struct act_
 	return 0;
 }
 
+/* ---- wait-for-handshake ---- */
+
+/* TLS early data (0-RTT) is never accepted ("allow-0rtt" is refused), so a request is only
+ * parsed once the handshake is over: there is nothing to wait for. */
+static enum act_return act_wait_handshake(struct act_rule *r, struct proxy *px, struct stream *s,
+					  int from)
+{
+	return ACT_RET_CONT;
+}
+
+static int parse_wait_handshake(char **args, int *pos, int nargs, const struct act_parse *ap,
+				struct act_rule *r, char *err, size_t errsz)
+{
+	r->action = act_wait_handshake;
+	return 0;
+}
+
 #define REQ ACT_F_HTTP_REQ
 #define RES ACT_F_HTTP_RES
 #define AFTER ACT_F_HTTP_AFTER
+#define TCP_CNT (ACT_F_TCP_REQ_CNT | ACT_F_TCP_RES_CNT)
+#define TCP_REQ (ACT_F_TCP_REQ_CON | ACT_F_TCP_REQ_SES | ACT_F_TCP_REQ_CNT)
 static const struct action_kw http_act_misc_kws[] = {
 	{ "set-status", RES | AFTER, 0, parse_set_status },
-	{ "set-log-level", REQ | RES, 0, parse_set_log_level },
-	{ "set-src", REQ, 0, parse_set_addr },
-	{ "set-src-port", REQ, 0, parse_set_addr },
-	{ "set-dst", REQ, 0, parse_set_addr },
-	{ "set-dst-port", REQ, 0, parse_set_addr },
+	{ "set-log-level", REQ | RES | TCP_CNT, 0, parse_set_log_level },
+	{ "set-src", REQ | TCP_REQ, 0, parse_set_addr },
+	{ "set-src-port", REQ | TCP_REQ, 0, parse_set_addr },
+	{ "set-dst", REQ | TCP_REQ, 0, parse_set_addr },
+	{ "set-dst-port", REQ | TCP_REQ, 0, parse_set_addr },
+	{ "wait-for-handshake", REQ, 0, parse_wait_handshake },
 	{ "wait-for-body", REQ | RES, 0, parse_wait_body },
 	{ "early-hint", REQ, 0, parse_early_hint },
 	{ "set-timeout", REQ, 0, parse_set_timeout },

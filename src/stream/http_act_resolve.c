@@ -1,7 +1,12 @@
-/* The do-resolve(VAR,RESOLVERS[,ipv4|ipv6]) EXPR action of http-request rules: the host
- * name EXPR gives is resolved through the "resolvers" section (dns/dns_req.h) while the
- * stream yields; VAR then holds the address (unset when the resolution failed). The rule
- * polls the answer every DNS_ACT_POLL_MS (the DNS thread does not wake streams).
+/* The do-resolve(VAR,RESOLVERS[,ipv4|ipv6]) EXPR action of http-request and tcp-request
+ * content rules: the host name EXPR gives is resolved through the "resolvers" section
+ * (dns/dns_req.h) while the stream yields; VAR then holds the address (unset when the
+ * resolution failed). The rule polls the answer every DNS_ACT_POLL_MS on the stream's
+ * timer (the DNS thread does not wake streams). In tcp-request content rules, a
+ * resolution only starts while the rules may wait (an inspect-delay that is not over, as
+ * in 2.6: final rules leave the variable unset); that timer is then the inspect-delay's:
+ * the rule set waits for the answer (bounded by the resolvers' timeouts), and the
+ * inspect-delay starts again for the rules after it (stream/tcp_rules.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +20,7 @@
 #include <sample/vars.h>
 #include <stream/action.h>
 #include <stream/stream.h>
+#include <stream/tcp_rules.h>
 
 #define DNS_ACT_POLL_MS 2 /* how often a waiting rule looks for its answer */
 
@@ -59,6 +65,8 @@ static enum act_return act_do_resolve(struct act_rule *r, struct proxy *px, stru
 	struct sample smp;
 
 	s->flags &= ~SF_RULE_EXPIRED;
+	if (!s->dreq && from == ACT_F_TCP_REQ_CNT && !tcp_rules_can_wait())
+		return ACT_RET_CONT; /* no inspect-delay left to wait in: as 2.6, not resolved */
 	if (!s->dreq) {
 		act_smp_ctx(&ctx, s, px, from);
 		memset(&smp, 0, sizeof(smp));
@@ -75,6 +83,8 @@ static enum act_return act_do_resolve(struct act_rule *r, struct proxy *px, stru
 		timer_set(&s->tmr, s->rule_exp);
 		return ACT_RET_YIELD;
 	}
+	if (s->rule_exp && from == ACT_F_TCP_REQ_CNT)
+		timer_del(&s->tmr); /* the inspect-delay is armed again if a rule waits */
 	s->rule_exp = 0;
 	act_resolve_done(r, px, s, from);
 	return ACT_RET_CONT;
@@ -157,14 +167,8 @@ static int parse_do_resolve(char **args, int *pos, int nargs, const struct act_p
 	}
 	r->arg.gen.p[0] = a;
 	r->release = act_resolve_release;
-	if (ap->from != ACT_F_HTTP_REQ) {
-		snprintf(err, errsz,
-			 "'do-resolve' is not supported yet in '%s' (the rule cannot wait there): "
-			 "use it in 'http-request'",
-			 ap->set);
-		return -1;
-	}
-	r->release = act_resolve_release;
+	if (ap->from == ACT_F_TCP_REQ_CNT) /* its yield waits even on a complete request */
+		r->flags |= ACT_FL_ASYNC;
 	r->check = act_resolve_check;
 	r->action = act_do_resolve;
 	if (act_resolve_args(args[*pos - 1], a, err, errsz) < 0)

@@ -128,16 +128,25 @@ static void cap_store(struct ist *view, char *dst, uint32_t max, struct ist v)
 	*view = ist2(dst, n);
 }
 
-static void cap_slot_store(struct stream *s, bool res, int idx, struct ist v)
+static bool cap_slot_store(struct stream *s, bool res, int idx, struct ist v)
 {
 	const struct px_rules_ext *x = px_ext(s->fe);
-	struct strm_caps *c = caps_get(s);
+	struct strm_caps *c;
 	const struct cap_slot *slot;
 
-	if (!c || idx >= (res ? c->nb_res : c->nb_req))
-		return;
+	if (idx < 0 || !x || idx >= (res ? x->nb_res_cap : x->nb_req_cap))
+		return false;
+	c = caps_get(s);
+	if (!c)
+		return false;
 	slot = res ? &x->res_cap[idx] : &x->req_cap[idx];
 	cap_store(res ? &c->res[idx] : &c->req[idx], c->data + slot->off, slot->len, v);
+	return true;
+}
+
+bool http_capture_store(struct stream *s, bool res, long long idx, struct ist v)
+{
+	return idx <= 65535 && cap_slot_store(s, res, (int)idx, v);
 }
 
 /* The last value of header <name> in <m>, whole (not split on commas). */

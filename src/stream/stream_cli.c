@@ -285,8 +285,9 @@ static void sess_long(struct sess_part *p, const struct stream *s)
 	} else {
 		sess_put(p, "  server=<NONE> (id=-1)\n");
 	}
-	sess_put(p, "  task=%p (state=0x00 nice=0 calls=0 rate=0 exp=%s tmask=0x%llx age=%s)\n",
-		 (const void *)&s->tmr, *exp ? exp : "<NEVER>", 1ULL << (s->tid & 63), age);
+	sess_put(p, "  task=%p (state=0x00 nice=%d calls=0 rate=0 exp=%s tmask=0x%llx age=%s)\n",
+		 (const void *)&s->tmr, s->nice, *exp ? exp : "<NEVER>", 1ULL << (s->tid & 63),
+		 age);
 	sess_put(p, "  txn=%p flags=0x0 meth=%d status=%d req.st=%s rsp.st=%s\n",
 		 (const void *)&s->req, s->meth, s->status ? s->status : -1, rq, rp);
 	sess_conn(p, "scf", 0, f, "LISTENER", f->li);

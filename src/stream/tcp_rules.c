@@ -31,11 +31,17 @@
 bool tcp_req_content_used;
 bool tcp_res_content_used;
 static __thread bool rules_partial;
+static __thread bool rules_can_wait;
 static __thread struct stream sess_strm; /* the stand-in of connection and session rules */
 
 bool tcp_rules_partial(void)
 {
 	return rules_partial;
+}
+
+bool tcp_rules_can_wait(void)
+{
+	return rules_can_wait;
 }
 
 static bool has_rules(const struct proxy *px, size_t ofs)
@@ -60,11 +66,13 @@ bool tcp_px_has_res_content(const struct proxy *px)
 /* Runs the rules of <list> from *resume (NULL: the first) with <final> data. Returns
  * ACT_RET_CONT when all ran or one accepted, ACT_RET_YIELD with *resume set when one
  * waits (a condition or a key that may still change), or the result of the rule that
- * ended the set. */
+ * ended the set. A do-resolve waiting for its answer (s->dreq) runs again without its
+ * condition, which was already true. */
 static enum act_return tcp_run_list(struct list *list, struct proxy *px, struct stream *s, int from,
 				    bool final, struct act_rule **resume)
 {
 	struct act_rule *r = *resume ? *resume : list_elem(list->next, struct act_rule, list);
+	bool async = *resume && s && s->dreq;
 	struct smp_ctx ctx;
 
 	act_smp_ctx(&ctx, s, px, from);
@@ -72,9 +80,11 @@ static enum act_return tcp_run_list(struct list *list, struct proxy *px, struct 
 		ctx.opt &= ~SMP_OPT_FINAL;
 	*resume = NULL;
 	for (; &r->list != list; r = list_elem(r->list.next, struct act_rule, list)) {
+		bool resumed = async;
 		enum act_return ret;
 
-		if (r->cond) {
+		async = false;
+		if (r->cond && !resumed) {
 			enum acl_test_res res = acl_cond_exec(r->cond, &ctx);
 
 			if (res == ACL_TEST_MISS) {
@@ -217,8 +227,16 @@ int tcp_req_content(struct stream *s, struct proxy *px, bool final, int *ret)
 	struct act_rule *resume = s->tcp_next;
 	enum act_return r;
 
+	/* A do-resolve waits (http_act_resolve.c): its poll timer replaced the inspect-delay,
+	 * so an expiry is not the end of the delay and the rules after it do not see final
+	 * data (they wait for a new inspect-delay when they need more). */
+	if (unlikely(s->dreq) && resume && s->rule_exp && px->tcp_inspect_delay)
+		final = false;
+	/* the delay is over when a rule waited (tcp_next) and its timer fired */
+	rules_can_wait = !final || (px->tcp_inspect_delay && !(resume && !s->tmr.expire));
 	r = tcp_run_set(px, offsetof(struct proxy, tcp_req_cont_rules), s, ACT_F_TCP_REQ_CNT, final,
 			&resume);
+	rules_can_wait = false;
 	s->tcp_next = resume;
 	if (r == ACT_RET_CONT)
 		return TCP_RULES_CONT;

@@ -409,15 +409,6 @@ def test_do_resolve_config_errors(tmp_path, rule, msg):
     assert IS_REF or "t.cfg:12]" in err   # 2.6 names the proxy only, we name the line
 
 
-@pytest.mark.skipif(IS_REF, reason="2.6 runs do-resolve in tcp-request content too")
-def test_do_resolve_refused_in_tcp_content(tmp_path):
-    rc, err = check(tmp_path, resolve_cfg(53, free_port(), "do-resolve(txn.ip,r1) hdr(host)")
-                    .replace("    http-request do-resolve", "    tcp-request content do-resolve"))
-    assert rc != 0
-    assert "t.cfg:12]" in err and "'do-resolve' is not supported yet in 'tcp-request content'" \
-        in err
-
-
 @pytest.mark.skipif(IS_REF, reason="2.6 accepts 'hold obsolete' silently (it applies to SRV records)")
 def test_hold_obsolete_warns(tmp_path):
     rc, err = check(tmp_path, base_cfg(["resolvers r1", "    nameserver a 127.0.0.1:53",

@@ -558,8 +558,11 @@ TEST(conv_hmac)
 
 TEST(conv_unsupported_named)
 {
-	CHECK_PERR("str(a),da-csv-conv(a)", "converter 'da-csv-conv' is not supported yet");
-	CHECK_PERR("str(a),debug", "converter 'debug' is not supported yet");
+	CHECK_PERR("str(a),table_idle(t)", "converter 'table_idle' is not supported yet");
+	CHECK_PERR("str(a),51d.single(x)",
+		   "converter '51d.single' needs a device-detection "
+		   "library this proxy does not build with (not supported)");
+	CHECK_PERR("str(a),da-csv-conv(x)", "converter 'da-csv-conv' needs a device-detection");
 	CHECK_PERR("str(a),nope", "unknown converter 'nope'");
 }
 
