@@ -300,14 +300,14 @@ def test_converter_config_error(tmp_path, expr, msg):
 
 @pytest.mark.ours
 def test_converter_not_supported_yet(tmp_path):
-    """HAProxy converters this proxy lacks are refused by name, not as unknown words."""
+    """HAProxy converters this proxy lacks are refused by name and reason, not as unknown words."""
     cfg = ("defaults\n    mode http\n    timeout connect 2s\n    timeout client 10s\n"
            "    timeout server 10s\nfrontend fe\n    bind 127.0.0.1:%d\n"
            '    http-request return status 200 content-type text/plain '
-           'lf-string "%%[str(a),table_idle(t)]"\n' % free_port())
+           'lf-string "%%[str(a),da-csv-conv(a)]"\n' % free_port())
     path = tmp_path / "bad.cfg"
     path.write_text(cfg)
     r = run_haproxy(["-c", "-f", str(path)])
     assert r.returncode != 0
     assert "bad.cfg:8" in r.stderr
-    assert "converter 'table_idle' is not supported yet" in r.stderr
+    assert "converter 'da-csv-conv' needs a device-detection library" in r.stderr

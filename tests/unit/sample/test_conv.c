@@ -558,7 +558,6 @@ TEST(conv_hmac)
 
 TEST(conv_unsupported_named)
 {
-	CHECK_PERR("str(a),table_idle(t)", "converter 'table_idle' is not supported yet");
 	CHECK_PERR("str(a),51d.single(x)",
 		   "converter '51d.single' needs a device-detection "
 		   "library this proxy does not build with (not supported)");
