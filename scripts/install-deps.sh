@@ -8,7 +8,7 @@ set -euo pipefail
 PKGS=(
 	build-essential make gcc clang libclang-rt-dev pkg-config
 	libssl-dev libpcre2-dev liblua5.4-dev zlib1g-dev libcrypt-dev
-	python3 python3-pytest python3-pytest-xdist
+	python3 python3-pytest python3-pytest-xdist python3-cryptography
 	curl socat wrk netcat-openbsd iproute2 procps util-linux openssl nftables
 	nginx-light haproxy redis-server valgrind clang-format chromium prometheus
 	gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user
