@@ -23,7 +23,7 @@ import pytest
 import httpc
 from conftest import IS_REF, Proxy, free_port, run_haproxy
 
-crypto = pytest.importorskip("cryptography")
+# python3-cryptography is installed by scripts/install-deps.sh (make test)
 from cryptography import x509  # noqa: E402
 from cryptography.hazmat.primitives import hashes, serialization  # noqa: E402
 from cryptography.hazmat.primitives.asymmetric import ec, padding, rsa, utils  # noqa: E402
