@@ -65,4 +65,14 @@ static inline void conv_set_sint(struct sample *smp, int type, long long v)
 	smp->data.u.sint = v;
 }
 
+struct json_result;
+
+/* The result <res> of a json_query() (text in <out>, a scratch chunk) as json_query's
+ * converter gives it: strings and (without JSON_Q_INT in <flags>) numbers as text,
+ * booleans as booleans, integers with JSON_Q_INT; 0 for null, objects and arrays. Shared
+ * by json_query and the jwt_*_query converters. */
+int conv_json_set(struct sample *smp, const struct json_result *res, char *out, unsigned int flags);
+/* The check of json_query's optional output type: only "int", which becomes an integer. */
+int conv_json_query_check(struct arg *args, void *private, char *err, size_t errsz);
+
 #endif

@@ -287,6 +287,27 @@ static int conv_json_check(struct arg *args, void *private, char *err, size_t er
 	return 0;
 }
 
+int conv_json_set(struct sample *smp, const struct json_result *res, char *out, unsigned int flags)
+{
+	switch (res->kind) {
+	case JSON_K_STRING:
+		conv_set_str(smp, SMP_T_STR, out, res->len);
+		return 1;
+	case JSON_K_NUMBER:
+		if (flags & JSON_Q_INT)
+			conv_set_sint(smp, SMP_T_SINT, res->i);
+		else
+			conv_set_str(smp, SMP_T_STR, out, res->len);
+		return 1;
+	case JSON_K_TRUE:
+	case JSON_K_FALSE:
+		conv_set_sint(smp, SMP_T_BOOL, res->i);
+		return 1;
+	default:
+		return 0;
+	}
+}
+
 /* json_query(path[,int]): strings and (without "int") numbers as text, booleans as
  * booleans, integers with "int"; null, objects and arrays fail as in HAProxy 2.6. */
 static int conv_json_query(const struct arg *args, struct sample *smp, void *private)
@@ -299,27 +320,11 @@ static int conv_json_query(const struct arg *args, struct sample *smp, void *pri
 	if (!out ||
 	    json_query(in.ptr, in.len, path.ptr, path.len, flags, out, smp_trash_size(), &res) < 0)
 		return 0;
-	switch (res.kind) {
-	case JSON_K_STRING:
-		conv_set_str(smp, SMP_T_STR, out, res.len);
-		return 1;
-	case JSON_K_NUMBER:
-		if (flags & JSON_Q_INT)
-			conv_set_sint(smp, SMP_T_SINT, res.i);
-		else
-			conv_set_str(smp, SMP_T_STR, out, res.len);
-		return 1;
-	case JSON_K_TRUE:
-	case JSON_K_FALSE:
-		conv_set_sint(smp, SMP_T_BOOL, res.i);
-		return 1;
-	default:
-		return 0;
-	}
+	return conv_json_set(smp, &res, out, flags);
 }
 
 /* The output type (second argument) may only be "int"; it becomes an integer. */
-static int conv_json_query_check(struct arg *args, void *private, char *err, size_t errsz)
+int conv_json_query_check(struct arg *args, void *private, char *err, size_t errsz)
 {
 	if (args[1].type != ARGT_STR)
 		return 0;

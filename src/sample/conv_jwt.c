@@ -42,39 +42,7 @@ static int conv_jwt_query(const struct arg *args, struct sample *smp, void *priv
 	}
 	if (json_query(dec, (size_t)n, path.ptr, path.len, flags, out, smp_trash_size(), &res) < 0)
 		return 0;
-	switch (res.kind) {
-	case JSON_K_STRING:
-		conv_set_str(smp, SMP_T_STR, out, res.len);
-		return 1;
-	case JSON_K_NUMBER:
-		if (flags & JSON_Q_INT)
-			conv_set_sint(smp, SMP_T_SINT, res.i);
-		else
-			conv_set_str(smp, SMP_T_STR, out, res.len);
-		return 1;
-	case JSON_K_TRUE:
-	case JSON_K_FALSE:
-		conv_set_sint(smp, SMP_T_BOOL, res.i);
-		return 1;
-	default:
-		return 0;
-	}
-}
-
-/* As json_query's: the output type may only be "int", which becomes an integer. */
-static int conv_jwt_query_check(struct arg *args, void *private, char *err, size_t errsz)
-{
-	if (args[1].type != ARGT_STR)
-		return 0;
-	if (strcmp(args[1].data.str.ptr, "int") != 0) {
-		snprintf(err, errsz, "output_type only supports \"int\" as argument");
-		return -1;
-	}
-	free((char *)args[1].data.str.ptr);
-	args[1].owns = ARG_OWN_NONE;
-	args[1].type = ARGT_SINT;
-	args[1].data.sint = 1;
-	return 0;
+	return conv_json_set(smp, &res, out, flags);
 }
 
 /* ---- public keys ---- */
@@ -243,7 +211,7 @@ static const struct sample_conv jwt_convs[] = {
 	  conv_jwt_query,
 	  0,
 	  { ARGT_STR, ARGT_STR },
-	  conv_jwt_query_check,
+	  conv_json_query_check,
 	  SMP_T_BIN,
 	  SMP_T_ANY,
 	  CONV_PRIV(0) },
@@ -251,7 +219,7 @@ static const struct sample_conv jwt_convs[] = {
 	  conv_jwt_query,
 	  0,
 	  { ARGT_STR, ARGT_STR },
-	  conv_jwt_query_check,
+	  conv_json_query_check,
 	  SMP_T_BIN,
 	  SMP_T_ANY,
 	  CONV_PRIV(1) },
