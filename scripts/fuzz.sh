@@ -2,8 +2,8 @@
 # Builds and runs the libFuzzer targets tests/fuzz/fuzz_T.c.
 #   scripts/fuzz.sh fuzz SECONDS T...         fuzz each target for SECONDS on its corpus
 #   scripts/fuzz.sh fuzz-replay SECONDS T...  only replay tests/fuzz/corpus/T/* (no fuzzing)
-# Each target names the sources it links on first-lines "// FUZZ_SRCS: a.c b.c" comments, and
-# may add compiler and linker flags on a "// FUZZ_FLAGS: -DUSE_X -lx" one.
+# Each target names the sources it links on "// FUZZ_SRCS: a.c b.c" comments in its first 12
+# lines, and may add compiler and linker flags on a "// FUZZ_FLAGS: -DUSE_X -lx" one there.
 # Binaries go to tests/fuzz/bin/T; new inputs found while fuzzing to tests/fuzz/bin/T.corpus/.
 set -euo pipefail
 
@@ -33,8 +33,8 @@ CFLAGS=(-O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 build() {
 	local t=$1 src=tests/fuzz/fuzz_$1.c srcs flags
 	[ -f "$src" ] || { echo "$0: no target $src" >&2; return 1; }
-	srcs=$(head -n 5 "$src" | sed -n 's|^// FUZZ_SRCS:||p' | tr '\n' ' ')
-	flags=$(head -n 5 "$src" | sed -n 's|^// FUZZ_FLAGS:||p' | head -n 1)
+	srcs=$(head -n 12 "$src" | sed -n 's|^// FUZZ_SRCS:||p' | tr '\n' ' ')
+	flags=$(head -n 12 "$src" | sed -n 's|^// FUZZ_FLAGS:||p' | head -n 1)
 	mkdir -p tests/fuzz/bin
 	# shellcheck disable=SC2086 # the source and flag lists are word-split on purpose
 	clang "${CFLAGS[@]}" -o "tests/fuzz/bin/$t" "$src" $srcs $flags
