@@ -13,7 +13,7 @@ struct evp_pkey_st; /* OpenSSL's EVP_PKEY */
 
 /* Algorithms of RFC 7518 section 3.1. */
 enum jwt_alg {
-	JWT_ALG_NONE = 0, /* "none": valid when the signature is empty */
+	JWT_ALG_NONE = 0, /* "none": valid when the signature is empty or absent */
 	JWT_HS256,
 	JWT_HS384,
 	JWT_HS512,
@@ -51,8 +51,9 @@ static inline int jwt_alg_has_key(enum jwt_alg alg)
  * tok[0..len). Returns 0 with *p, *plen set, or -1. */
 int jwt_part(const char *tok, size_t len, int part, const char **p, size_t *plen);
 
-/* Decodes a base64url part into out[0..outsz), one or two '=' of padding accepted at its
- * end. Returns the length decoded, or -1 when invalid or too long. */
+/* Decodes a base64url part into out[0..outsz) as HAProxy 2.6 does: no padding, '=' is
+ * read anywhere as the digit 63 ('_'), a length of 4n+1 is invalid, 4n+2 and 4n+3 digits
+ * end with 1 and 2 bytes. Returns the length decoded, or -1 when invalid or too long. */
 int jwt_b64_dec(const char *in, size_t len, void *out, size_t outsz);
 
 /* Verifies the signature of tok[0..len) with <alg> (not PS*): HMAC algorithms use

@@ -67,14 +67,17 @@ int pb_type_parse(const char *name);
  * as HAProxy 2.6 accepts them: an empty number is 0). */
 bool pb_path_valid(const char *path, size_t len);
 
-/* Finds the field at <path> in msg[0..len). Returns 1 with *f set, 0 when the field is not
- * there or the message is invalid before it. */
+/* Finds the field at <path> in msg[0..len) as HAProxy 2.6 walks a path (see pb_walk() in
+ * protobuf.c): a repeated submessage is searched in each occurrence, a scalar matching a
+ * number before the last is read on as the next key. Returns 1 with *f set, 0 when the
+ * field is not there or the message is invalid before it. */
 int pb_lookup(const uint8_t *msg, size_t len, const char *path, size_t pathlen, struct pb_field *f);
 
-/* Same over gRPC messages: the first message holding the field wins; a header or message
- * cut short ends the search. */
+/* Same over gRPC messages: the first message holding the field, decoding as <type>
+ * (PB_T_RAW: any), wins. As 2.6, a message whose walk fails before its end makes the next
+ * header be read from where it stopped; a header or message cut short ends the search. */
 int pb_grpc_lookup(const uint8_t *in, size_t len, const char *path, size_t pathlen,
-		   struct pb_field *f);
+		   enum pb_type type, struct pb_field *f);
 
 /* Decodes a found field as <type> (not PB_T_RAW) into *v. Returns 1, or 0 when the
  * field's wire type is not the type's. */

@@ -20,7 +20,9 @@ static int conv_protobuf(const struct arg *args, struct sample *smp, void *priva
 	int found;
 
 	if (CONV_PRIV_INT(private))
-		found = pb_grpc_lookup(in, smp->data.u.str.len, path.ptr, path.len, &f);
+		found = pb_grpc_lookup(
+			in, smp->data.u.str.len, path.ptr, path.len,
+			args[1].type == ARGT_SINT ? (enum pb_type)args[1].data.sint : PB_T_RAW, &f);
 	else
 		found = pb_lookup(in, smp->data.u.str.len, path.ptr, path.len, &f);
 	if (!found)

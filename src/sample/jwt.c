@@ -2,6 +2,8 @@
  * cache are in conv_jwt.c; this file only needs OpenSSL and the base64url decoder, so the
  * fuzz target links it alone.
  */
+#include <limits.h>
+#include <stdint.h>
 #include <string.h>
 
 #include <openssl/bn.h>
@@ -46,11 +48,47 @@ int jwt_part(const char *tok, size_t len, int part, const char **p, size_t *plen
 	return 0;
 }
 
+/* A base64url digit's value, '=' read as 63 as 2.6 reads it; -1 for any other byte. */
+static int jwt_b64_digit(char c)
+{
+	if (c >= 'A' && c <= 'Z')
+		return c - 'A';
+	if (c >= 'a' && c <= 'z')
+		return c - 'a' + 26;
+	if (c >= '0' && c <= '9')
+		return c - '0' + 52;
+	if (c == '-')
+		return 62;
+	return c == '_' || c == '=' ? 63 : -1;
+}
+
 int jwt_b64_dec(const char *in, size_t len, void *out, size_t outsz)
 {
-	for (int i = 0; i < 2 && len && in[len - 1] == '='; i++)
-		len--;
-	return codec_ub64_dec(in, len, out, outsz);
+	unsigned char *o = out;
+	size_t n = len / 4 * 3 + (len % 4 ? len % 4 - 1 : 0);
+	uint32_t v = 0;
+	size_t i, k = 0;
+
+	if (len % 4 == 1 || n > outsz || n > INT_MAX)
+		return -1;
+	for (i = 0; i < len; i++) {
+		int d = jwt_b64_digit(in[i]);
+
+		if (d < 0)
+			return -1;
+		v = v << 6 | (uint32_t)d;
+		if (i % 4 == 3 || i == len - 1) {
+			/* a group of 4, 3 or 2 digits: 3, 2 or 1 bytes, the spare low bits dropped
+			 */
+			int digits = (int)(i % 4) + 1;
+
+			v <<= 6 * (4 - digits);
+			for (int b = 0; b < digits - 1; b++)
+				o[k++] = (unsigned char)(v >> (16 - 8 * b));
+			v = 0;
+		}
+	}
+	return (int)k;
 }
 
 /* The digest of an algorithm's family member (256, 384, 512). */
@@ -144,7 +182,9 @@ int jwt_verify(const char *tok, size_t len, enum jwt_alg alg, const char *secret
 	if (!d1)
 		return JWT_VRFY_INVALID;
 	d2 = memchr(d1 + 1, '.', len - (size_t)(d1 + 1 - tok));
-	if (!d2 || memchr(d2 + 1, '.', len - (size_t)(d2 + 1 - tok)))
+	if (!d2) /* as 2.6: a header and a payload without signature pass "none" */
+		return alg == JWT_ALG_NONE ? JWT_VRFY_OK : JWT_VRFY_INVALID;
+	if (memchr(d2 + 1, '.', len - (size_t)(d2 + 1 - tok)))
 		return JWT_VRFY_INVALID;
 	silen = (size_t)(d2 - tok);
 	s = d2 + 1;
@@ -156,7 +196,7 @@ int jwt_verify(const char *tok, size_t len, enum jwt_alg alg, const char *secret
 	if (!slen)
 		return JWT_VRFY_INVALID;
 	n = jwt_b64_dec(s, slen, scratch, scratchsz);
-	if (n <= 0)
+	if (n < 0)
 		return JWT_VRFY_INVALID;
 	if (!jwt_alg_has_key(alg))
 		return jwt_hmac(tok, silen, jwt_md(alg), secret, secretlen, scratch, (size_t)n);

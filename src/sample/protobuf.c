@@ -96,7 +96,8 @@ static int pb_value(const uint8_t *p, const uint8_t *end, unsigned int wire, str
 	}
 }
 
-/* Reads the next number of the path at *pp (before pe), wrapping at 32 bits. */
+/* Reads the number of the path at *pp (before pe), wrapping at 32 bits, and moves *pp past
+ * it and its dot. */
 static uint32_t pb_path_next(const char **pp, const char *pe)
 {
 	const char *p = *pp;
@@ -108,53 +109,139 @@ static uint32_t pb_path_next(const char **pp, const char *pe)
 	return v;
 }
 
-int pb_lookup(const uint8_t *msg, size_t len, const char *path, size_t pathlen, struct pb_field *f)
+/* Where a varint at p that pb_varint() refused stops being read: at end when cut short, or
+ * after PB_VARINT_MAX bytes when too long. */
+static const uint8_t *pb_varint_stop(const uint8_t *p, const uint8_t *end)
 {
-	const uint8_t *pos = msg, *cur_end = msg + len, *end = msg + len;
-	const char *pp = path, *pe = path + pathlen;
+	return (size_t)(end - p) > PB_VARINT_MAX ? p + PB_VARINT_MAX : end;
+}
 
-	if (!pb_path_valid(path, pathlen))
-		return 0;
-	while (pp < pe) {
-		uint32_t want = pb_path_next(&pp, pe);
-		bool found = false;
+/* Moves *pp past the field whose key ended at *pp: a length-delimited field's length (its
+ * value is then (*pp, *l)), then, unless <keep>, its value. Returns false when the field is
+ * cut short or of a wire type without a value (groups, 6 and 7), with *pp where its
+ * reading stopped. */
+static bool pb_skip(const uint8_t **pp, const uint8_t *end, unsigned int wire, bool keep,
+		    uint64_t *l)
+{
+	const uint8_t *p = *pp;
+	size_t fixed = wire == PB_W_64BIT ? 8 : 4;
+	int n;
 
-		while (pos < cur_end) {
-			uint64_t key;
-			int n = pb_varint(pos, end, &key);
-
-			if (n <= 0 || !pb_value(pos + n, end, (unsigned int)(key & 7), f))
-				return 0;
-			pos = f->val + f->len;
-			if ((key >> 3) == want) {
-				found = true;
-				break;
-			}
+	switch (wire) {
+	case PB_W_VARINT:
+		n = keep ? 0 : pb_varint(p, end, l);
+		*pp = n < 0 ? pb_varint_stop(p, end) : p + n;
+		return n >= 0;
+	case PB_W_64BIT:
+	case PB_W_32BIT:
+		if (keep)
+			return true;
+		if ((size_t)(end - p) < fixed)
+			return false;
+		*pp = p + fixed;
+		return true;
+	case PB_W_LEN:
+		n = pb_varint(p, end, l);
+		if (n < 0) {
+			*pp = pb_varint_stop(p, end);
+			return false;
 		}
-		if (!found)
-			return 0;
-		if (pp >= pe)
-			return 1;
-		if (f->wire != PB_W_LEN)
-			return 0;
-		pos = f->val;
-		cur_end = f->val + f->len;
+		*pp = p + n;
+		if (*l > (uint64_t)(end - p - n))
+			return false;
+		*pp = keep ? p + n : p + n + *l;
+		return true;
+	default:
+		return false;
 	}
+}
+
+/* The walk, as 2.6 does it: one flat pass over the whole message, never narrowed to a
+ * submessage. A key matching the path's current number moves to the next number without
+ * skipping the value, so the next key is read from the value's first bytes (for a
+ * submessage, its first field; for a scalar, its bytes). A key that does not match skips
+ * its field, and goes back to the path's first number once the submessage entered last is
+ * used up: its byte count is counted down by the fields read after it, and is used up at
+ * once by a skipped length-delimited field (whose length replaces it). So a repeated
+ * submessage is searched in each occurrence. Each turn reads at least a key byte, so the
+ * walk ends within len turns.
+ *
+ * The field found must decode as <type> (PB_T_RAW: any) or the walk fails there. On
+ * failure, *stop is where the reading stopped: the end when the field is not there, the
+ * found value's start, or the place a field turned out invalid. */
+static int pb_walk(const uint8_t *msg, size_t len, const char *path, size_t pathlen,
+		   enum pb_type type, struct pb_field *f, const uint8_t **stop)
+{
+	const uint8_t *p = msg, *end = msg + len;
+	const char *pp = path, *pe = path + pathlen;
+	int64_t left = 0; /* bytes of the submessage entered last; <= 0: used up */
+	int64_t v;
+
+	while (p < end) {
+		const char *next = pp;
+		uint32_t want = pb_path_next(&next, pe);
+		const uint8_t *from = p, *val;
+		uint64_t key, l = 0;
+		unsigned int wire;
+		int n = pb_varint(p, end, &key);
+		bool hit;
+
+		if (n <= 0) {
+			*stop = pb_varint_stop(p, end);
+			return 0;
+		}
+		val = p += n;
+		wire = (unsigned int)(key & 7);
+		hit = (uint32_t)(key >> 3) == want;
+		if (!pb_skip(&p, end, wire, hit, &l)) {
+			*stop = p;
+			return 0;
+		}
+		if (hit && next == pe) {
+			*stop = p;
+			return pb_value(val, end, wire, f) &&
+			       (type == PB_T_RAW || pb_field_int(f, type, &v));
+		}
+		if (wire == PB_W_LEN)
+			left = hit ? (int64_t)l : 0; /* a skipped one is used up at once */
+		else if (left > 0)
+			left -= p - from;
+		if (hit)
+			pp = next;
+		else if (left <= 0)
+			pp = path;
+	}
+	*stop = p;
 	return 0;
 }
 
-int pb_grpc_lookup(const uint8_t *in, size_t len, const char *path, size_t pathlen,
-		   struct pb_field *f)
+int pb_lookup(const uint8_t *msg, size_t len, const char *path, size_t pathlen, struct pb_field *f)
 {
+	const uint8_t *stop;
+
+	if (!pb_path_valid(path, pathlen))
+		return 0;
+	return pb_walk(msg, len, path, pathlen, PB_T_RAW, f, &stop);
+}
+
+int pb_grpc_lookup(const uint8_t *in, size_t len, const char *path, size_t pathlen,
+		   enum pb_type type, struct pb_field *f)
+{
+	const uint8_t *stop;
+
+	if (!pb_path_valid(path, pathlen))
+		return 0;
 	while (len >= 5) {
 		uint32_t mlen = (uint32_t)in[1] << 24 | (uint32_t)in[2] << 16 |
 				(uint32_t)in[3] << 8 | in[4];
 
 		if (mlen > len - 5)
 			return 0;
-		if (pb_lookup(in + 5, mlen, path, pathlen, f))
+		if (pb_walk(in + 5, mlen, path, pathlen, type, f, &stop))
 			return 1;
-		in += 5 + mlen;
+		/* as 2.6: the next header is read where this walk stopped, and the count of
+		 * bytes left drops by the whole message */
+		in = stop;
 		len -= 5 + (size_t)mlen;
 	}
 	return 0;

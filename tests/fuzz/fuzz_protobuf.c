@@ -2,9 +2,10 @@
 /* libFuzzer target for the protocol buffers reader behind protobuf and ungrpc
  * (sample/protobuf.h). The input is split at its first newline into a field path and a
  * message (no newline: a fixed path); the message, an exact-size heap copy so that ASan
- * catches any read past its end, is walked as a bare message and as gRPC frames with that
- * path and a few fixed ones, and every field found is decoded as each type. A field's
- * bytes must lie inside the input.
+ * catches any read past its end, is walked as a bare message and as gRPC frames (untyped,
+ * and typed: a field found must then decode as the type) with that path and a few fixed
+ * ones, and every field found is decoded as each type. A field's bytes must lie inside the
+ * input.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -31,8 +32,16 @@ static void fz_walk(const uint8_t *in, size_t n, const char *path, size_t plen)
 
 	if (pb_lookup(in, n, path, plen, &f))
 		fz_field(in, n, &f);
-	if (pb_grpc_lookup(in, n, path, plen, &f))
+	if (pb_grpc_lookup(in, n, path, plen, PB_T_RAW, &f))
 		fz_field(in, n, &f);
+	/* a type picked by the input's length: a field found must decode as it */
+	if (pb_grpc_lookup(in, n, path, plen, (enum pb_type)(PB_T_INT32 + n % PB_T_FLOAT), &f)) {
+		int64_t v;
+
+		fz_field(in, n, &f);
+		if (!pb_field_int(&f, (enum pb_type)(PB_T_INT32 + n % PB_T_FLOAT), &v))
+			abort();
+	}
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -136,6 +136,22 @@ TEST(conv_protobuf_walk)
 	CHECK_STR(pb("0a0212020805", "1.2.1,int32"), "5");
 	CHECK_STR(pb("0a01800105", "1.16,int32"), "5");
 	CHECK_STR(pb("0a02100108021801", "1.1,int32"), "<none>");
+	/* 2.6's walk: each occurrence of a repeated submessage is searched */
+	CHECK_STR(pb("0a0218010a021005", "1.2,int64"), "5");
+	CHECK_STR(pb("0a0218010a0218020a0218030a021009", "1.2,int64"), "9");
+	CHECK_STR(pb("0a0218010a0210050a021007", "1.2,int64"), "5");
+	CHECK_STR(pb("0a04120210010a04120218050a0412021807", "1.2.3,int64"), "5");
+	CHECK_STR(pb("0a041a0010070a021009", "1.2,int64"), "9");
+	/* a scalar matching a number before the last is read on as the next key */
+	CHECK_STR(pb("081005", "1.2"), "\x05");
+	CHECK_STR(pb("0d10050000", "1.2,int64"), "5");
+	CHECK_STR(pb("08011005", "1.2,int64"), "<none>");
+	/* a skipped length-delimited field in a submessage sends the path back to its start */
+	CHECK_STR(pb("0a041a001007", "1.2"), "<none>");
+	CHECK_STR(pb("0a0a1202100112021805", "1.2.3,int64"), "<none>");
+	CHECK_STR(pb("0a0818010a0410051809", "1.2,int64"), "<none>");
+	/* field numbers compare on 32 bits, as the path's numbers */
+	CHECK_STR(pb("88808080800105", "1,int64"), "5");
 }
 
 TEST(conv_ungrpc)
@@ -150,6 +166,18 @@ TEST(conv_ungrpc)
 	CHECK_STR(ev("bin(00000000000801),ungrpc(1,int32)"), "<none>");
 	CHECK_STR(ev("bin(089601),ungrpc(1,int32)"), "<none>");
 	CHECK_STR(ev("bin(00000000090a0708011203616263),ungrpc(1.2)"), "abc");
+	CHECK_STR(ev("bin(00000000080a0218010a021005),ungrpc(1.2,int64)"), "5");
+	/* as 2.6: after a failed walk, the next header is read where the walk stopped */
+	CHECK_STR(ev("bin(00000000020a0000000000020805),ungrpc(1,int64)"), "5");
+	CHECK_STR(ev("bin(00000000020a0000000000020805),ungrpc(1),length"), "0");
+	CHECK_STR(ev("bin(00000000020d0100000000020805),ungrpc(1,int64)"), "<none>");
+	CHECK_STR(ev("bin(0000000005120561626300000000020805),ungrpc(1,int64)"), "<none>");
+	CHECK_STR(ev("bin(00000000021a0500000000020805),ungrpc(1,int64)"), "5");
+	CHECK_STR(ev("bin(00000000018000000000020805),ungrpc(1,int64)"), "5");
+	/* a key over 10 bytes stops the walk after its 10th */
+	CHECK_STR(ev("bin(0000000011808080808080808080800000000002080500000000070806080608"
+		     "0608),ungrpc(1,int64)"),
+		  "5");
 }
 
 TEST(conv_protobuf_args)
@@ -184,9 +212,24 @@ TEST(jwt_parts)
 	CHECK_INT(jwt_part("abc", 3, 1, &p, &n), -1);
 	CHECK_INT(jwt_part("a.bc", 4, 1, &p, &n), 0);
 	CHECK_INT(n, 2);
-	CHECK_INT(jwt_b64_dec("eyJhIjoxfQ==", 12, out, sizeof(out)), 7);
-	CHECK_INT(jwt_b64_dec("eyJhIjoxfQ=", 11, out, sizeof(out)), 7);
+	CHECK_INT(jwt_b64_dec("eyJhIjoxfQ", 10, out, sizeof(out)), 7);
+	CHECK(!memcmp(out, "{\"a\":1}", 7));
 	CHECK_INT(jwt_b64_dec("A+/A", 4, out, sizeof(out)), -1);
+	/* as 2.6: no padding, '=' is the digit 63 anywhere, 4n+1 digits are invalid */
+	CHECK_INT(jwt_b64_dec("eyJhIjoxfQ==", 12, out, sizeof(out)), 9);
+	CHECK(!memcmp(out, "{\"a\":1}\x0f\xff", 9));
+	CHECK_INT(jwt_b64_dec("eyJhIjoxfQ=", 11, out, sizeof(out)), 8);
+	CHECK_INT(jwt_b64_dec("Q=JD", 4, out, sizeof(out)), 3);
+	CHECK(!memcmp(out, "\x43\xf2\x43", 3));
+	CHECK_INT(jwt_b64_dec("A=", 2, out, sizeof(out)), 1);
+	CHECK_INT(out[0], 3);
+	CHECK_INT(jwt_b64_dec("AAA=", 4, out, sizeof(out)), 3);
+	CHECK_INT(out[2], 0x3f);
+	CHECK_INT(jwt_b64_dec("AAAA=", 5, out, sizeof(out)), -1);
+	CHECK_INT(jwt_b64_dec("=", 1, out, sizeof(out)), -1);
+	CHECK_INT(jwt_b64_dec("", 0, out, sizeof(out)), 0);
+	CHECK_INT(jwt_b64_dec("QUJDRA", 6, out, 3), -1); /* 4 bytes do not fit */
+	CHECK_INT(jwt_b64_dec("QUJDRA", 6, out, 4), 4);
 }
 
 TEST(jwt_verify_hmac)
@@ -204,10 +247,26 @@ TEST(jwt_verify_hmac)
 	CHECK_INT(jwt_verify("a.b.", 4, JWT_ALG_NONE, "", 0, NULL, s, sizeof(s)), 1);
 	CHECK_INT(jwt_verify("a.b.", 4, JWT_HS256, "x", 1, NULL, s, sizeof(s)), -3);
 	CHECK_INT(jwt_verify("a.b", 3, JWT_HS256, "x", 1, NULL, s, sizeof(s)), -3);
+	CHECK_INT(jwt_verify("a.b", 3, JWT_ALG_NONE, "", 0, NULL, s, sizeof(s)), 1);
+	CHECK_INT(jwt_verify(".", 1, JWT_ALG_NONE, "", 0, NULL, s, sizeof(s)), 1);
+	CHECK_INT(jwt_verify("a", 1, JWT_ALG_NONE, "", 0, NULL, s, sizeof(s)), -3);
+	CHECK_INT(jwt_verify("a.b", 3, JWT_RS256, "", 0, NULL, s, sizeof(s)), -3);
 	CHECK_INT(jwt_verify("a.b.c.d", 7, JWT_HS256, "x", 1, NULL, s, sizeof(s)), -3);
 	CHECK_INT(jwt_verify("a.b.AAAAA", 9, JWT_HS256, "x", 1, NULL, s, sizeof(s)), -3);
 	CHECK_INT(jwt_verify("a.b.AA==", 8, JWT_HS256, "x", 1, NULL, s, sizeof(s)), 0);
 	CHECK_INT(jwt_verify(tok, n, JWT_PS256, "", 0, NULL, s, sizeof(s)), -2);
+	{
+		/* padding on a good signature: 43 digits + "=" decode to 33 bytes, + "==" are
+		 * 4n+1 */
+		char t[256];
+
+		snprintf(t, sizeof(t), "%s=", tok);
+		CHECK_INT(jwt_verify(t, n + 1, JWT_HS256, "secret", 6, NULL, s, sizeof(s)), 0);
+		snprintf(t, sizeof(t), "%s==", tok);
+		CHECK_INT(jwt_verify(t, n + 2, JWT_HS256, "secret", 6, NULL, s, sizeof(s)), -3);
+		snprintf(t, sizeof(t), "%sA=", tok);
+		CHECK_INT(jwt_verify(t, n + 2, JWT_HS256, "secret", 6, NULL, s, sizeof(s)), -3);
+	}
 }
 
 /* Signs "h.p" with a new key on <curve> and returns the token (raw r||s signature). */
