@@ -239,11 +239,12 @@ TEST(queue_prio_many_scattered_offsets)
 {
 	struct proxy *saved = proxies;
 	static int want[NBIG];
-	const struct rb_tree *t = &qp_px.queues[0].prio;
+	const struct rb_tree *t;
 	int n = NBIG - 1, nwant = 0, depth;
 
 	proxies = &qp_px;
 	qp_setup_n(1, NBIG);
+	t = &qp_px.queues[0].prio; /* allocated by the setup */
 	for (int i = 1; i <= n; i++) {
 		int r = (int)qp_rand(10);
 
