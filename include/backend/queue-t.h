@@ -1,5 +1,6 @@
 /* Type of a backend's per-group queue of streams waiting for a server slot: the streams
- * that set no priority in arrival order, those that set one in key order (backend.c). */
+ * that set no priority in a list in arrival order, those that set one in a tree in key
+ * order (backend.c). */
 #ifndef BACKEND_QUEUE_T_H
 #define BACKEND_QUEUE_T_H
 
@@ -7,14 +8,15 @@
 #include <stdint.h>
 #include <base/compiler.h>
 #include <base/list.h>
+#include <base/rbtree-t.h>
 
 /* Shared by the threads of one group: the lock is taken only when every usable server is
  * full (enqueue, dequeue on a released slot, expiry), never on the plain request path. */
 struct px_queue {
 	pthread_mutex_t lock;
 	struct list head;         /* struct stream without a priority, FIFO (so in key order) */
-	struct list prio;         /* struct stream with a priority class or offset, key order */
-	int len;                  /* streams in both lists (written under lock, read relaxed) */
+	struct rb_tree prio;      /* struct stream with a priority class or offset, by key */
+	int len;                  /* streams in both (written under lock, read relaxed) */
 	uint64_t head_key;        /* smallest key queued, QKEY_NONE when empty (written under
 				   * lock, read relaxed by other groups' dequeuers to compare
 				   * their heads without taking every lock) */

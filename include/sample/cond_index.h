@@ -16,7 +16,8 @@ bool cond_indexable(const struct acl_cond *c);
 /* Builds the index of conds[0..n) (each indexable); NULL on allocation failure. */
 struct cond_index *cond_index_build(struct acl_cond *const *conds, unsigned int n);
 void cond_index_free(struct cond_index *ci);
-/* Set by the CLI when an ACL's patterns change: indexes then test conditions in order. */
+/* Set when the patterns of an ACL an index copied change (CLI, add-acl/del-acl rules):
+ * indexes then test conditions in order. */
 extern bool cond_index_acls_changed;
 /* The first position whose condition holds where <ctx> says, or UINT_MAX when none does.
  * Loop thread; no allocation. */

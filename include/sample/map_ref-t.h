@@ -12,6 +12,7 @@
 #define MAP_REF_F_MAP 0x01     /* used by map converters (or an ACL with -M) */
 #define MAP_REF_F_ACL 0x02     /* used by an ACL */
 #define MAP_REF_F_ACLFILE 0x04 /* read as an ACL file: the whole line is the pattern */
+#define MAP_REF_F_INDEXED 0x08 /* a condition index of rules copies its patterns */
 
 /* One entry. Its fields are the writer's (the CLI, thread 0): readers reach the patterns
  * and values only, never the entry. */

@@ -23,6 +23,9 @@ struct map_ref *map_ref_find_path(const char *path, unsigned flags);
 /* By "#ID" or file name, with one of <flags>; NULL if none. */
 struct map_ref *map_ref_lookup(const char *name, unsigned flags);
 struct map_ref *map_ref_first(void);
+/* Flags the references set <ps> is built over as copied by a condition index (a change
+ * to one of them makes the indexes fall back: cond_index.h). Config time. */
+void map_ref_mark_indexed(const struct pat_set *ps);
 
 /* Builds a set over <r>: every current entry goes into <ps> (values of type <out>, or
  * out < 0 for none); later changes to <r> reach it. Config time. */

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <base/buf-t.h>
 #include <base/list.h>
+#include <base/rbtree-t.h>
 #include <event/inbox.h>
 #include <event/loop-t.h>
 #include <http/h1-t.h>
@@ -142,7 +143,8 @@ struct stream {
 	uint8_t meth;             /* enum http_meth of the request, kept for response rules */
 	uint64_t req_start;       /* ms, when the request started (for timeout http-request) */
 	struct timer tmr;         /* queue, turnaround, http-request deadline */
-	struct list queue;        /* in a group queue of the backend while queued */
+	struct list queue;        /* in a group queue's FIFO list while queued without a
+				   * priority, else self-linked (backend.c) */
 	uint8_t queue_state;      /* Q_* (backend.c), under the group queue's lock */
 	uint8_t queue_grp;        /* index of the group queue */
 	int16_t prio_class;       /* set-priority-class: -2047..2047, lower is served first */
@@ -226,6 +228,8 @@ struct stream {
 	uint64_t queue_key;       /* its place in the queue (QKEY_*, backend.c), set when it
 				   * enters it (not zeroed either); a woken stream that goes back
 				   * keeps it */
+	struct rb_node qnode;     /* in a group queue's tree while queued with a priority (set
+				   * when it enters it: not zeroed either) */
 	struct h1_hdr hdrs[];     /* 2 * hdr_cap entries: request table then response table */
 };
 

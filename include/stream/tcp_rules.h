@@ -25,6 +25,10 @@ bool tcp_rules_partial(void);
  * request may be complete): an action may yield there for its own event (do-resolve). */
 bool tcp_rules_can_wait(void);
 
+/* True for the stand-in stream of connection and session rules: no stream exists yet, so
+ * what belongs to one (captures) is not there, as in HAProxy. */
+bool tcp_rules_standin(const struct stream *s);
+
 /* Set at parse time when some proxy has content rules of that direction: without any, the
  * request path pays one load and a branch. */
 extern bool tcp_req_content_used;

@@ -12,6 +12,7 @@
 #include <backend/lb_update.h>
 #include <backend/server.h>
 #include <base/atomic.h>
+#include <base/rbtree.h>
 #include <base/tinfo.h>
 #include <event/inbox.h>
 #include <base/freq_ctr.h>
@@ -39,7 +40,7 @@ int backend_init(struct proxy *px)
 	for (int g = 0; g < MAX_TGROUPS; g++) {
 		pthread_mutex_init(&px->queues[g].lock, NULL);
 		list_init(&px->queues[g].head);
-		list_init(&px->queues[g].prio);
+		rb_init(&px->queues[g].prio);
 		px->queues[g].len = 0;
 		px->queues[g].head_key = QKEY_NONE;
 	}
@@ -146,15 +147,14 @@ static bool queue_srv_enter(struct server *w, bool again)
 
 /* Queue order. A stream's key (QKEY_*) is its class, then the date it entered the queue
  * plus its offset, as in HAProxy 2.6 (whose 20-bit circular dates are 64-bit here: a
- * stream stays in its place however long it waits). Two lists hold them:
+ * stream stays in its place however long it waits). Two containers hold them:
  * - <head>: the streams that set no priority (class 0, offset 0), in arrival order. Their
  *   keys grow with their arrival, so the list is in key order and entering it stays the
  *   O(1) tail append it always was, whatever else is queued;
- * - <prio>: the streams that set a class or an offset, in key order (ties in arrival
- *   order). Placing one walks this list only, from its tail: traffic given the same
- *   priority arrives in key order and lands at once, a mix walks over prioritised streams
- *   only, never over the default ones. A tree would bound a mix by log n but costs a node
- *   and rebalancing per entry; priorities mark a few kinds of traffic, so a list suffices.
+ * - <prio>: the streams that set a class or an offset, in a red-black tree by key, ties
+ *   in arrival order (base/rbtree.c): entering and leaving cost O(log n) under the lock
+ *   whatever the keys (a client may choose its offset), the smallest is at hand.
+ * A queued stream is in <head> when its <queue> link is not self-linked, else in <prio>.
  * The head of the queue is the smaller of the two heads. */
 
 /* The key of <s> entering the queue now. */
@@ -166,20 +166,32 @@ static inline uint64_t queue_key_now(const struct stream *s)
 	       (date & ((1ULL << QKEY_CLASS_SHIFT) - 1));
 }
 
-/* Inserts <s> into <q>'s list of prioritised streams, after those of a smaller or equal
+#define QNODE_STREAM(n) container_of((n), struct stream, qnode)
+
+/* Inserts <s> into <q>'s tree of prioritised streams, after those of a smaller or equal
  * key (before the equal ones with <first>: a woken stream going back). Under the lock. */
 static void queue_insert_prio(struct px_queue *q, struct stream *s, bool first)
 {
-	struct list *at = q->prio.prev;
+	struct rb_node *parent = NULL, *at = q->prio.root;
+	int dir = 0;
 
-	while (at != &q->prio) {
-		uint64_t k = list_elem(at, struct stream, queue)->queue_key;
+	while (at) {
+		uint64_t k = QNODE_STREAM(at)->queue_key;
 
-		if (k < s->queue_key || (k == s->queue_key && !first))
-			break;
-		at = at->prev;
+		parent = at;
+		dir = k < s->queue_key || (k == s->queue_key && !first);
+		at = at->kid[dir];
 	}
-	list_insert(at, &s->queue);
+	rb_insert_at(&q->prio, &s->qnode, parent, dir);
+}
+
+/* Takes the queued <s> out of <q>'s list or tree. Under the lock. */
+static inline void queue_remove(struct px_queue *q, struct stream *s)
+{
+	if (likely(!list_empty(&s->queue)))
+		list_delete(&s->queue);
+	else
+		rb_erase(&q->prio, &s->qnode);
 }
 
 /* The first stream of <q> (NULL when empty). Under the lock. On equal keys the stream of
@@ -188,8 +200,8 @@ static struct stream *queue_first(struct px_queue *q)
 {
 	struct stream *d = list_empty(&q->head) ? NULL
 						: list_elem(q->head.next, struct stream, queue);
-	struct stream *p = list_empty(&q->prio) ? NULL
-						: list_elem(q->prio.next, struct stream, queue);
+	struct rb_node *f = rb_first(&q->prio);
+	struct stream *p = f ? QNODE_STREAM(f) : NULL;
 
 	if (!p || !d)
 		return p ? p : d;
@@ -217,7 +229,7 @@ static struct stream *queue_pop(struct proxy *be, int g)
 	pthread_mutex_lock(&q->lock);
 	s = queue_first(q);
 	if (s) {
-		list_delete(&s->queue);
+		queue_remove(q, s);
 		s->queue_state = Q_WOKEN;
 		HA_ATOMIC_STORE_RLX(&q->len, q->len - 1);
 		HA_ATOMIC_DEC(&be->nb_queued);
@@ -401,7 +413,7 @@ int backend_unqueue(struct stream *s)
 	pthread_mutex_lock(&q->lock);
 	state = s->queue_state;
 	if (state == Q_QUEUED) {
-		list_delete(&s->queue);
+		queue_remove(q, s);
 		HA_ATOMIC_STORE_RLX(&q->len, q->len - 1);
 		s->queue_state = Q_NONE;
 		HA_ATOMIC_DEC(&s->be->nb_queued);

@@ -16,6 +16,7 @@
 #include <base/atomic.h>
 #include <sample/cond_index.h>
 #include <sample/iptree.h>
+#include <sample/map_ref.h>
 #include <sample/pattern.h>
 #include <sample/regex.h>
 #include <sample/sample.h>
@@ -60,9 +61,11 @@ struct cond_index {
 	struct acl_cond **conds; /* the conditions, tested one by one once ACLs changed */
 };
 
-/* Set (once, never cleared) by the CLI thread when it changes an ACL's patterns: indexes
- * hold copies of them, so every index falls back to testing the conditions in order.
- * Relaxed: a request that still uses the index just sees the change a little later. */
+/* Set (once, never cleared) by the CLI or a rule (add-acl, del-acl) when it changes the
+ * patterns of an ACL reference some index copied (MAP_REF_F_INDEXED, marked at build):
+ * every index then falls back to testing the conditions in order. A change to a file no
+ * index copied keeps the indexes. Relaxed: a request that still uses the index just sees
+ * the change a little later. */
 bool cond_index_acls_changed;
 
 static bool ci_method_ok(int match)
@@ -253,6 +256,7 @@ struct cond_index *cond_index_build(struct acl_cond *const *conds, unsigned int 
 				for (const struct pattern *p = e->pat.head; p; p = p->next)
 					if (ci_add_pattern(g, &e->pat, p, pos) < 0)
 						goto fail;
+				map_ref_mark_indexed(&e->pat);
 			}
 		}
 	}

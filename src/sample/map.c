@@ -178,6 +178,14 @@ struct map_ref *map_ref_first(void)
 	return map_refs;
 }
 
+void map_ref_mark_indexed(const struct pat_set *ps)
+{
+	for (struct map_ref *r = map_refs; r; r = r->next)
+		for (int i = 0; i < r->nsets; i++)
+			if (r->sets[i].ps == ps)
+				r->flags |= MAP_REF_F_INDEXED;
+}
+
 /* Appends an entry to <r> (not to its sets). */
 struct map_elt *map_ref_append(struct map_ref *r, const char *key, const char *value, int op,
 			       unsigned gen)

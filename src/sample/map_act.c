@@ -30,11 +30,11 @@ static void map_act_begin(void)
 	pat_reclaim();
 }
 
-/* ACL indexes of rules copy the patterns: once an ACL changed, conditions are tested one
- * by one (cond_index.c), as after the CLI's "add acl". */
+/* ACL indexes of rules copy the patterns: once an ACL one of them copied changed,
+ * conditions are tested one by one (cond_index.c), as after the CLI's "add acl". */
 static void map_act_end(const struct map_ref *r)
 {
-	if (r->flags & MAP_REF_F_ACL)
+	if (r->flags & MAP_REF_F_INDEXED)
 		HA_ATOMIC_STORE_RLX(&cond_index_acls_changed, true);
 	pat_retire_close();
 	pthread_mutex_unlock(&map_lock);

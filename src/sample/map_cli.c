@@ -63,10 +63,10 @@ static void mcli_begin(void)
 }
 
 /* Ends a change of <r>: the retired objects wait for the threads; ACL indexes of rules
- * (which copy the patterns) are no longer used once an ACL changed. */
+ * (which copy the patterns) are no longer used once an ACL one of them copied changed. */
 static void mcli_end(const struct map_ref *r)
 {
-	if (r && (r->flags & MAP_REF_F_ACL))
+	if (r && (r->flags & MAP_REF_F_INDEXED))
 		HA_ATOMIC_STORE_RLX(&cond_index_acls_changed, true);
 	pat_retire_close();
 	pthread_mutex_unlock(&map_lock);

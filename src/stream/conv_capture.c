@@ -8,12 +8,15 @@
 #include <sample/sample.h>
 #include <stream/http_capture.h>
 #include <stream/stream.h>
+#include <stream/tcp_rules.h>
 
 static int conv_capture(const struct arg *args, struct sample *smp, void *private)
 {
 	struct stream *s = smp->ctx->strm;
 
-	if (!s || !args || args[0].type != ARGT_SINT)
+	/* connection and session rules have no stream yet: nothing to capture into, as in
+	 * HAProxy 2.6, where the expression fails there */
+	if (!s || tcp_rules_standin(s) || !args || args[0].type != ARGT_SINT)
 		return 0;
 	return http_capture_store(s, private != NULL, args[0].data.sint, smp->data.u.str);
 }

@@ -26,6 +26,7 @@
 #include <stream/action.h>
 #include <stream/stktable_act.h>
 #include <stream/stream.h>
+#include <stream/http_capture.h>
 #include <stream/tcp_rules.h>
 
 bool tcp_req_content_used;
@@ -140,9 +141,16 @@ static enum act_return tcp_run_set(struct proxy *px, size_t ofs, struct stream *
 
 /* ---- connection and session rules ---- */
 
-/* The stand-in stream's own state goes: its variables and rewrite room. */
+bool tcp_rules_standin(const struct stream *s)
+{
+	return s == &sess_strm;
+}
+
+/* The stand-in stream's own state goes: its variables, rewrite room and captures (none
+ * should be made there: the next connection's memset would lose them). */
 static void tcp_sess_strm_done(struct stream *s)
 {
+	http_capture_free(s);
 	if (s->hlua) /* a Lua fetch kept data on it (txn:set_priv) */
 		stream_hlua_free(s);
 	vars_prune(&s->vars_txn);

@@ -215,3 +215,20 @@ def test_srv_queue_counts_streams_waiting_for_the_server(proxy, backend, port, t
     assert got == {0: 200, 1: 200}
     r = httpc.get(p2, "/")
     assert (r.header("x-f"), r.header("x-c")) == ("0", "0")
+
+
+@pytest.mark.parametrize("stage", ["connection", "session"])
+def test_capture_converters_fail_before_the_stream(proxy, port, stage):
+    """Connection and session rules run before a stream exists: capture-req/-res there
+    fail (the variable is not set) and capture nothing, as in 2.6."""
+    c = ("defaults\n    mode http\n    timeout connect 2s\n    timeout client 5s\n"
+         "    timeout server 5s\n"
+         "frontend f\n    bind 127.0.0.1:%d\n    declare capture request len 10\n" % port +
+         "    tcp-request %s set-var(sess.x) str(abcdef),capture-req(0)\n" % stage +
+         "    http-request return status 200 hdr x-x \"%[var(sess.x)]\" "
+         "hdr x-c \"%[capture.req.hdr(0)]\"\n")
+    proxy(c, ports=[port])
+    for _ in range(3):
+        r = httpc.get(port, "/")
+        assert r.status == 200
+        assert (r.header("x-x"), r.header("x-c")) == (None, None)

@@ -1,11 +1,14 @@
 /* Unit tests of the queue order with priorities (backend.c): with one slot, queued streams
  * are woken by class, then by queue date plus offset, the default ones in arrival order
  * among them; a stream leaving the queue early takes nothing with it; a woken stream that
- * goes back keeps its place; with two groups the rotation's turn takes the best head. */
+ * goes back keeps its place; with two groups the rotation's turn takes the best head;
+ * 2,000 streams with scattered offsets keep the tree of prioritised streams shallow. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <backend/backend.h>
 #include <backend/server.h>
+#include <base/rbtree.h>
 #include <base/tinfo.h>
 #include <event/inbox.h>
 #include <event/loop.h>
@@ -14,12 +17,13 @@
 #include <stream/stream-t.h>
 #include "../test.h"
 
-#define NST 21
+#define NST  21
+#define NBIG 2001
 
 static struct proxy qp_px;
 static struct server qp_srv;
 static struct stream *qp_st;
-static int qp_order[NST], qp_norder;
+static int qp_order[NBIG], qp_norder;
 static struct stream *qp_holder;
 static struct stream *qp_thief; /* takes the slot before a woken stream (once) */
 
@@ -42,7 +46,7 @@ static void qp_wake(struct inbox_item *it)
 	qp_holder = s;
 }
 
-static void qp_setup(int ngroups)
+static void qp_setup_n(int ngroups, int nst)
 {
 	memset(&qp_px, 0, sizeof(qp_px));
 	memset(&qp_srv, 0, sizeof(qp_srv));
@@ -57,9 +61,9 @@ static void qp_setup(int ngroups)
 	CHECK_INT(backend_init(&qp_px), 0);
 	CHECK_INT(loop_init_thread(), 0);
 	CHECK_INT(inbox_init(), 0);
-	qp_st = calloc(NST, sizeof(*qp_st));
+	qp_st = calloc((size_t)nst, sizeof(*qp_st));
 	CHECK(qp_st != NULL);
-	for (int i = 0; i < NST; i++) {
+	for (int i = 0; i < nst; i++) {
 		qp_st[i].be = &qp_px;
 		qp_st[i].tid = (uint16_t)tid;
 		qp_st[i].wake.fn = qp_wake;
@@ -71,6 +75,11 @@ static void qp_setup(int ngroups)
 	qp_holder = &qp_st[0];
 	qp_norder = 0;
 	qp_thief = NULL;
+}
+
+static void qp_setup(int ngroups)
+{
+	qp_setup_n(ngroups, NST);
 }
 
 /* Stream <i> enters the queue at <date> from group <g> with a class and an offset. */
@@ -194,6 +203,73 @@ TEST(queue_prio_rotation_turn_takes_the_best_head)
 	for (int k = 0; k < qp_norder; k++) /* 11..20, then 1..10: each group in order */
 		if (qp_order[k] != (k < 10 ? 11 + k : k - 9))
 			test_fail(__FILE__, __LINE__, "woken #%d: stream %d", k, qp_order[k]);
+	qp_teardown();
+	proxies = saved;
+}
+
+static uint64_t qp_rng = 0x9e3779b97f4a7c15ULL;
+
+static unsigned int qp_rand(unsigned int n)
+{
+	qp_rng ^= qp_rng << 13;
+	qp_rng ^= qp_rng >> 7;
+	qp_rng ^= qp_rng << 17;
+	return (unsigned int)(qp_rng % n);
+}
+
+static int qp_big_plan[NBIG][3]; /* class, offset, still queued */
+
+/* Expected order: class, then date (100000 + i) plus offset, then arrival. */
+static int qp_big_cmp(const void *a, const void *b)
+{
+	int i = *(const int *)a, j = *(const int *)b;
+	int64_t ki = 100000 + i + qp_big_plan[i][1], kj = 100000 + j + qp_big_plan[j][1];
+
+	if (qp_big_plan[i][0] != qp_big_plan[j][0])
+		return qp_big_plan[i][0] < qp_big_plan[j][0] ? -1 : 1;
+	if (ki != kj)
+		return ki < kj ? -1 : 1;
+	return i < j ? -1 : i > j;
+}
+
+/* What a client choosing its offset (set-priority-offset from a header) does: 2,000
+ * streams, most with scattered offsets, a few with a class or none, some leaving early.
+ * Each placement descends the tree once, so its depth bounds the steps under the lock. */
+TEST(queue_prio_many_scattered_offsets)
+{
+	struct proxy *saved = proxies;
+	static int want[NBIG];
+	const struct rb_tree *t;
+	int n = NBIG - 1, nwant = 0, depth;
+
+	proxies = &qp_px;
+	qp_setup_n(1, NBIG);
+	t = &qp_px.queues[0].prio; /* allocated by the setup */
+	for (int i = 1; i <= n; i++) {
+		int r = (int)qp_rand(10);
+
+		qp_big_plan[i][0] = r == 0 ? (int)qp_rand(5) - 2 : 0;
+		qp_big_plan[i][1] = r == 1 ? 0 : (int)qp_rand(20001) - 10000;
+		qp_big_plan[i][2] = 1;
+		qp_queue(i, 100000 + (uint64_t)i, 1, qp_big_plan[i][0], qp_big_plan[i][1]);
+	}
+	depth = rb_check(t);
+	CHECK(depth > 0 && depth <= 2 * log2(n + 1));
+	/* a quarter leave early (abort, timeout queue) from anywhere in the queue */
+	for (int i = 1; i <= n; i += 4) {
+		CHECK_INT(backend_unqueue(&qp_st[i]), Q_QUEUED);
+		qp_big_plan[i][2] = 0;
+	}
+	CHECK(rb_check(t) >= 0);
+	CHECK_INT(qp_px.queues[0].len, n - (n + 3) / 4);
+	for (int i = 1; i <= n; i++)
+		if (qp_big_plan[i][2])
+			want[nwant++] = i;
+	qsort(want, (size_t)nwant, sizeof(*want), qp_big_cmp);
+	qp_release(nwant);
+	qp_check_order(want, nwant);
+	CHECK(rb_empty(t) && rb_check(t) == 0);
+	CHECK(qp_px.queues[0].head_key == QKEY_NONE);
 	qp_teardown();
 	proxies = saved;
 }

@@ -12,6 +12,7 @@
 #include <base/list.h>
 #include <sample/acl.h>
 #include <sample/cond_index.h>
+#include <sample/map_ref.h>
 #include <sample/sample.h>
 #include <sample/vars.h>
 #include "../test.h"
@@ -174,5 +175,57 @@ TEST(cond_index_refuses_what_it_cannot_index)
 	CHECK(c && !cond_indexable(c)); /* an AND */
 	acl_cond_free(c);
 	CHECK(!cond_indexable(NULL));
+	acl_free_list(&acls);
+}
+
+/* The pattern reference of the first line of ACL <name> in <acls>, or NULL. */
+static struct map_ref *ref_of(struct list *acls, const char *name)
+{
+	struct acl *a;
+
+	list_for_each_entry(a, acls, list)
+	{
+		if (strcmp(a->name, name) != 0)
+			continue;
+		for (struct map_ref *r = map_ref_first(); r; r = r->next)
+			for (int i = 0; i < r->nsets; i++)
+				if (r->sets[i].ps == &a->exprs->pat)
+					return r;
+	}
+	return NULL;
+}
+
+/* Only the references an index copied are marked: a change to another ACL (add-acl on an
+ * unrelated file) must not make every index fall back. */
+TEST(cond_index_marks_only_the_references_it_copies)
+{
+	char *la[] = { "var(proc.s)", "-m", "str", "x" }, *lb[] = { "var(proc.s)", "-m", "str", "y" };
+	char *ca[] = { "if", "a" }, *cb[] = { "if", "b" };
+	struct acl_cond *conds[2], *other;
+	struct map_ref *ra, *rb;
+	struct cond_index *ci;
+	struct smp_parse_ctx pc = { .file = "t.cfg", .line = 1 }; /* inline patterns get refs */
+	struct list acls;
+	char err[128];
+
+	list_init(&acls);
+	CHECK(acl_add_line(&acls, "a", la, 4, &pc, err, sizeof(err)) == 0);
+	CHECK(acl_add_line(&acls, "b", lb, 4, &pc, err, sizeof(err)) == 0);
+	conds[0] = acl_cond_parse(ca, 2, &acls, NULL, err, sizeof(err));
+	conds[1] = acl_cond_parse(ca, 2, &acls, NULL, err, sizeof(err));
+	other = acl_cond_parse(cb, 2, &acls, NULL, err, sizeof(err));
+	ra = ref_of(&acls, "a");
+	rb = ref_of(&acls, "b");
+	CHECK(ra && rb && ra != rb);
+	ci = cond_index_build(conds, 2);
+	CHECK(ci != NULL);
+	if (ra && rb) {
+		CHECK(ra->flags & MAP_REF_F_INDEXED);
+		CHECK(!(rb->flags & MAP_REF_F_INDEXED));
+	}
+	cond_index_free(ci);
+	acl_cond_free(conds[0]);
+	acl_cond_free(conds[1]);
+	acl_cond_free(other);
 	acl_free_list(&acls);
 }
