@@ -24,35 +24,35 @@ struct acl_expr {
 	struct acl_expr *next;
 	struct sample_expr *smp;
 	struct pat_set pat;
-	const char *kw;           /* criterion as written, for messages (owned) */
+	const char *kw; /* criterion as written, for messages (owned) */
 };
 
 struct acl {
-	struct list list;         /* member of proxy->acls, or of the anonymous list */
-	char *name;               /* NULL for an anonymous "{ ... }" ACL */
-	struct acl_expr *exprs;   /* OR of the lines of this name, config order */
+	struct list list;	/* member of proxy->acls, or of the anonymous list */
+	char *name;		/* NULL for an anonymous "{ ... }" ACL */
+	struct acl_expr *exprs; /* OR of the lines of this name, config order */
 	struct acl_expr **tail;
-	uint32_t use;             /* SMP_USE_* of every expression, ORed */
+	uint32_t use; /* SMP_USE_* of every expression, ORed */
 };
 
 struct acl_term {
 	struct acl *acl;
-	uint8_t neg;              /* "!acl" */
+	uint8_t neg; /* "!acl" */
 };
 
 struct acl_suite {
-	struct acl_suite *next;   /* OR */
+	struct acl_suite *next; /* OR */
 	int nterms;
-	struct acl_term terms[];  /* AND */
+	struct acl_term terms[]; /* AND */
 };
 
-#define ACL_COND_IF     0
+#define ACL_COND_IF 0
 #define ACL_COND_UNLESS 1
 
 struct acl_cond {
 	struct acl_suite *suites;
-	uint8_t pol;              /* ACL_COND_IF / UNLESS */
-	uint32_t use;             /* SMP_USE_* of every ACL involved */
+	uint8_t pol;  /* ACL_COND_IF / UNLESS */
+	uint32_t use; /* SMP_USE_* of every ACL involved */
 	char *file;
 	int line;
 };

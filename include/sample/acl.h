@@ -15,8 +15,8 @@ struct smp_parse_ctx;
 
 /* Parses "CRITERION [FLAGS] [OPERATOR] VALUE..." from words args[0..nargs) into a new
  * acl_expr. Returns it, or NULL with a message in err. Config time. */
-struct acl_expr *acl_parse_expr(char **args, int nargs, const struct smp_parse_ctx *pc,
-				char *err, size_t errsz);
+struct acl_expr *acl_parse_expr(char **args, int nargs, const struct smp_parse_ctx *pc, char *err,
+				size_t errsz);
 void acl_expr_free(struct acl_expr *e);
 
 /* Adds a line to the named ACL of list <acls> (created on first use). 0 or -1. */

@@ -15,11 +15,11 @@ struct smp_parse_ctx;
 
 void lf_register_tags(struct lf_tag_list *tl);
 
-#define LF_REGISTER_TAGS(tbl)                                                      \
-	static struct lf_tag_list tbl##_list = { NULL, tbl };                      \
-	__attribute__((constructor)) static void tbl##_register(void)              \
-	{                                                                          \
-		lf_register_tags(&tbl##_list);                                     \
+#define LF_REGISTER_TAGS(tbl)                                         \
+	static struct lf_tag_list tbl##_list = { NULL, tbl };         \
+	__attribute__((constructor)) static void tbl##_register(void) \
+	{                                                             \
+		lf_register_tags(&tbl##_list);                        \
 	}
 
 /* Compiles <str> into <lf>. Returns 0, or -1 with a message in err. Config time. */

@@ -67,7 +67,7 @@ struct pattern {
 };
 
 /* pat_set->flags */
-#define PAT_SET_ICASE 0x01 /* "-i": strings compare without case */
+#define PAT_SET_ICASE 0x01  /* "-i": strings compare without case */
 #define PAT_SET_DOTVER 0x02 /* integers written "MAJOR[.MINOR]" (req.ssl_ver ACLs) */
 
 struct pat_set {

@@ -13,18 +13,18 @@
 void sample_register_fetches(struct sample_fetch_kw_list *kwl);
 void sample_register_convs(struct sample_conv_kw_list *kwl);
 
-#define SMP_REGISTER_FETCHES(tbl)                                                  \
-	static struct sample_fetch_kw_list tbl##_list = { NULL, tbl };            \
-	__attribute__((constructor)) static void tbl##_register(void)              \
-	{                                                                          \
-		sample_register_fetches(&tbl##_list);                              \
+#define SMP_REGISTER_FETCHES(tbl)                                      \
+	static struct sample_fetch_kw_list tbl##_list = { NULL, tbl }; \
+	__attribute__((constructor)) static void tbl##_register(void)  \
+	{                                                              \
+		sample_register_fetches(&tbl##_list);                  \
 	}
 
-#define SMP_REGISTER_CONVS(tbl)                                                    \
-	static struct sample_conv_kw_list tbl##_list = { NULL, tbl };             \
-	__attribute__((constructor)) static void tbl##_register(void)              \
-	{                                                                          \
-		sample_register_convs(&tbl##_list);                                \
+#define SMP_REGISTER_CONVS(tbl)                                       \
+	static struct sample_conv_kw_list tbl##_list = { NULL, tbl }; \
+	__attribute__((constructor)) static void tbl##_register(void) \
+	{                                                             \
+		sample_register_convs(&tbl##_list);                   \
 	}
 
 const struct sample_fetch *sample_find_fetch(const char *kw, size_t len);
@@ -35,9 +35,9 @@ const char *smp_type_name(int type);
 struct smp_parse_ctx {
 	const char *file;
 	int line;
-	struct proxy *px;         /* proxy of the rule (default for ARGT_BE/TAB), or NULL */
-	uint32_t where;           /* SMP_VAL_* of the rule, 0 to skip the check */
-	const char *where_name;   /* "http-request" ... for messages */
+	struct proxy *px;	/* proxy of the rule (default for ARGT_BE/TAB), or NULL */
+	uint32_t where;		/* SMP_VAL_* of the rule, 0 to skip the check */
+	const char *where_name; /* "http-request" ... for messages */
 };
 
 /* The context of the converter being checked (config time, for map.c's messages). */
@@ -57,9 +57,8 @@ bool sample_expr_equal(const struct sample_expr *a, const struct sample_expr *b)
  * <types>; names of proxies, servers, tables and userlists are queued for
  * sample_resolve_args(). Returns the array (NULL when no argument) and sets *nb.
  * Returns -1 in *nb with a message in err on error. arg.c. */
-struct arg *arg_parse_list(const char **str, uint8_t arg_min, const uint8_t *types,
-			   const char *kw, const struct smp_parse_ctx *pc, int *nb, char *err,
-			   size_t errsz);
+struct arg *arg_parse_list(const char **str, uint8_t arg_min, const uint8_t *types, const char *kw,
+			   const struct smp_parse_ctx *pc, int *nb, char *err, size_t errsz);
 void arg_free_list(struct arg *args);
 /* Resolves every queued name argument; prints an alert per failure. Returns the number of
  * errors. Check phase. */

@@ -9,8 +9,8 @@
 struct var;
 
 struct vars {
-	struct var *head;         /* most recently created first */
-	uint32_t size;            /* bytes of values held, for tune.vars.*-max-size */
+	struct var *head; /* most recently created first */
+	uint32_t size;	  /* bytes of values held, for tune.vars.*-max-size */
 };
 
 #endif

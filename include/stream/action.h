@@ -14,19 +14,19 @@ struct cfg_ctx;
 
 /* What a parser of an action sees besides its words. */
 struct act_parse {
-	struct proxy *px;         /* the proxy (or defaults section) of the rule */
-	struct smp_parse_ctx pc;  /* file, line, where (SMP_VAL_*) for expressions */
-	const char *set;          /* "http-request", "tcp-request content"... */
-	uint8_t from;             /* ACT_F_* */
+	struct proxy *px;	 /* the proxy (or defaults section) of the rule */
+	struct smp_parse_ctx pc; /* file, line, where (SMP_VAL_*) for expressions */
+	const char *set;	 /* "http-request", "tcp-request content"... */
+	uint8_t from;		 /* ACT_F_* */
 };
 
 void action_register(struct action_kw_list *kwl);
 
-#define ACT_REGISTER_KEYWORDS(tbl)                                                 \
-	static struct action_kw_list tbl##_list = { NULL, tbl };                  \
-	__attribute__((constructor)) static void tbl##_register(void)              \
-	{                                                                          \
-		action_register(&tbl##_list);                                      \
+#define ACT_REGISTER_KEYWORDS(tbl)                                    \
+	static struct action_kw_list tbl##_list = { NULL, tbl };      \
+	__attribute__((constructor)) static void tbl##_register(void) \
+	{                                                             \
+		action_register(&tbl##_list);                         \
 	}
 
 /* Parses a whole rule from ctx->args[first..] (the action word first) for the rule set
