@@ -12,6 +12,7 @@
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 
+#include <base/parse.h>
 #include <sample/codec.h>
 #include <sample/jwt.h>
 
@@ -51,15 +52,7 @@ int jwt_part(const char *tok, size_t len, int part, const char **p, size_t *plen
 /* A base64url digit's value, '=' read as 63 as 2.6 reads it; -1 for any other byte. */
 static int jwt_b64_digit(char c)
 {
-	if (c >= 'A' && c <= 'Z')
-		return c - 'A';
-	if (c >= 'a' && c <= 'z')
-		return c - 'a' + 26;
-	if (c >= '0' && c <= '9')
-		return c - '0' + 52;
-	if (c == '-')
-		return 62;
-	return c == '_' || c == '=' ? 63 : -1;
+	return c == '=' ? 63 : b64_digit_val((unsigned char)c, true);
 }
 
 int jwt_b64_dec(const char *in, size_t len, void *out, size_t outsz)
