@@ -189,7 +189,7 @@ def test_srv_queue_counts_streams_waiting_for_the_server(proxy, backend, port, t
     sock = str(tmp_path / "s.sock")
     c = ("global\n    stats socket %s level admin\n" % sock +
          "defaults\n    mode http\n    timeout connect 2s\n    timeout client 10s\n"
-         "    timeout server 10s\n    timeout queue 10s\n"
+         "    timeout server 15s\n    timeout queue 15s\n"
          "listen l\n    bind 127.0.0.1:%d\n    balance uri\n" % port +
          "    server s 127.0.0.1:%d maxconn 1\n" % backend.port +
          "frontend f\n    bind 127.0.0.1:%d\n" % p2 +
@@ -198,11 +198,11 @@ def test_srv_queue_counts_streams_waiting_for_the_server(proxy, backend, port, t
     proxy(c, ports=[port, p2])
     got = {}
     ts = [threading.Thread(target=lambda i=i: got.setdefault(
-        i, httpc.get(port, "/slow?delay=1.5", timeout=10).status)) for i in range(2)]
+        i, httpc.get(port, "/slow?delay=3", timeout=15).status)) for i in range(2)]
     for t in ts:
         t.start()
     seen = None
-    deadline = time.monotonic() + 1.2
+    deadline = time.monotonic() + 2.5  # within the first request's 3 s at the server
     while time.monotonic() < deadline:
         r = httpc.get(p2, "/")
         seen = (r.header("x-f"), r.header("x-c"))
@@ -210,7 +210,7 @@ def test_srv_queue_counts_streams_waiting_for_the_server(proxy, backend, port, t
             break
         time.sleep(0.05)
     for t in ts:
-        t.join(10)
+        t.join(15)
     assert seen == ("1", "1")
     assert got == {0: 200, 1: 200}
     r = httpc.get(p2, "/")

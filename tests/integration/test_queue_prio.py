@@ -21,7 +21,7 @@ PRIO_RULES = ["http-request set-priority-class req.hdr(c) if { req.hdr(c) -m fou
               "http-request set-priority-offset req.hdr(o) if { req.hdr(o) -m found }"]
 
 
-def queued_order(port, backend, reqs, spacing, hold=1.5):
+def queued_order(port, backend, reqs, spacing, hold=2.5):
     """A request holding the only slot for <hold> s, then <reqs> (path, headers) sent
     <spacing> s apart while it is served. Returns (statuses by path, paths in the order
     the server received them, without the holder's)."""
@@ -34,7 +34,10 @@ def queued_order(port, backend, reqs, spacing, hold=1.5):
             res[path] = repr(e)
     ts = [threading.Thread(target=one, args=("/hold?delay=%s" % hold, ()))]
     ts[0].start()
-    time.sleep(0.3)
+    deadline = time.monotonic() + 5  # the holder reaches the server first (bounded wait)
+    while not any(r.path == "/hold" for r in list(backend.requests)):
+        assert time.monotonic() < deadline, "the holder never reached the server"
+        time.sleep(0.02)
     for path, headers in reqs:
         t = threading.Thread(target=one, args=(path, headers))
         ts.append(t)
@@ -64,12 +67,12 @@ def test_lower_class_first_same_class_in_arrival_order(proxy, backend):
 
 
 def test_offset_moves_within_the_class(proxy, backend):
-    """Keys are date + offset: p3 (-5 s) first, p2 (+5 s) last, p5 (-500 ms, 200 ms after
-    p4 and 800 ms after p1) between p1 and p4 (300 ms of margin either way)."""
+    """Keys are date + offset: p3 (-5 s) first, p2 (+5 s) last, p5 (-1 s, 400 ms after
+    p4 and 1.6 s after p1) between p1 and p4 (600 ms of margin either way)."""
     port = prio_proxy(proxy, backend)
     reqs = [("/p1", []), ("/p2", [("o", "5000")]), ("/p3", [("o", "-5000")]),
-            ("/p4", []), ("/p5", [("o", "-500")])]
-    res, order = queued_order(port, backend, reqs, 0.2, hold=2.0)
+            ("/p4", []), ("/p5", [("o", "-1000")])]
+    res, order = queued_order(port, backend, reqs, 0.4, hold=4.0)
     assert all(v == 200 for v in res.values()), res
     assert order == ["/p3", "/p1", "/p5", "/p4", "/p2"]
 
