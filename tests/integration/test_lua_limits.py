@@ -322,14 +322,14 @@ def test_forced_yield(proxy, port, backend, forced_yield, served_during):
     busy.join(10)
     assert plain.error is None and busy.error is None, (plain.error, busy.error)
     assert plain.resp.status == 200 and busy.resp.status == 200
-    # the loop runs about 0.6 s of CPU and has about 0.45 s left when the plain request
+    # the loop runs about 1.2 s of CPU and has about 1 s left when the plain request
     # comes: that one is served at once when the loop yields (2.6: under 0.1 s), after the
-    # loop when it never does
+    # loop when it never does (margins wide enough for a loaded machine)
     busy_end = busy.elapsed
     plain_end = 0.15 + plain.elapsed
     if served_during:
-        assert plain.elapsed < 0.3, (plain.elapsed, busy_end)
-        assert plain_end < busy_end - 0.15, (plain_end, busy_end)
+        assert plain.elapsed < 0.6, (plain.elapsed, busy_end)
+        assert plain_end < busy_end - 0.3, (plain_end, busy_end)
     else:
         assert plain_end >= busy_end - 0.05, (plain_end, busy_end)
     hdrs = [r.header("x-busy") for r in backend.requests if r.path == "/busy"]

@@ -291,7 +291,7 @@ def test_endless_loop_cut_by_service_timeout(http_px):
             t0 = time.monotonic()
             r = httpc.get(http_px.port, "/hello", timeout=5)
             assert (r.status, r.body) == (200, b"hello from lua\n")
-            assert time.monotonic() - t0 < 0.5
+            assert time.monotonic() - t0 < 0.9  # stalled, it would wait >= 1.2 s
             r = httpc.get(http_px.port2, "/", timeout=5)
             assert r.status == 200
     finally:
