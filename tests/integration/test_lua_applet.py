@@ -438,8 +438,10 @@ def test_log_line(proxy):
         return len(got) >= 2 and got
 
     lines = wait_for(lua_lines)
-    assert re.search(r" fe fe/<lua\.hello> 0/0/0/0/0 200 \d+ - - LR-- ", lines[0]), lines
-    m = re.search(r" fe fe/<lua\.sleep> 0/0/0/(\d+)/(\d+) 200 ", lines[1])
+    # the timers are 0 ms unless the machine is busy: their shape, not their values
+    assert re.search(r" fe fe/<lua\.hello> \d+/\d+/\d+/\d+/\d+ 200 \d+ - - LR-- ",
+                     lines[0]), lines
+    m = re.search(r" fe fe/<lua\.sleep> \d+/\d+/\d+/(\d+)/(\d+) 200 ", lines[1])
     assert m and int(m.group(1)) >= 250, lines
 
 

@@ -125,7 +125,7 @@ def test_cosocket_from_action(setup):
         assert r.status == 200
         assert r.body == b"line=PONG %s err=" % path.encode()
         # the action resumes on the socket's events, not on its 1 s timeout
-        assert took < 0.5, took
+        assert took < 0.8, took
     assert setup.srv.accepted >= 2
 
 
@@ -133,7 +133,7 @@ def test_cosocket_connect_refused(setup):
     r, took = timed_get(setup.port, "/closed")
     assert r.status == 200
     assert r.body.startswith(b"line= err=connect: ")
-    assert took < 0.5, took  # refused at once, not after the 1 s timeout
+    assert took < 0.8, took  # refused at once, not after the 1 s timeout
 
 
 def test_cosocket_receive_timeout(setup):
@@ -144,7 +144,7 @@ def test_cosocket_receive_timeout(setup):
     # and the proxy is still serving
     r, took = timed_get(setup.port, "/ask/x")
     assert r.body == b"line=PONG /ask/x err="
-    assert took < 0.5, took
+    assert took < 0.8, took
 
 
 def test_cosocket_connect_ssl(setup, tcpservers, pki):  # noqa: F811
