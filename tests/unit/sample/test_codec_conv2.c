@@ -17,30 +17,11 @@
 #include <sample/sample.h>
 
 #include "../test.h"
+#include "smp_eval.h"
 
-/* Evaluates <expr>: its text, "<none>" without a sample, "ERR: msg" when refused. */
 static const char *ev(const char *expr)
 {
-	static char out[8192];
-	struct smp_ctx ctx = { 0 };
-	struct sample smp = { .ctx = &ctx };
-	struct sample_expr *e;
-	char err[512];
-	int n;
-
-	e = sample_parse_expr(expr, NULL, NULL, err, sizeof(err));
-	if (!e) {
-		snprintf(out, sizeof(out), "ERR: %s", err);
-		return out;
-	}
-	if (!sample_process(e, &smp)) {
-		snprintf(out, sizeof(out), "<none>");
-	} else {
-		n = smp_to_text(&smp, out, sizeof(out) - 1);
-		out[n < 0 ? 0 : n] = '\0';
-	}
-	sample_expr_free(e);
-	return out;
+	return smp_eval_text(expr);
 }
 
 /* ---- protobuf ---- */

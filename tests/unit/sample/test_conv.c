@@ -11,33 +11,11 @@
 #include <sample/sample.h>
 
 #include "../test.h"
+#include "smp_eval.h"
 
-/* Evaluates <expr>; returns its text, "<none>" when it produced no sample, or
- * "ERR: message" when it does not parse. The result stays valid until the next call. */
 static const char *ev(const char *expr)
 {
-	static char out[8192];
-	struct smp_ctx ctx = { 0 };
-	struct sample smp = { .ctx = &ctx };
-	struct sample_expr *e;
-	char err[512];
-	int n;
-
-	e = sample_parse_expr(expr, NULL, NULL, err, sizeof(err));
-	if (!e) {
-		snprintf(out, sizeof(out), "ERR: %s", err);
-		return out;
-	}
-	if (!sample_process(e, &smp)) {
-		snprintf(out, sizeof(out), "<none>");
-	} else {
-		n = smp_to_text(&smp, out, sizeof(out) - 1);
-		out[n < 0 ? 0 : n] = '\0';
-		if (n < 0)
-			snprintf(out, sizeof(out), "<untextable>");
-	}
-	sample_expr_free(e);
-	return out;
+	return smp_eval_text(expr);
 }
 
 /* The output type of <expr>, or "?" */

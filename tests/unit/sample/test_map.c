@@ -10,6 +10,7 @@
 #include <sample/sample.h>
 
 #include "../test.h"
+#include "smp_eval.h"
 
 static char mdir[64];
 
@@ -17,27 +18,10 @@ static char mdir[64];
  * "ERR: message" when refused at parse time. */
 static const char *mev(const char *fmt)
 {
-	static char out[4096];
-	char expr[512], err[512];
-	struct smp_ctx ctx = { 0 };
-	struct sample smp = { .ctx = &ctx };
-	struct sample_expr *e;
-	int n;
+	char expr[512];
 
 	snprintf(expr, sizeof(expr), fmt, mdir, mdir);
-	e = sample_parse_expr(expr, NULL, NULL, err, sizeof(err));
-	if (!e) {
-		snprintf(out, sizeof(out), "ERR: %s", err);
-		return out;
-	}
-	if (!sample_process(e, &smp)) {
-		snprintf(out, sizeof(out), "<none>");
-	} else {
-		n = smp_to_text(&smp, out, sizeof(out) - 1);
-		out[n < 0 ? 0 : n] = '\0';
-	}
-	sample_expr_free(e);
-	return out;
+	return smp_eval_text(expr);
 }
 
 static const char *mev_type(const char *fmt)
