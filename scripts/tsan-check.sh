@@ -28,9 +28,18 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# A port below the kernel's ephemeral range (32768 and up), so no outgoing connection's
+# local port can take it before the proxy binds it.
 free_port() {
-	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0));
-print(s.getsockname()[1])'
+	python3 -c 'import random, socket
+for _ in range(1000):
+    p = random.randrange(20000, 32768)
+    try:
+        socket.socket().bind(("127.0.0.1", p))
+    except OSError:
+        continue
+    print(p)
+    break'
 }
 
 # True while PID $1 runs (a zombie, exited but not yet reaped, counts as gone).

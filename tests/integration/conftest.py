@@ -47,11 +47,39 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(skip_v32)
 
 
+# Ports handed out by free_port() come from below the kernel's ephemeral range (32768 and
+# up on Linux), so no outgoing connection (a client's or the proxy's own local port) can
+# take one between the test picking it and the proxy binding it. Each xdist worker walks
+# its own slice, from a random start, so two workers never pick the same port.
+_PORT_LO, _PORT_HI = 20000, 32768
+_port_next = None
+
+
+def _port_slice():
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0")
+    count = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1") or 1)
+    index = int(worker[2:]) if worker[2:].isdigit() else 0
+    width = (_PORT_HI - _PORT_LO) // max(count, 1)
+    lo = _PORT_LO + (index % max(count, 1)) * width
+    return lo, lo + width
+
+
 def free_port():
-    """A TCP port on 127.0.0.1 that nothing listens on right now."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    """A TCP port on 127.0.0.1 that nothing uses right now, outside the ephemeral range."""
+    global _port_next
+    lo, hi = _port_slice()
+    if _port_next is None:
+        _port_next = lo + int.from_bytes(os.urandom(2), "little") % (hi - lo)
+    for _ in range(hi - lo):
+        port = _port_next
+        _port_next = lo if _port_next + 1 >= hi else _port_next + 1
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))  # no SO_REUSEADDR: a TIME_WAIT port is skipped
+            except OSError:
+                continue
+            return port
+    raise RuntimeError("no free port in %d-%d" % (lo, hi))
 
 
 def wait_port(port, timeout=10.0, proc=None):
