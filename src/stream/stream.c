@@ -968,6 +968,7 @@ static int stream_exchange(struct stream *s)
 {
 	struct conn *f = s->front, *b = s->back;
 	int progress = 0, ret;
+	unsigned int rf;
 
 	if (!(s->flags & (SF_REQ_DONE | SF_REQ_ABORTED))) {
 		ret = unlikely(s->flags & SF_FLT_REQ)
@@ -1003,19 +1004,12 @@ static int stream_exchange(struct stream *s)
 			return 1;
 		progress |= ret;
 	}
-	/* a body the filters take is tested apart: the plain path's one test stays one */
-	if ((s->flags & (SF_RSP_HDRS_SENT | SF_RSP_DONE | SF_FLT_RSP)) == SF_RSP_HDRS_SENT) {
-		ret = h1_xfer(b, f, &s->rspx);
-		if (ret == XFER_ERR_DST)
-			return stream_cli_abort(s);
-		if (ret < 0)
-			return stream_srv_abort(s, true);
-		progress |= ret;
-		if (s->rspx.done)
-			s->flags |= SF_RSP_DONE;
-	} else if (unlikely((s->flags & (SF_RSP_HDRS_SENT | SF_RSP_DONE | SF_FLT_RSP)) ==
-			    (SF_RSP_HDRS_SENT | SF_FLT_RSP))) {
-		ret = flt_xfer(s, FLT_RSP, b, f, &s->rspx);
+	/* a body the filters take is tested apart: the plain path's one test stays one (the
+	 * second test repeats the first, so the compiler jumps straight to h1_xfer) */
+	rf = s->flags & (SF_RSP_HDRS_SENT | SF_RSP_DONE | SF_FLT_RSP);
+	if (rf == SF_RSP_HDRS_SENT || unlikely(rf == (SF_RSP_HDRS_SENT | SF_FLT_RSP))) {
+		ret = likely(rf == SF_RSP_HDRS_SENT) ? h1_xfer(b, f, &s->rspx)
+						     : flt_xfer(s, FLT_RSP, b, f, &s->rspx);
 		if (ret == XFER_ERR_DST)
 			return stream_cli_abort(s);
 		if (ret < 0)
