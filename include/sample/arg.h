@@ -15,4 +15,15 @@ typedef int (*arg_resolve_fn)(struct arg *a, const char *name, struct proxy *px,
 void arg_register_resolver(int type, arg_resolve_fn fn);
 const char *arg_type_name(int type);
 
+/* Check time: <a>'s string (freed when owned) gives way to a value of <type>; the caller
+ * fills the data. */
+void arg_drop_str(struct arg *a, int type);
+
+/* Check time: <a>'s string (freed when owned) becomes the integer <v>. */
+static inline void arg_set_sint(struct arg *a, long long v)
+{
+	arg_drop_str(a, ARGT_SINT);
+	a->data.sint = v;
+}
+
 #endif

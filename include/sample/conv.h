@@ -23,6 +23,11 @@ long long conv_read_int64(const char *s, size_t len, const char **end);
  */
 int conv_arg_int_or_var(struct arg *a, char *err, size_t errsz);
 
+/* Parse-time: an ARGT_STR argument that reads as "scope.name" becomes ARGT_VAR; any other
+ * text stays a constant string. Returns true when it became a variable.
+ */
+bool conv_arg_str_or_var(struct arg *a);
+
 /* Parse-time check of an ARGT_STR argument naming a variable: an empty one is left as an
  * empty string (meaning "none"), any other must be "scope.name" and becomes ARGT_VAR.
  * Returns 0, or -1 with a message in err.

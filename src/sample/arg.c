@@ -53,6 +53,14 @@ const char *arg_type_name(int type)
 	return type >= 0 && type < ARGT_TYPES ? argt_names[type] : "?";
 }
 
+void arg_drop_str(struct arg *a, int type)
+{
+	if (a->owns == ARG_OWN_STR)
+		free((char *)a->data.str.ptr);
+	a->owns = ARG_OWN_NONE;
+	a->type = (uint8_t)type;
+}
+
 void arg_free_list(struct arg *args)
 {
 	if (!args)

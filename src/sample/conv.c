@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sample/arg.h>
 #include <sample/conv.h>
 #include <sample/sample.h>
 #include <sample/vars.h>
@@ -31,37 +32,32 @@ long long conv_read_int64(const char *s, size_t len, const char **end)
 	return (long long)v;
 }
 
-/* Replaces the string of <a> (owned) by <type>; the caller fills the data. */
-static void conv_arg_drop_str(struct arg *a, int type)
+bool conv_arg_str_or_var(struct arg *a)
 {
-	if (a->owns == ARG_OWN_STR)
-		free((char *)a->data.str.ptr);
-	a->owns = ARG_OWN_NONE;
-	a->type = (uint8_t)type;
+	struct var_desc d;
+	char verr[128];
+
+	if (a->type != ARGT_STR || !strchr(a->data.str.ptr, '.') ||
+	    vars_parse_desc(a->data.str.ptr, &d, verr, sizeof(verr)) < 0)
+		return false;
+	arg_drop_str(a, ARGT_VAR);
+	a->data.var = d;
+	return true;
 }
 
 int conv_arg_int_or_var(struct arg *a, char *err, size_t errsz)
 {
-	struct var_desc d;
-	const char *s, *end;
+	const char *end;
 	long long v;
-	char verr[128];
 
-	if (a->type != ARGT_STR)
-		return 0; /* absent: the converter's default */
-	s = a->data.str.ptr;
-	if (strchr(s, '.') && vars_parse_desc(s, &d, verr, sizeof(verr)) == 0) {
-		conv_arg_drop_str(a, ARGT_VAR);
-		a->data.var = d;
-		return 0;
-	}
-	v = conv_read_int64(s, a->data.str.len, &end);
+	if (a->type != ARGT_STR || conv_arg_str_or_var(a))
+		return 0; /* absent (the converter's default), or a variable */
+	v = conv_read_int64(a->data.str.ptr, a->data.str.len, &end);
 	if (*end) {
 		snprintf(err, errsz, "expects an integer or a variable name");
 		return -1;
 	}
-	conv_arg_drop_str(a, ARGT_SINT);
-	a->data.sint = v;
+	arg_set_sint(a, v);
 	return 0;
 }
 
@@ -77,7 +73,7 @@ int conv_arg_opt_var(struct arg *a, char *err, size_t errsz)
 			 verr);
 		return -1;
 	}
-	conv_arg_drop_str(a, ARGT_VAR);
+	arg_drop_str(a, ARGT_VAR);
 	a->data.var = d;
 	return 0;
 }

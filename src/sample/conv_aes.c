@@ -23,18 +23,11 @@
  * anything else is refused with 2.6's message naming the argument. */
 static int aes_arg_check(struct arg *a, const char *name, char *err, size_t errsz)
 {
-	struct var_desc d;
-	char verr[128], *bin;
+	char *bin;
 	int n;
 
-	if (strchr(a->data.str.ptr, '.') &&
-	    vars_parse_desc(a->data.str.ptr, &d, verr, sizeof(verr)) == 0) {
-		free((char *)a->data.str.ptr);
-		a->owns = ARG_OWN_NONE;
-		a->type = ARGT_VAR;
-		a->data.var = d;
+	if (conv_arg_str_or_var(a))
 		return 0;
-	}
 	bin = malloc(a->data.str.len + 1);
 	if (!bin) {
 		snprintf(err, errsz, "out of memory");

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sample/arg.h>
 #include <sample/codec.h>
 #include <sample/conv.h>
 #include <sample/json.h>
@@ -245,10 +246,7 @@ static int conv_http_date_check(struct arg *args, void *private, char *err, size
 		snprintf(err, errsz, "expects 's', 'ms' or 'us', got '%s'", args[1].data.str.ptr);
 		return -1;
 	}
-	free((char *)args[1].data.str.ptr);
-	args[1].owns = ARG_OWN_NONE;
-	args[1].type = ARGT_SINT;
-	args[1].data.sint = unit;
+	arg_set_sint(&args[1], unit);
 	return 0;
 }
 
@@ -280,10 +278,7 @@ static int conv_json_check(struct arg *args, void *private, char *err, size_t er
 			 "'utf8', 'utf8s', 'utf8p' and 'utf8ps'");
 		return -1;
 	}
-	free((char *)args[0].data.str.ptr);
-	args[0].owns = ARG_OWN_NONE;
-	args[0].type = ARGT_SINT;
-	args[0].data.sint = enc;
+	arg_set_sint(&args[0], enc);
 	return 0;
 }
 
@@ -332,10 +327,7 @@ int conv_json_query_check(struct arg *args, void *private, char *err, size_t err
 		snprintf(err, errsz, "output_type only supports \"int\" as argument");
 		return -1;
 	}
-	free((char *)args[1].data.str.ptr);
-	args[1].owns = ARG_OWN_NONE;
-	args[1].type = ARGT_SINT;
-	args[1].data.sint = 1;
+	arg_set_sint(&args[1], 1);
 	return 0;
 }
 

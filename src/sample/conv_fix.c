@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include <sample/arg.h>
 #include <sample/fix.h>
 
 #define FIX_SOH 0x01
@@ -230,11 +231,7 @@ static int val_fix_tag(struct arg *args, void *private, char *err, size_t errsz)
 		snprintf(err, errsz, "Unknown FIX tag name '%s'", args[0].data.str.ptr);
 		return -1;
 	}
-	if (args[0].owns == ARG_OWN_STR)
-		free((char *)args[0].data.str.ptr);
-	args[0].owns = ARG_OWN_NONE;
-	args[0].type = ARGT_SINT;
-	args[0].data.sint = id;
+	arg_set_sint(&args[0], id);
 	return 0;
 }
 

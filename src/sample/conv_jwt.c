@@ -13,6 +13,7 @@
 #include <openssl/pem.h>
 #include <openssl/x509.h>
 
+#include <sample/arg.h>
 #include <sample/conv.h>
 #include <sample/json.h>
 #include <sample/jwt.h>
@@ -126,29 +127,14 @@ __attribute__((destructor)) static void jwt_keys_free(void)
 
 /* ---- jwt_verify ---- */
 
-/* A string argument naming a variable ("txn.x") becomes ARGT_VAR; others stay strings. */
-static void jwt_arg_var(struct arg *a)
-{
-	struct var_desc d;
-	char verr[128];
-
-	if (!strchr(a->data.str.ptr, '.') ||
-	    vars_parse_desc(a->data.str.ptr, &d, verr, sizeof(verr)) < 0)
-		return;
-	free((char *)a->data.str.ptr);
-	a->owns = ARG_OWN_NONE;
-	a->type = ARGT_VAR;
-	a->data.var = d;
-}
-
 /* A constant algorithm must be known and managed (it becomes an integer); a constant key
  * is loaded when the algorithm takes a public key or is only known at run time. */
 static int conv_jwt_verify_check(struct arg *args, void *private, char *err, size_t errsz)
 {
 	int alg = -1;
 
-	jwt_arg_var(&args[0]);
-	jwt_arg_var(&args[1]);
+	conv_arg_str_or_var(&args[0]); /* a variable name ("txn.x"), or a constant */
+	conv_arg_str_or_var(&args[1]);
 	if (args[0].type == ARGT_STR) {
 		alg = jwt_alg_parse(args[0].data.str.ptr, args[0].data.str.len);
 		if (alg < 0) {
@@ -159,10 +145,7 @@ static int conv_jwt_verify_check(struct arg *args, void *private, char *err, siz
 			snprintf(err, errsz, "RSASSA-PSS JWS signing not managed yet");
 			return -1;
 		}
-		free((char *)args[0].data.str.ptr);
-		args[0].owns = ARG_OWN_NONE;
-		args[0].type = ARGT_SINT;
-		args[0].data.sint = alg;
+		arg_set_sint(&args[0], alg);
 	}
 	if (args[1].type == ARGT_STR && (alg < 0 || jwt_alg_has_key(alg)) &&
 	    jwt_key_load(args[1].data.str.ptr) < 0) {

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <sample/arg.h>
 #include <sample/mqtt.h>
 
 #define MQTT_FL_RESERVED 0x01
@@ -488,16 +489,6 @@ static int conv_mqtt_field_value(const struct arg *args, struct sample *smp, voi
 	return 1;
 }
 
-/* Replaces string argument <a> by the integer <v>. */
-static void mqtt_arg_int(struct arg *a, int v)
-{
-	if (a->owns == ARG_OWN_STR)
-		free((char *)a->data.str.ptr);
-	a->owns = ARG_OWN_NONE;
-	a->type = ARGT_SINT;
-	a->data.sint = v;
-}
-
 /* mqtt_field_value's arguments: a packet type and a field it may carry, kept as numbers. */
 static int val_mqtt_field(struct arg *args, void *private, char *err, size_t errsz)
 {
@@ -513,8 +504,8 @@ static int val_mqtt_field(struct arg *args, void *private, char *err, size_t err
 			 args[1].data.str.ptr, args[0].data.str.ptr);
 		return -1;
 	}
-	mqtt_arg_int(&args[0], type);
-	mqtt_arg_int(&args[1], field);
+	arg_set_sint(&args[0], type);
+	arg_set_sint(&args[1], field);
 	return 0;
 }
 

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sample/arg.h>
 #include <sample/conv.h>
 #include <sample/protobuf.h>
 #include <sample/sample.h>
@@ -56,10 +57,7 @@ static int conv_protobuf_check(struct arg *args, void *private, char *err, size_
 		snprintf(err, errsz, "Wrong protocol buffer type '%s'", args[1].data.str.ptr);
 		return -1;
 	}
-	free((char *)args[1].data.str.ptr);
-	args[1].owns = ARG_OWN_NONE;
-	args[1].type = ARGT_SINT;
-	args[1].data.sint = t;
+	arg_set_sint(&args[1], t);
 	return 0;
 }
 

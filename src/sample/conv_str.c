@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include <base/compiler.h>
+#include <sample/arg.h>
 #include <sample/conv.h>
 #include <sample/regex.h>
 #include <sample/sample.h>
@@ -113,10 +114,7 @@ static int conv_regsub_check(struct arg *args, void *private, char *err, size_t 
 				return -1;
 			}
 		}
-		free((char *)args[2].data.str.ptr);
-		args[2].owns = ARG_OWN_NONE;
-		args[2].type = ARGT_SINT;
-		args[2].data.sint = flags;
+		arg_set_sint(&args[2], flags);
 	}
 	if (!args[0].data.str.len) {
 		snprintf(err, errsz, "missing regex in argument 1 of 'regsub'");

@@ -17,6 +17,7 @@
 #include <http/h1.h>
 #include <proc/global-t.h>
 #include <proxy/proxy-t.h>
+#include <sample/arg.h>
 #include <sample/distcc.h>
 #include <sample/payload.h>
 
@@ -173,11 +174,7 @@ static int val_payload_lv(struct arg *args, void *private, char *err, size_t err
 			 kw);
 		return -1;
 	}
-	if (args[2].owns == ARG_OWN_STR)
-		free((char *)args[2].data.str.ptr);
-	args[2].owns = ARG_OWN_NONE;
-	args[2].type = ARGT_SINT;
-	args[2].data.sint = 2 * v + rel;
+	arg_set_sint(&args[2], 2 * v + rel);
 	return 0;
 }
 

@@ -8,6 +8,7 @@
 
 #include <conn/connection-t.h>
 #include <conn/proxy_proto.h>
+#include <sample/arg.h>
 
 #include "fetch_int.h"
 
@@ -102,10 +103,7 @@ static int val_pp_tlv(struct arg *args, void *private, char *err, size_t errsz)
 			 s);
 		return -1;
 	}
-	free((char *)args[0].data.str.ptr);
-	args[0].owns = ARG_OWN_NONE;
-	args[0].type = ARGT_SINT;
-	args[0].data.sint = v;
+	arg_set_sint(&args[0], v);
 	return 0;
 }
 

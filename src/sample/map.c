@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include <base/atomic.h>
+#include <sample/arg.h>
 #include <sample/conv.h>
 #include <sample/map.h>
 #include <sample/map_ref.h>
@@ -697,16 +698,13 @@ static int conv_map_check(struct arg *args, void *private, char *err, size_t err
 				 args[1].data.str.ptr);
 		return -1;
 	}
-	free((char *)args[1].data.str.ptr);
-	args[1].owns = ARG_OWN_NONE;
 	if (out == SMP_T_SINT) {
-		args[1].type = ARGT_SINT;
-		args[1].data.sint = d.u.sint;
+		arg_set_sint(&args[1], d.u.sint);
 	} else if (d.type == SMP_T_IPV4) {
-		args[1].type = ARGT_IPV4;
+		arg_drop_str(&args[1], ARGT_IPV4);
 		args[1].data.ipv4 = d.u.ipv4;
 	} else {
-		args[1].type = ARGT_IPV6;
+		arg_drop_str(&args[1], ARGT_IPV6);
 		args[1].data.ipv6 = d.u.ipv6;
 	}
 	return 0;
