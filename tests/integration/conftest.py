@@ -21,6 +21,7 @@ HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from backend import Backend  # noqa: E402
+from dnsserver import DnsServer  # noqa: E402
 
 REPO = HERE.parent.parent
 HAPROXY_BIN = os.environ.get("HAPROXY_BIN", str(REPO / "haproxy"))
@@ -254,6 +255,16 @@ def backend(backends):
 @pytest.fixture
 def port():
     return free_port()
+
+
+@pytest.fixture
+def dns():
+    """A tiny UDP DNS server on loopback answering from its dict (dnsserver.py)."""
+    d = DnsServer()
+    try:
+        yield d
+    finally:
+        d.stop()
 
 
 def nginx_launch(root, procs, http_body, log="access_log off;"):

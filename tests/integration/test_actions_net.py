@@ -18,7 +18,6 @@ import time
 import httpc
 import pytest
 from conftest import IS_REF, cli, free_port, run_haproxy
-from dnsserver import DnsServer
 from syslog_sink import Sink
 
 DEFAULTS = ["defaults", "    mode http", "    timeout connect 2s", "    timeout client 5s",
@@ -350,15 +349,6 @@ def test_wait_for_handshake_on_ssl_bind(proxy, backend, pki):
 
 
 # ---- do-resolve in tcp-request content
-
-
-@pytest.fixture
-def dns():
-    d = DnsServer()
-    try:
-        yield d
-    finally:
-        d.stop()
 
 
 def resolve_http_cfg(dns_port, port, rules):

@@ -13,19 +13,9 @@ import httpc
 import pytest
 from backend import Backend
 from conftest import IS_REF, cli, free_port, run_haproxy
-from dnsserver import DnsServer
 
 DEFAULTS = ["defaults", "    mode http", "    timeout connect 1s", "    timeout client 5s",
             "    timeout server 5s"]
-
-
-@pytest.fixture
-def dns():
-    d = DnsServer()
-    try:
-        yield d
-    finally:
-        d.stop()
 
 
 @pytest.fixture
