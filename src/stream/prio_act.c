@@ -28,8 +28,6 @@ static int32_t prio_clamp(long long v, int32_t max)
 	return low > max ? max : (int32_t)low;
 }
 
-/* Evaluates the rule's expression as an integer into *v; false when there is none (the
- * stream keeps its value, as in HAProxy). */
 void stream_set_prio_class(struct stream *s, long long v)
 {
 	s->prio_class = (int16_t)prio_clamp(v, PRIO_CLASS_MAX);
@@ -40,37 +38,24 @@ void stream_set_prio_offset(struct stream *s, long long v)
 	s->prio_offset = prio_clamp(v, PRIO_OFFSET_MAX);
 }
 
-static bool prio_eval(struct act_rule *r, struct proxy *px, struct stream *s, int from,
-		      long long *v)
+/* rule->arg.gen.expr: the value; rule->arg.gen.i[0]: 1 for the offset, 0 for the class.
+ * No value leaves the stream's as it was, as in HAProxy. */
+static enum act_return act_set_prio(struct act_rule *r, struct proxy *px, struct stream *s,
+				    int from)
 {
 	struct smp_ctx ctx;
 	struct sample smp = { 0 };
 
+	if (!s)
+		return ACT_RET_CONT;
 	act_smp_ctx(&ctx, s, px, from);
 	smp.ctx = &ctx;
 	if (!sample_process_as(r->arg.gen.expr, &smp, SMP_T_SINT))
-		return false;
-	*v = smp.data.u.sint;
-	return true;
-}
-
-static enum act_return act_set_prio_class(struct act_rule *r, struct proxy *px, struct stream *s,
-					  int from)
-{
-	long long v;
-
-	if (s && prio_eval(r, px, s, from, &v))
-		stream_set_prio_class(s, v);
-	return ACT_RET_CONT;
-}
-
-static enum act_return act_set_prio_offset(struct act_rule *r, struct proxy *px, struct stream *s,
-					   int from)
-{
-	long long v;
-
-	if (s && prio_eval(r, px, s, from, &v))
-		stream_set_prio_offset(s, v);
+		return ACT_RET_CONT;
+	if (r->arg.gen.i[0])
+		stream_set_prio_offset(s, smp.data.u.sint);
+	else
+		stream_set_prio_class(s, smp.data.u.sint);
 	return ACT_RET_CONT;
 }
 
@@ -88,7 +73,8 @@ static int parse_set_prio(char **args, int *pos, int nargs, const struct act_par
 	struct act_parse hrq = *ap;
 	char why[128];
 
-	r->action = strcmp(r->kw, "set-priority-class") ? act_set_prio_offset : act_set_prio_class;
+	r->action = act_set_prio;
+	r->arg.gen.i[0] = strcmp(r->kw, "set-priority-class") != 0;
 	r->release = prio_release;
 	hrq.pc.where = 0; /* checked below, for the fetch only */
 	r->arg.gen.expr = act_parse_expr(e ? e : "", &hrq, err, errsz);
