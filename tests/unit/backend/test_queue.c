@@ -13,6 +13,7 @@
 #include <stats/counters.h>
 #include <stream/stream-t.h>
 #include "../test.h"
+#include "queue_fixture.h"
 
 #define G1 20 /* streams queued by group 1 */
 #define G2 2  /* and by group 2 */
@@ -40,28 +41,10 @@ TEST(backend_queue_fifo_per_group_and_other_groups_served)
 	struct proxy *saved = proxies;
 	int first_g2 = -1, prev1 = 0, prev2 = 0;
 
-	memset(&px, 0, sizeof(px));
-	memset(&srv, 0, sizeof(srv));
-	px.id = "be";
-	list_init(&px.binds);
-	srv.id = "s1";
-	srv.px = &px;
-	srv.weight = 1;
-	srv.maxconn = 1;
-	px.srv = &srv;
 	proxies = &px;
-	CHECK_INT(counters_alloc(2), 0);
-	CHECK_INT(backend_init(&px), 0);
-	CHECK_INT(loop_init_thread(), 0);
-	CHECK_INT(inbox_init(), 0);
-	st = calloc(NST, sizeof(*st));
-	CHECK(st != NULL);
-	for (int i = 0; i < NST; i++) {
-		st[i].be = &px;
-		st[i].tid = (uint16_t)tid;
-		st[i].wake.fn = on_wake;
-		list_init(&st[i].queue);
-	}
+	st = queue_fixture_setup(&px, &srv, 2, NST, on_wake);
+	if (!st)
+		return;
 	tgid = 1;
 	CHECK_INT(backend_assign(&st[0], NULL, false), ASSIGN_OK);
 	holder = &st[0];
@@ -98,12 +81,6 @@ TEST(backend_queue_fifo_per_group_and_other_groups_served)
 	CHECK(first_g2 >= 0 && first_g2 < 16);
 	backend_release_slot(holder);
 	CHECK_INT(srv.cur_conns, 0);
-	free(st);
-	lb_rr_free(&px); /* what backend_init() built (the process keeps it for its life) */
-	free(srv.per_thr);
-	free(px.queues);
-	inbox_deinit();
-	loop_deinit_thread();
-	counters_free();
+	queue_fixture_teardown(&px, &srv, st);
 	proxies = saved;
 }

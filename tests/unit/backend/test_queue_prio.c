@@ -16,6 +16,7 @@
 #include <stats/counters.h>
 #include <stream/stream-t.h>
 #include "../test.h"
+#include "queue_fixture.h"
 
 #define NST  21
 #define NBIG 2001
@@ -48,27 +49,7 @@ static void qp_wake(struct inbox_item *it)
 
 static void qp_setup_n(int ngroups, int nst)
 {
-	memset(&qp_px, 0, sizeof(qp_px));
-	memset(&qp_srv, 0, sizeof(qp_srv));
-	qp_px.id = "be";
-	list_init(&qp_px.binds);
-	qp_srv.id = "s1";
-	qp_srv.px = &qp_px;
-	qp_srv.weight = 1;
-	qp_srv.maxconn = 1;
-	qp_px.srv = &qp_srv;
-	CHECK_INT(counters_alloc(ngroups), 0);
-	CHECK_INT(backend_init(&qp_px), 0);
-	CHECK_INT(loop_init_thread(), 0);
-	CHECK_INT(inbox_init(), 0);
-	qp_st = calloc((size_t)nst, sizeof(*qp_st));
-	CHECK(qp_st != NULL);
-	for (int i = 0; i < nst; i++) {
-		qp_st[i].be = &qp_px;
-		qp_st[i].tid = (uint16_t)tid;
-		qp_st[i].wake.fn = qp_wake;
-		list_init(&qp_st[i].queue);
-	}
+	qp_st = queue_fixture_setup(&qp_px, &qp_srv, ngroups, nst, qp_wake);
 	th_ctx->now_ms = 100000;
 	tgid = 1;
 	CHECK_INT(backend_assign(&qp_st[0], NULL, false), ASSIGN_OK);
@@ -107,13 +88,7 @@ static void qp_teardown(void)
 	backend_release_slot(qp_holder);
 	CHECK_INT(qp_srv.cur_conns, 0);
 	CHECK_INT(qp_px.nb_queued, 0);
-	free(qp_st);
-	lb_rr_free(&qp_px);
-	free(qp_srv.per_thr);
-	free(qp_px.queues);
-	inbox_deinit();
-	loop_deinit_thread();
-	counters_free();
+	queue_fixture_teardown(&qp_px, &qp_srv, qp_st);
 }
 
 static void qp_check_order(const int *want, int n)
